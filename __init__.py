@@ -1,0 +1,41 @@
+"""stablegraph: explicit computation graphs lowered to StableHLO and run through PJRT.
+
+    import stablegraph as sg
+    from stablegraph import numpy as snp
+
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("batch", 3), sg.float32, name="x")
+        y = snp.tanh(x).sum(axis=1)
+    with sg.Session(g) as sess:
+        print(sess.run(y, {x: np.ones((4, 3), np.float32)}))
+
+This module only re-exports the public API.
+"""
+
+import sys as _sys
+
+from .backend import Compiled, Lowered, Session
+from .graph import (
+    CompileError, DType, Dim, ExecutionError, FeedError, Function, Graph, GraphError, Node,
+    OpDef, StablegraphError, Tensor, TensorType, function, name_scope, placeholder,
+    promote_types, result_type,
+)  # fmt: skip
+from .graph.dtypes import (
+    bfloat16, bool_, complex64, complex128, dtype, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+    float8_e5m2fnuz, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
+    uint32, uint64,
+)  # fmt: skip
+from .ops import constant
+from .ops import numpy_like as numpy
+
+_sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
+
+__all__ = [
+    "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
+    "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
+    "bfloat16", "bool_", "complex64", "complex128", "constant", "dtype", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64",
+    "function", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
+    "promote_types", "result_type", "uint8", "uint16", "uint32", "uint64",
+]  # fmt: skip

@@ -1,0 +1,78 @@
+"""Lowering a pruned graph to a StableHLO module with the MLIR builders (backend).
+
+One loop over nodes in graph order: look up each input's MLIR value, call
+the op's ``lower`` rule under the node's location (its name around the
+user's file:line), remember its results. Fed tensors and placeholders become
+the arguments of ``func.func @main``; fetches its results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..graph import FeedError, GraphError, TensorType, located
+from ..ops import hlo
+
+
+@dataclass
+class LowerContext:
+    """What a lowering rule may read: the concrete types of the node it lowers."""
+
+    node: object
+    in_types: tuple[TensorType, ...]
+    out_types: tuple[TensorType, ...]
+    bindings: dict[str, int]
+
+    def concrete(self, ty: TensorType) -> TensorType:
+        return ty.evaluate(self.bindings)
+
+
+def concrete_type(tensor, bindings) -> TensorType:
+    try:
+        return tensor.type.evaluate(bindings)
+    except KeyError as e:
+        raise FeedError(
+            located(f"the size of dim {e.args[0]} of {tensor.type} is not known from the feeds",
+                    tensor.node.location, tensor.node.name)
+        ) from None
+
+
+def lower_module(nodes, args, fetches, bindings) -> str:
+    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order)."""
+    with hlo.new_context(), hlo.ir.Location.unknown():
+        module = hlo.ir.Module.create()
+        arg_types = [hlo.tensor_type(concrete_type(t, bindings)) for t in args]
+        with hlo.ir.InsertionPoint(module.body):
+
+            @hlo.func.FuncOp.from_py_func(*arg_types, name="main")
+            def main(*values):
+                env = dict(zip(args, values))
+                for node in nodes:
+                    _lower_node(node, env, bindings)
+                return [env[t] for t in fetches]
+
+        main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
+        try:
+            module.operation.verify()
+        except hlo.ir.MLIRError as e:
+            raise GraphError(f"internal error: the lowered module does not verify: {e}") from None
+        return str(module.operation.get_asm(enable_debug_info=True))
+
+
+def _lower_node(node, env, bindings) -> None:
+    if any(out in env for out in node.outputs):
+        return  # fed: its value is an argument already
+    ctx = LowerContext(
+        node,
+        tuple(concrete_type(t, bindings) for t in node.inputs),
+        tuple(concrete_type(o, bindings) for o in node.outputs),
+        bindings,
+    )
+    rule = node.op.rule("lower")
+    with hlo.node_location(node):
+        out = rule(ctx, node.attrs, *(env[t] for t in node.inputs))
+    outs = list(out) if isinstance(out, list | tuple) else [out]
+    if len(outs) != len(node.outputs):
+        raise GraphError(f"internal error: lowering {node.op.name} gave {len(outs)} values for {len(node.outputs)} outputs")
+    for o, v in zip(node.outputs, outs):
+        env[o] = v

@@ -1,0 +1,130 @@
+"""The only runtime glue to jaxlib: clients, device arrays, compile, execute (backend).
+
+jaxlib's Python API is not stable between releases (the version is pinned
+exactly in pyproject.toml); everything stablegraph needs from its runtime
+goes through the small surface below, so an upgrade touches this file only.
+Without jax, jaxlib's array code needs the x64 flag set once and a sharding
+object with the Python-side methods jax normally adds; both are here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep XLA's C++ info logs off the user's terminal
+
+import numpy as np  # noqa: E402
+from jaxlib import xla_client as xc  # noqa: E402
+from jaxlib._jax import config as _config  # noqa: E402
+from jaxlib._jax import jax_jit as _jax_jit  # noqa: E402
+
+# jaxlib's array code reads jax's x64 flag; with it on, 64-bit data stays 64-bit.
+# stablegraph has no global x64 switch: each graph's dtypes decide.
+_jax_jit.set_enable_x64_state(_config.Config("enable_x64", True))
+
+XlaRuntimeError = xc.XlaRuntimeError
+
+
+@functools.cache
+def cpu_client(num_devices: int = 1):
+    """A PJRT CPU client with ``num_devices`` devices (cached per count)."""
+    return xc.make_cpu_client(num_devices=num_devices)
+
+
+def cpu_devices(num_devices: int = 1) -> list:
+    return list(cpu_client(num_devices).devices())
+
+
+class _Aval:
+    """The (shape, dtype) record batched_device_put expects from jax."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "ndim")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), False
+        self.ndim = len(self.shape)
+
+
+@functools.cache
+def _aval(shape, dtype) -> _Aval:
+    return _Aval(shape, dtype)
+
+
+class _SingleDevice(xc.SingleDeviceSharding):
+    """A single-device sharding with the methods jaxlib calls back into."""
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return xc.HloSharding.replicate()
+
+    @property
+    def _internal_device_list(self):
+        return xc.DeviceList((self._device,))
+
+    def is_fully_replicated(self):
+        return True
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    @property
+    def num_devices(self):
+        return 1
+
+    @property
+    def memory_kind(self):
+        return None
+
+    @property
+    def _device_assignment(self):
+        return (self._device,)
+
+
+@functools.cache
+def _single(device) -> _SingleDevice:
+    return _SingleDevice(device)
+
+
+def put(value: np.ndarray, device):
+    """Copy a numpy array onto ``device`` as a device array."""
+    return xc.batched_device_put(_aval(value.shape, value.dtype), _single(device), [value], [device], True, False)
+
+
+def to_numpy(array) -> np.ndarray:
+    return np.asarray(array)
+
+
+class Executable:
+    """A compiled program on a list of devices."""
+
+    def __init__(self, loaded):
+        self._exe = loaded
+
+    def run(self, arrays) -> list:
+        """Execute on device arrays (one device); returns device arrays."""
+        results = self._exe.execute_sharded(arrays).disassemble_into_single_device_arrays()
+        return [r[0] for r in results]
+
+    def cost_analysis(self) -> dict:
+        return dict(self._exe.cost_analysis())
+
+    def memory_analysis(self) -> dict:
+        stats = self._exe.get_compiled_memory_stats()
+        names = ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes",
+                 "alias_size_in_bytes", "generated_code_size_in_bytes")  # fmt: skip
+        return {n: getattr(stats, n) for n in names}
+
+    def hlo_text(self) -> str:
+        return self._exe.hlo_modules()[0].to_string()
+
+
+def compile(mlir_text: str, devices) -> Executable:
+    """Compile StableHLO text for ``devices`` (raises XlaRuntimeError)."""
+    client = devices[0].client
+    options = xc.CompileOptions()
+    return Executable(client.compile_and_load(mlir_text, list(devices), options))

@@ -1,0 +1,64 @@
+"""What a Session compiled and why (backend)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CompileRecord:
+    """One compile: which fetches, the reason, and how long lowering+compiling took."""
+
+    fetches: tuple[str, ...]
+    reason: str
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"compile #{', '.join(self.fetches)}: {self.reason} ({self.seconds * 1e3:.0f} ms)"
+
+
+@dataclass
+class SessionStats:
+    """Counters of a Session: runs, cache hits, and one record per compile."""
+
+    runs: int = 0
+    cache_hits: int = 0
+    records: list[CompileRecord] = field(default_factory=list)
+
+    @property
+    def compiles(self) -> int:
+        return len(self.records)
+
+    @property
+    def reasons(self) -> list[str]:
+        return [r.reason for r in self.records]
+
+    def __str__(self) -> str:
+        lines = [f"{self.runs} runs, {self.compiles} compiles, {self.cache_hits} cache hits"]
+        lines += [f"  {r}" for r in self.records]
+        return "\n".join(lines)
+
+
+def change_reason(old_sig, new_sig) -> str:
+    """Why a new signature (tuple of (tensor, shape)) needs another compile.
+
+    e.g. "placeholder x: batch 128 -> 64"; "feeds changed: +y".
+    """
+    old, new = dict(old_sig), dict(new_sig)
+    if old.keys() != new.keys():
+        added = [t.name for t in new if t not in old]
+        removed = [t.name for t in old if t not in new]
+        return "feeds changed: " + ", ".join([f"+{n}" for n in added] + [f"-{n}" for n in removed])
+    parts = []
+    for t, shape in new.items():
+        before = old[t]
+        if before == shape:
+            continue
+        what = f"{t.node.op.name} {t.name}" if t.node.op.name == "placeholder" else f"feed {t.name}"
+        changes = [
+            f"{d} {a} -> {b}" if isinstance(d, str) else f"dim {i} {a} -> {b}"
+            for i, (d, a, b) in enumerate(zip(t.type.shape, before, shape))
+            if a != b
+        ]
+        parts.append(f"{what}: {', '.join(changes)}")
+    return "; ".join(parts) or "same signature"

@@ -1,0 +1,28 @@
+"""The IR: dtypes, dims, types, nodes, tensors, graphs, functions (bottom layer).
+
+Imports nothing else of stablegraph and no jaxlib.
+"""
+
+from . import dtypes
+from .attrs import ArrayAttr, DTypeAttr, ShapeAttr
+from .dims import Dim
+from .dtypes import DType, promote_types, result_type
+from .errors import CompileError, ExecutionError, FeedError, GraphError, StablegraphError, located
+from .function import Function, function, inline
+from .graph import Graph, building, current_graph, name_scope
+from .location import SourceLocation, user_location
+from .node import Node
+from .opdef import Attrs, NoAttrs, OpDef, all_ops, lookup
+from .structural import parameter_op, placeholder, placeholder_op
+from .tensor import Tensor, register_overloads
+from .tree import flatten, unflatten
+from .types import TensorType
+
+__all__ = [
+    "ArrayAttr", "Attrs", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "FeedError", "Function", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
+    "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
+    "current_graph", "dtypes", "flatten", "function", "inline", "located", "lookup",
+    "name_scope", "parameter_op", "placeholder", "placeholder_op", "promote_types",
+    "register_overloads", "result_type", "unflatten", "user_location",
+]  # fmt: skip

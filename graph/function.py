@@ -1,0 +1,203 @@
+"""Function: a Graph with ordered parameters and results (graph layer).
+
+``function(py_fn, in_types)`` calls ``py_fn`` on parameter Tensors inside a
+fresh graph and records what it builds. Tensors of an enclosing graph used
+inside become *captures*: extra parameters whose values the caller supplies.
+Calling a Function on Tensors inside a graph copies its nodes there (the
+types are inferred again, so symbolic dims specialize to the arguments).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from .dims import check_shape, factors, mul
+from .errors import GraphError, located
+from .graph import Graph, building, current_graph
+from .location import user_location
+from .opdef import Attrs
+from .printing import display_html, function_listing
+from .structural import InputAttrs, parameter_op
+from .tensor import Tensor, overload
+from .tree import flatten, unflatten
+from .types import TensorType
+from .attrs import is_shape_field
+
+
+class FunctionGraph(Graph):
+    """The graph of a Function being built: outer tensors become captures."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.captures: dict[Tensor, Tensor] = {}  # outer tensor -> parameter
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        if tensor not in self.captures:
+            attrs = InputAttrs(shape=tensor.type.shape, dtype=tensor.type.dtype)
+            node = self.add_node(parameter_op, (), attrs, name=f"capture_{tensor.node.name.replace('/', '_')}")
+            self.captures[tensor] = node.output
+        return self.captures[tensor]
+
+
+class Function:
+    """A reusable subgraph: ``params`` in, ``results`` out (as a nest ``out_tree``)."""
+
+    def __init__(self, graph: Graph, params, results, out_tree=None, name="fn", captures=None):
+        self.graph = graph
+        self.params: tuple[Tensor, ...] = tuple(params)
+        self.results: tuple[Tensor, ...] = tuple(results)
+        self.out_tree = out_tree if out_tree is not None else (tuple, (None,) * len(self.results))
+        self.name = name
+        captures = captures or {}
+        # outer tensors this function reads, and the parameters standing for them
+        self.captures: tuple[Tensor, ...] = tuple(captures)
+        self.capture_params: tuple[Tensor, ...] = tuple(captures.values())
+
+    @property
+    def in_types(self) -> tuple[TensorType, ...]:
+        return tuple(p.type for p in self.params)
+
+    @property
+    def out_types(self) -> tuple[TensorType, ...]:
+        return tuple(r.type for r in self.results)
+
+    @property
+    def listing_name(self) -> str:
+        return f"@{self.name}"
+
+    def __str__(self) -> str:
+        return function_listing(self)
+
+    def __repr__(self) -> str:
+        ins = ", ".join(str(t) for t in self.in_types)
+        outs = ", ".join(str(t) for t in self.out_types)
+        return f"<Function {self.name}({ins}) -> ({outs})>"
+
+    def _repr_html_(self) -> str:
+        return display_html(self)
+
+    def __call__(self, *args):
+        """Add this function's nodes to the graph being built; returns its results."""
+        if len(args) != len(self.params):
+            raise GraphError(
+                located(f"function {self.name} takes {len(self.params)} arguments, got {len(args)}", user_location())
+            )
+        graph = current_graph()
+        outs = inline(self, graph, [_as_arg(a, p.type) for a, p in zip(args, self.params)])
+        return unflatten(self.out_tree, outs)
+
+
+def _as_arg(value, ty: TensorType) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    return overload("asarray")(value, ty.dtype)
+
+
+def bind_symbols(declared, actual, what: str) -> dict[str, object]:
+    """Match declared parameter types to argument types; symbol -> dim."""
+    subst: dict[str, object] = {}
+    for i, (d, a) in enumerate(zip(declared, actual)):
+        if d.dtype is not a.dtype or len(d.shape) != len(a.shape):
+            raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
+        for dd, ad in zip(d.shape, a.shape):
+            coef, syms = factors(dd)
+            if isinstance(dd, str) and coef == 1 and len(syms) == 1:
+                if subst.setdefault(dd, ad) != ad:
+                    raise GraphError(f"{what}: symbol {dd} is {subst[dd]} and {ad} at once")
+            elif substitute_dim(dd, subst) != ad:
+                raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
+    return subst
+
+
+def substitute_dim(d, subst):
+    if isinstance(d, int) or not subst:
+        return d
+    coef, syms = factors(d)
+    out = coef
+    for s in syms:
+        out = mul(out, subst.get(s, s))
+    return out
+
+
+def substitute_attrs(attrs: Attrs, subst) -> Attrs:
+    """The same attrs with symbols in shape fields replaced (see graph.attrs)."""
+    if not subst:
+        return attrs
+    changes = {
+        k: check_shape(tuple(substitute_dim(d, subst) for d in getattr(attrs, k)))
+        for k in type(attrs).model_fields
+        if is_shape_field(k)
+    }
+    return attrs.model_copy(update=changes) if changes else attrs
+
+
+def inline(fn: Function, graph: Graph, args) -> list[Tensor]:
+    """Copy fn's nodes into ``graph`` with params bound to ``args``; returns results."""
+    caps = [c if c.graph is graph else graph.capture(c) for c in fn.captures]
+    subst = bind_symbols([p.type for p in fn.params], [a.type for a in args], f"function {fn.name}")
+    env: dict[Tensor, Tensor] = dict(zip(fn.params + fn.capture_params, list(args) + caps))
+    for node in fn.graph.nodes:
+        if node.op is parameter_op:
+            continue
+        new = graph.add_node(
+            node.op,
+            [env[t] for t in node.inputs],
+            substitute_attrs(node.attrs, subst),
+            name=f"{fn.name}/{node.name}",
+            location=node.location,
+        )
+        env.update(zip(node.outputs, new.outputs))
+    return [env[r] for r in fn.results]
+
+
+def function(py_fn, in_types, name: str | None = None) -> Function:
+    """Build a Function by calling ``py_fn`` on parameters of the given types.
+
+    ``in_types`` lists TensorTypes (or anything with ``shape`` and ``dtype``,
+    such as numpy arrays). ``py_fn`` may return a Tensor or a nest of them.
+
+        f = sg.function(lambda x: snp.tanh(x) * 2, [sg.TensorType(("n",), sg.float32)])
+    """
+    types = [_as_type(t) for t in in_types]
+    fname = name or getattr(py_fn, "__name__", "fn")
+    if fname == "<lambda>":
+        fname = "lambda"
+    graph = FunctionGraph(fname)
+    arg_names = _arg_names(py_fn, len(types))
+    with graph:
+        params = [
+            graph.add_node(parameter_op, (), InputAttrs(shape=t.shape, dtype=t.dtype), name=n).output
+            for t, n in zip(types, arg_names)
+        ]
+        out = py_fn(*params)
+        leaves, tree = flatten(out)
+        results = [leaf if isinstance(leaf, Tensor) else overload("asarray")(leaf) for leaf in leaves]
+        results = [r if r.graph is graph else graph.capture(r) for r in results]
+    return Function(graph, params, results, tree, fname, captures=dict(graph.captures))
+
+
+def _as_type(t) -> TensorType:
+    if isinstance(t, TensorType):
+        return t
+    if isinstance(t, Tensor):
+        return t.type
+    if hasattr(t, "shape") and hasattr(t, "dtype"):
+        return TensorType(t.shape, t.dtype)
+    raise GraphError(located(f"sg.function wants TensorTypes for its inputs, got {t!r}", user_location()))
+
+
+def _arg_names(py_fn, n: int) -> list[str]:
+    try:
+        sig = inspect.signature(py_fn)
+        names = [
+            p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        names = []
+    names = names[:n]
+    return names + [f"arg{i}" for i in range(len(names), n)]
+
+
+__all__ = ["Function", "function", "inline", "building"]

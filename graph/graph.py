@@ -1,0 +1,198 @@
+"""Graph: an append-only, topologically ordered list of Nodes (graph layer).
+
+Ops are added only inside an explicit ``with g:`` block (or while a Function
+is being built); there is no hidden default graph. Name scopes live on the
+entered graph's frame, so ``with g, sg.name_scope("model"):`` prefixes every
+node built inside with ``model/``.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+from .errors import GraphError, located
+from .location import SourceLocation, user_location
+from .node import Node
+from .nxview import ancestors, to_networkx
+from .printing import display_html, graph_listing
+from .tensor import Tensor
+from .types import TensorType
+
+_state = threading.local()
+
+
+def _frames() -> list:
+    frames = getattr(_state, "frames", None)
+    if frames is None:
+        frames = _state.frames = []
+    return frames
+
+
+def current_graph() -> Graph:
+    """The graph being built, or a GraphError that says how to open one."""
+    frames = _frames()
+    if not frames:
+        raise GraphError(
+            located(
+                "no graph is being built: create one with g = sg.Graph() and "
+                "build ops inside `with g:`",
+                user_location(),
+            )
+        )
+    return frames[-1][0]
+
+
+def building() -> bool:
+    return bool(_frames())
+
+
+@contextmanager
+def name_scope(name: str):
+    """Prefix the names of nodes built inside with ``name/`` (nests)."""
+    frames = _frames()
+    if not frames:
+        raise GraphError(located("sg.name_scope needs an enclosing `with g:`", user_location()))
+    if not name or "/" in name or ":" in name:
+        raise GraphError(located(f"bad name scope {name!r}: no '/' or ':'", user_location()))
+    scopes = frames[-1][1]
+    scopes.append(name)
+    try:
+        yield "/".join(scopes)
+    finally:
+        scopes.pop()
+
+
+class Graph:
+    """A computation graph: nodes in the order they were built."""
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self.nodes: list[Node] = []
+        self._by_name: dict[str, Node] = {}
+        self._name_counts: dict[str, int] = {}
+
+    # -- building -------------------------------------------------------------
+    def __enter__(self) -> Graph:
+        _frames().append((self, []))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        frames = _frames()
+        if not frames or frames[-1][0] is not self:
+            raise GraphError("graphs must be exited in the order they were entered")
+        frames.pop()
+
+    def _current_scope(self) -> str:
+        for graph, scopes in reversed(_frames()):
+            if graph is self:
+                return "/".join(scopes)
+        return ""
+
+    def unique_name(self, base: str) -> str:
+        scope = self._current_scope()
+        name = f"{scope}/{base}" if scope else base
+        if name not in self._by_name:
+            return name
+        n = self._name_counts.get(name, 0)
+        while True:
+            n += 1
+            candidate = f"{name}_{n}"
+            if candidate not in self._by_name:
+                self._name_counts[name] = n
+                return candidate
+
+    def add_node(self, op, inputs, attrs, name: str | None = None, location=None) -> Node:
+        """Infer the output types of ``op`` on ``inputs`` and append the node.
+
+        Inputs from another graph go through ``capture`` (an error for a plain
+        Graph). Type errors carry the user's file:line and the node name.
+        """
+        location = location if location is not None else user_location()
+        inputs = tuple(t if t.node.graph is self else self.capture(t) for t in inputs)
+        node_name = self.unique_name(name or op.name)
+        try:
+            out = op.infer(attrs, *(t.type for t in inputs))
+        except GraphError as e:
+            raise GraphError(located(str(e), location, node_name)) from None
+        out_types = (out,) if isinstance(out, TensorType) else tuple(out)
+        node = Node(op, attrs, inputs, out_types, node_name, location, self, len(self.nodes))
+        self.nodes.append(node)
+        self._by_name[node_name] = node
+        return node
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        """Use a tensor from another graph here; plain graphs refuse."""
+        raise GraphError(
+            located(
+                f"tensor {tensor.name} belongs to graph {tensor.graph.name!r}, not "
+                f"{self.name!r}: build both in one graph",
+                user_location(),
+            )
+        )
+
+    # -- looking up -----------------------------------------------------------
+    def node(self, name: str) -> Node:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise GraphError(f"graph {self.name!r} has no node named {name!r}") from None
+
+    def tensor(self, name: str) -> Tensor:
+        """A tensor by name: ``"model/x"`` or ``"model/sort:1"``."""
+        node_name, _, index = name.partition(":")
+        node = self.node(node_name)
+        i = int(index) if index else 0
+        if i >= len(node.outputs):
+            raise GraphError(f"node {node_name} has {len(node.outputs)} outputs, no output {i}")
+        return node.outputs[i]
+
+    def __contains__(self, item) -> bool:
+        if isinstance(item, str):
+            return item in self._by_name
+        if isinstance(item, Tensor):
+            return item.node.graph is self
+        return False
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def nodes_of(self, op_name: str) -> list[Node]:
+        return [n for n in self.nodes if n.op.name == op_name]
+
+    @property
+    def placeholders(self) -> list[Tensor]:
+        return [n.output for n in self.nodes if n.op.name == "placeholder"]
+
+    @property
+    def nx(self):
+        """A networkx DiGraph view: nodes by name, edges carry the output index."""
+        return to_networkx(self)
+
+    def ancestors(self, tensors, stop=()) -> list[Node]:
+        """Nodes the given tensors depend on, in graph order, not looking past ``stop``."""
+        return ancestors(self, tensors, stop)
+
+    # -- text and JSON --------------------------------------------------------
+    def __str__(self) -> str:
+        return graph_listing(self)
+
+    def __repr__(self) -> str:
+        return f"<Graph {self.name!r} with {len(self.nodes)} nodes>"
+
+    def _repr_html_(self) -> str:
+        return display_html(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        from .serialize import graph_to_json
+
+        return graph_to_json(self, indent)
+
+    @classmethod
+    def from_json(cls, text: str) -> Graph:
+        from .serialize import graph_from_json
+
+        return graph_from_json(text)
+
+
+__all__ = ["Graph", "current_graph", "name_scope", "SourceLocation", "building"]

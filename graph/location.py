@@ -1,0 +1,58 @@
+"""Source locations: the user's file:line that built each node (graph layer).
+
+The location is the innermost stack frame whose file is not part of the
+library itself. The library's own tests, notebooks and benchmarks count as
+user code, so error tests can assert their own file:line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple(
+    os.path.join(_ROOT, d) + os.sep
+    for d in ("graph", "ops", "transforms", "backend", "sharding", "viz")
+)
+_LIBRARY_FILES = (os.path.join(_ROOT, "__init__.py"),)
+_SKIPPED_MODULES = ("contextlib", "functools", "pydantic")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """A file and line in the user's code."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{os.path.basename(self.file)}:{self.line}"
+
+    @property
+    def full(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def _is_library(filename: str) -> bool:
+    if filename.startswith(_LIBRARY_DIRS) or filename in _LIBRARY_FILES:
+        return True
+    return any(f"{os.sep}{m}{os.sep}" in filename or filename.endswith(f"{m}.py") for m in _SKIPPED_MODULES)
+
+
+_cache: dict[str, bool] = {}
+
+
+def user_location() -> SourceLocation | None:
+    """The innermost caller frame outside the library, or None if none is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        is_lib = _cache.get(filename)
+        if is_lib is None:
+            is_lib = _cache[filename] = _is_library(os.path.abspath(filename))
+        if not is_lib:
+            return SourceLocation(filename, frame.f_lineno)
+        frame = frame.f_back
+    return None

@@ -1,0 +1,42 @@
+"""Node: one application of a primitive inside a Graph (graph layer)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from .location import SourceLocation
+    from .opdef import Attrs, OpDef
+    from .types import TensorType
+
+
+class Node:
+    """An op applied to input Tensors, with its output types, name and source line.
+
+    Nodes are immutable once built; ``outputs`` holds the one Tensor object
+    per output.
+    """
+
+    __slots__ = ("op", "attrs", "inputs", "out_types", "name", "location", "graph", "outputs", "id")
+
+    def __init__(self, op: OpDef, attrs: Attrs, inputs, out_types, name, location, graph, id_):
+        self.op = op
+        self.attrs = attrs
+        self.inputs: tuple[Tensor, ...] = tuple(inputs)
+        self.out_types: tuple[TensorType, ...] = tuple(out_types)
+        self.name: str = name
+        self.location: SourceLocation | None = location
+        self.graph = graph
+        self.id = id_
+        self.outputs = tuple(Tensor(self, i) for i in range(len(self.out_types)))
+
+    @property
+    def output(self) -> Tensor:
+        """The single output (for one-output nodes)."""
+        (out,) = self.outputs
+        return out
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name} = {self.op.name}>"

@@ -1,0 +1,89 @@
+"""OpDef: everything one primitive is, in one record, plus the op table (graph layer).
+
+Each primitive is declared once (in ops/ or, for the structural ops that the
+backend turns into arguments, in graph/structural.py) with all its rules:
+
+- ``infer(attrs, *in_types) -> TensorType | tuple``: output types, raising
+  GraphError with a message such as "add wants equal shapes, got ...";
+- ``lower(ctx, attrs, *values) -> value | list``: emit StableHLO through
+  ops/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
+- ``vjp``, ``jvp``, ``batch``: autodiff and vectorization rules (later issues).
+
+A rule that is absent says why in ``reasons`` (e.g. "integer op: no
+gradient"), so a completeness test can tell a gap from a decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import GraphError
+
+
+class Attrs(BaseModel):
+    """Base of every op's attribute model: validated, immutable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+class NoAttrs(Attrs):
+    """For ops without attributes."""
+
+
+RULES = ("lower", "vjp", "jvp", "batch")
+
+
+@dataclass(eq=False)
+class OpDef:
+    """One primitive: its name, attribute model and rules."""
+
+    name: str
+    infer: Callable[..., Any]
+    lower: Callable[..., Any] | None = None
+    attrs: type[Attrs] = NoAttrs
+    vjp: Callable[..., Any] | None = None
+    jvp: Callable[..., Any] | None = None
+    batch: Callable[..., Any] | None = None
+    reasons: dict[str, str] = field(default_factory=dict)
+    doc: str = ""
+
+    def __post_init__(self):
+        for rule in RULES:
+            if getattr(self, rule) is None and rule not in self.reasons and rule != "jvp":
+                self.reasons.setdefault(rule, "not written yet")
+        register(self)
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+    def rule(self, name: str):
+        """The named rule, or a GraphError saying why the op has none."""
+        fn = getattr(self, name)
+        if fn is None:
+            why = self.reasons.get(name, "not written yet")
+            raise GraphError(f"op {self.name} has no {name} rule ({why})")
+        return fn
+
+
+_OPS: dict[str, OpDef] = {}
+
+
+def register(op: OpDef) -> OpDef:
+    if op.name in _OPS:
+        raise GraphError(f"op {op.name} is defined twice")
+    _OPS[op.name] = op
+    return op
+
+
+def lookup(name: str) -> OpDef:
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise GraphError(f"unknown op {name!r}") from None
+
+
+def all_ops() -> dict[str, OpDef]:
+    return dict(_OPS)

@@ -1,0 +1,208 @@
+"""Tensor: a symbolic handle to one output of a Node (graph layer).
+
+Operators (+, @, [], comparisons, .T, .sum(), ...) are looked up in a table
+that the numpy-like op set fills when stablegraph is imported; this keeps the
+graph layer free of any op. Every output of a node has exactly one Tensor
+object, so Tensors hash by identity and work as dict keys (feeds).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from .errors import GraphError
+
+if TYPE_CHECKING:
+    from .node import Node
+
+_OVERLOADS: dict[str, Callable] = {}
+
+
+def register_overloads(table: dict[str, Callable]) -> None:
+    """Install the functions Tensor operators and methods call (used by ops/)."""
+    _OVERLOADS.update(table)
+
+
+def overload(name: str) -> Callable:
+    try:
+        return _OVERLOADS[name]
+    except KeyError:
+        raise GraphError(f"Tensor.{name} needs the op set: import stablegraph") from None
+
+
+def _binary(name: str):
+    def forward(self, other):
+        return overload(name)(self, other)
+
+    def reverse(self, other):
+        return overload(name)(other, self)
+
+    forward.__name__, reverse.__name__ = f"__{name}__", f"__r{name}__"
+    return forward, reverse
+
+
+class Tensor:
+    """The value of one node output, known only by its type until a Session runs."""
+
+    __slots__ = ("node", "index", "__weakref__")
+    __array_ufunc__ = None  # numpy defers to our reflected operators
+    __array_priority__ = 1000
+
+    def __init__(self, node: Node, index: int):
+        self.node = node
+        self.index = index
+
+    @property
+    def type(self):
+        return self.node.out_types[self.index]
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.type.shape)
+
+    @property
+    def size(self):
+        from .dims import prod
+
+        return prod(self.type.shape)
+
+    @property
+    def graph(self):
+        return self.node.graph
+
+    @property
+    def op(self):
+        return self.node.op
+
+    @property
+    def name(self) -> str:
+        """The node name, with ``:i`` for nodes with several outputs."""
+        if len(self.node.out_types) == 1:
+            return self.node.name
+        return f"{self.node.name}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"<Tensor {self.name} : {self.type}>"
+
+    def __bool__(self):
+        raise GraphError(
+            f"Tensor {self.name} has no truth value while the graph is built; "
+            "use sg.numpy.where or sg.cond to choose by value"
+        )
+
+    def __len__(self):
+        d = self.shape[0] if self.shape else None
+        if not isinstance(d, int):
+            raise GraphError(f"len() of Tensor {self.name} with shape {self.shape} is not a known int")
+        return d
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    __hash__ = object.__hash__
+    __add__, __radd__ = _binary("add")
+    __sub__, __rsub__ = _binary("subtract")
+    __mul__, __rmul__ = _binary("multiply")
+    __truediv__, __rtruediv__ = _binary("true_divide")
+    __floordiv__, __rfloordiv__ = _binary("floor_divide")
+    __mod__, __rmod__ = _binary("remainder")
+    __pow__, __rpow__ = _binary("power")
+    __matmul__, __rmatmul__ = _binary("matmul")
+    __and__, __rand__ = _binary("bitwise_and")
+    __or__, __ror__ = _binary("bitwise_or")
+    __xor__, __rxor__ = _binary("bitwise_xor")
+    __lshift__, __rlshift__ = _binary("left_shift")
+    __rshift__, __rrshift__ = _binary("right_shift")
+
+    def __lt__(self, other):
+        return overload("less")(self, other)
+
+    def __le__(self, other):
+        return overload("less_equal")(self, other)
+
+    def __gt__(self, other):
+        return overload("greater")(self, other)
+
+    def __ge__(self, other):
+        return overload("greater_equal")(self, other)
+
+    def __eq__(self, other):
+        return overload("equal")(self, other)
+
+    def __ne__(self, other):
+        return overload("not_equal")(self, other)
+
+    def __neg__(self):
+        return overload("negative")(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return overload("abs")(self)
+
+    def __invert__(self):
+        return overload("invert")(self)
+
+    def __getitem__(self, index):
+        return overload("getitem")(self, index)
+
+    @property
+    def at(self):
+        return overload("at")(self)
+
+    @property
+    def T(self):
+        return overload("transpose")(self)
+
+    def transpose(self, *axes):
+        return overload("transpose")(self, _varargs(axes))
+
+    def reshape(self, *shape, **kwargs):
+        return overload("reshape")(self, _varargs(shape), **kwargs)
+
+    def astype(self, dtype):
+        return overload("astype")(self, dtype)
+
+    def sum(self, axis=None, keepdims=False, **kwargs):
+        return overload("sum")(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def mean(self, axis=None, keepdims=False, **kwargs):
+        return overload("mean")(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def max(self, axis=None, keepdims=False, **kwargs):
+        return overload("max")(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def min(self, axis=None, keepdims=False, **kwargs):
+        return overload("min")(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def prod(self, axis=None, keepdims=False, **kwargs):
+        return overload("prod")(self, axis=axis, keepdims=keepdims, **kwargs)
+
+    def argmax(self, axis=None, **kwargs):
+        return overload("argmax")(self, axis=axis, **kwargs)
+
+    def argmin(self, axis=None, **kwargs):
+        return overload("argmin")(self, axis=axis, **kwargs)
+
+    def flatten(self):
+        return overload("reshape")(self, (-1,))
+
+    def squeeze(self, axis=None):
+        return overload("squeeze")(self, axis)
+
+
+def _varargs(args):
+    """Accept both f(2, 3) and f((2, 3)) spellings."""
+    if len(args) == 1 and (isinstance(args[0], tuple | list) or args[0] is None):
+        return args[0]
+    return tuple(args)

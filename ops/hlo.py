@@ -1,0 +1,143 @@
+"""The MLIR builders: the one place ops touch jaxlib's MLIR bindings (ops layer).
+
+Lowering rules get StableHLO ops through this module (``hlo.sh`` is the
+stablehlo dialect) plus the helpers here that turn our dtypes, types and
+numpy constants into MLIR types and attributes, and build reduction regions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func
+from jaxlib.mlir.dialects import stablehlo as sh
+
+from ..graph import TensorType, dtypes
+
+__all__ = ["ir", "sh", "chlo", "func"]
+
+
+def new_context() -> ir.Context:
+    """An MLIR context with the stablehlo, sdy and func dialects loaded."""
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    sh.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    ctx.load_all_available_dialects()
+    return ctx
+
+
+_FLOATS = {
+    "bfloat16": ir.BF16Type,
+    "float16": ir.F16Type,
+    "float32": ir.F32Type,
+    "float64": ir.F64Type,
+    "float8_e4m3fn": ir.Float8E4M3FNType,
+    "float8_e5m2": ir.Float8E5M2Type,
+    "float8_e4m3fnuz": ir.Float8E4M3FNUZType,
+    "float8_e5m2fnuz": ir.Float8E5M2FNUZType,
+}
+
+
+def element_type(dt: dtypes.DType) -> ir.Type:
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind == "i":
+        return ir.IntegerType.get_signless(dt.bits)
+    if dt.kind == "u":
+        return ir.IntegerType.get_unsigned(dt.bits)
+    if dt.kind == "c":
+        return ir.ComplexType.get(ir.F32Type.get() if dt.bits == 64 else ir.F64Type.get())
+    return _FLOATS[dt.name].get()
+
+
+def tensor_type(ty: TensorType) -> ir.RankedTensorType:
+    """The MLIR type of a concrete TensorType."""
+    return ir.RankedTensorType.get(list(ty.shape), element_type(ty.dtype))
+
+
+def dense_attr(value: np.ndarray, dt: dtypes.DType) -> ir.DenseElementsAttr:
+    arr = np.asarray(value, dtype=dt.np)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy()
+    ety = element_type(dt)
+    if dt.kind == "b":
+        packed = np.packbits(arr.reshape(-1), bitorder="little")
+        if arr.size and (arr.all() or not arr.any()):
+            packed = np.array([0xFF if arr.all() else 0], np.uint8)
+        return ir.DenseElementsAttr.get(packed, type=ety, shape=list(arr.shape))
+    if arr.size > 1 and (arr == arr.reshape(-1)[0]).all() and dt.kind != "c":
+        arr = arr.reshape(-1)[:1]
+        return ir.DenseElementsAttr.get_splat(
+            ir.RankedTensorType.get(list(value.shape), ety), _scalar_attr(arr[0], dt)
+        )
+    if dt.name in _FLOATS and dt.bits < 32 and dt.name != "float16":
+        arr = arr.view(np.uint16 if dt.bits == 16 else np.uint8)
+    return ir.DenseElementsAttr.get(arr, type=ety, shape=list(arr.shape))
+
+
+def _scalar_attr(x, dt: dtypes.DType) -> ir.Attribute:
+    ety = element_type(dt)
+    if dt.kind in "iu":
+        return ir.IntegerAttr.get(ety, int(x))
+    return ir.FloatAttr.get(ety, float(x))
+
+
+def constant(value, dt: dtypes.DType) -> ir.Value:
+    """A stablehlo.constant holding a numpy array (any shape) of dtype dt."""
+    arr = np.asarray(value, dtype=dt.np)
+    return sh.constant(dense_attr(arr, dt))
+
+
+def full(shape, value, dt: dtypes.DType) -> ir.Value:
+    """A constant of the given concrete shape filled with one value."""
+    return constant(np.full(tuple(shape), value, dtype=dt.np), dt)
+
+
+def compare_type(dt: dtypes.DType) -> str:
+    if dt.kind == "f" or dt.kind == "c":
+        return "FLOAT"
+    if dt.kind == "u" or dt.kind == "b":
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def compare(x: ir.Value, y: ir.Value, direction: str, dt: dtypes.DType) -> ir.Value:
+    return sh.compare(
+        x,
+        y,
+        sh.ComparisonDirectionAttr.get(direction),
+        compare_type=sh.ComparisonTypeAttr.get(compare_type(dt)),
+    )
+
+
+def scalar_type(dt: dtypes.DType) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get([], element_type(dt))
+
+
+def build_region(region: ir.Region, arg_types, body) -> None:
+    """Fill an op's region: one block taking ``arg_types``, returning body(*args)."""
+    block = region.blocks.append(*arg_types)
+    with ir.InsertionPoint(block):
+        out = body(*block.arguments)
+        sh.return_(list(out) if isinstance(out, list | tuple) else [out])
+
+
+def reduce_region(region: ir.Region, dt: dtypes.DType, combine) -> None:
+    """A binary reduction body over scalars: ``combine(a, b) -> value``."""
+    st = scalar_type(dt)
+    build_region(region, [st, st], combine)
+
+
+def dense_i64(values) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def node_location(node) -> ir.Location:
+    """The node's name as an MLIR name location around the user's file:line."""
+    loc = node.location
+    inner = ir.Location.file(loc.file, loc.line, 0) if loc is not None else ir.Location.unknown()
+    return ir.Location.name(node.name, childLoc=inner)

@@ -1,0 +1,117 @@
+"""The numpy layer's plumbing: conversion, promotion and broadcasting (ops layer).
+
+Everything in sg.numpy goes through these helpers, so numpy's rules (and our
+promotion lattice with weak Python scalars) live in one place.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...graph import GraphError, Tensor, dtypes, located, result_type, user_location
+from ...graph.dtypes import weak_point
+from ..compare import convert
+from ..constants import constant
+from ..shape import broadcast_in_dim
+
+
+def error(message: str) -> GraphError:
+    """A GraphError located at the user's line (for checks made before any node exists)."""
+    return GraphError(located(message, user_location()))
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, np.generic)
+
+
+def asarray(x, dtype=None) -> Tensor:
+    """A Tensor for ``x``: Tensors pass through (converted if ``dtype`` is given);
+    Python and numpy data become constants."""
+    if isinstance(x, Tensor):
+        return x if dtype is None else convert(x, dtype)
+    if isinstance(x, list | tuple) and any(isinstance(v, Tensor) for v in _leaves(x)):
+        from .manipulation import stack
+
+        return stack([asarray(v, dtype) for v in x])
+    return constant(x, dtype)
+
+
+def _leaves(seq):
+    for v in seq:
+        if isinstance(v, list | tuple):
+            yield from _leaves(v)
+        else:
+            yield v
+
+
+def dtype_point(x):
+    """x's place in the promotion lattice: a DType, or a weak point for Python scalars."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, bool):
+        return dtypes.bool_
+    if is_scalar(x):
+        return weak_point(x)
+    if isinstance(x, np.ndarray | np.generic):
+        return dtypes.dtype(x.dtype)
+    return dtypes.dtype(np.asarray(dtypes.canonical_array(x)).dtype)
+
+
+def result_dtype(*xs) -> dtypes.DType:
+    """numpy-like result dtype of mixing ``xs`` (Tensors, arrays, Python scalars)."""
+    try:
+        return result_type(*(dtype_point(x) for x in xs))
+    except GraphError as e:
+        raise error(str(e)) from None
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """numpy broadcasting of shapes with symbolic dims: equal, or one side 1."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        dims = [s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0]
+        real = {d for d in dims if d != 1}
+        if len(real) > 1:
+            spelled = " and ".join("(" + ", ".join(map(str, s)) + ")" for s in shapes)
+            raise error(f"cannot broadcast shapes {spelled}: dim {i - ndim} is {' vs '.join(map(str, sorted(real, key=str)))}")
+        out.append(real.pop() if real else 1)
+    return tuple(out)
+
+
+def broadcast_to(x: Tensor, shape) -> Tensor:
+    """``x`` broadcast to ``shape`` (numpy rules: align trailing dims)."""
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    if x.ndim > len(shape) or broadcast_shapes(x.shape, shape) != shape:
+        raise error(f"cannot broadcast {x.type} to shape {shape}")
+    lead = len(shape) - x.ndim
+    return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def promote(*xs, dtype=None) -> list[Tensor]:
+    """Tensors of one dtype (the lattice join, or ``dtype``) and one broadcast shape."""
+    dt = dtypes.dtype(dtype) if dtype is not None else result_dtype(*xs)
+    ts = [asarray(x, dt) if not isinstance(x, Tensor) else convert(x, dt) for x in xs]
+    shape = broadcast_shapes(*(t.shape for t in ts))
+    return [broadcast_to(t, shape) for t in ts]
+
+
+def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise error(f"{what} {axis} is out of range for an array of rank {ndim}")
+    return axis % max(ndim, 1)
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int | np.integer):
+        axis = (int(axis),)
+    axes = tuple(normalize_axis(int(a), ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise error(f"repeated axis in {axis}")
+    return axes

@@ -1,0 +1,104 @@
+"""Reductions in numpy spelling: sum, mean, var, std, max, min, prod, all, any (ops layer)."""
+
+from __future__ import annotations
+
+from ...graph import dtypes
+from ...graph.dims import prod as dims_prod
+from ..compare import convert
+from ..constants import dim_size
+from ..reduce import reduce
+from ..shape import reshape
+from .core import asarray, normalize_axes
+from .ufuncs import multiply, square, subtract, true_divide, sqrt
+
+
+def _keep(x, out, axes, keepdims):
+    if not keepdims:
+        return out
+    shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return reshape(out, shape)
+
+
+def _accumulate_dtype(dt: dtypes.DType) -> dtypes.DType:
+    """Sums of bool and small integers accumulate in int32 / uint32, like jax.numpy."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.bits < 32):
+        return dtypes.int32
+    if dt.kind == "u" and dt.bits < 32:
+        return dtypes.uint32
+    return dt
+
+
+def _reduction(kind: str, default_dtype):
+    def fn(a, axis=None, dtype=None, keepdims: bool = False):
+        x = asarray(a)
+        axes = normalize_axes(axis, x.ndim)
+        dt = dtypes.dtype(dtype) if dtype is not None else default_dtype(x.dtype)
+        return _keep(x, reduce(convert(x, dt), kind, axes), axes, keepdims)
+
+    return fn
+
+
+sum = _reduction("sum", _accumulate_dtype)  # noqa: A001
+prod = _reduction("prod", _accumulate_dtype)
+max = _reduction("max", lambda dt: dt)  # noqa: A001
+min = _reduction("min", lambda dt: dt)  # noqa: A001
+amax, amin = max, min
+sum.__doc__ = "Sum over ``axis`` (all by default); bool and small ints sum in int32."
+prod.__doc__ = "Product over ``axis``; bool and small ints multiply in int32."
+max.__doc__ = "Maximum over ``axis`` (NaN propagates)."
+min.__doc__ = "Minimum over ``axis`` (NaN propagates)."
+
+
+def all(a, axis=None, keepdims: bool = False):  # noqa: A001
+    """True where every element over ``axis`` is nonzero."""
+    x = convert(asarray(a), dtypes.bool_)
+    axes = normalize_axes(axis, x.ndim)
+    return _keep(x, reduce(x, "and", axes), axes, keepdims)
+
+
+def any(a, axis=None, keepdims: bool = False):  # noqa: A001
+    """True where some element over ``axis`` is nonzero."""
+    x = convert(asarray(a), dtypes.bool_)
+    axes = normalize_axes(axis, x.ndim)
+    return _keep(x, reduce(x, "or", axes), axes, keepdims)
+
+
+def _count(x, axes, dt):
+    """How many elements each reduced slice has, as a scalar of dtype ``dt``."""
+    n = dims_prod(x.shape[a] for a in axes)
+    if isinstance(n, int):
+        return asarray(n, dt)
+    out = asarray(1, dt)
+    for a in axes:
+        out = multiply(out, convert(dim_size(x, a), dt))
+    return out
+
+
+def _float_of(dt: dtypes.DType) -> dtypes.DType:
+    return dt if dt.is_inexact else (dtypes.float64 if dt.bits == 64 else dtypes.float32)
+
+
+def mean(a, axis=None, dtype=None, keepdims: bool = False):
+    """Arithmetic mean over ``axis``; integers average as floats."""
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim)
+    dt = dtypes.dtype(dtype) if dtype is not None else _float_of(x.dtype)
+    total = sum(convert(x, dt), axis=axes, keepdims=keepdims)
+    return true_divide(total, _count(x, axes, dt))
+
+
+def var(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
+    """Variance: mean of squared deviations, divided by (n - ddof)."""
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim)
+    dt = dtypes.dtype(dtype) if dtype is not None else _float_of(x.dtype)
+    x = convert(x, dt)
+    centered = subtract(x, mean(x, axis=axes, keepdims=True))
+    sq = square(centered) if not dt.is_complex else multiply(centered, centered)
+    total = sum(sq, axis=axes, keepdims=keepdims)
+    return true_divide(total, subtract(_count(x, axes, dt), ddof))
+
+
+def std(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
+    """Standard deviation: sqrt of var."""
+    return sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))

@@ -1,0 +1,258 @@
+"""Elementwise math in numpy spelling, built on the elementwise primitives (ops layer).
+
+Each function promotes its operands (lattice with weak Python scalars),
+broadcasts them, and binds primitives. Functions that are float-only in
+numpy's eyes (exp, sin, ...) turn integer inputs into float32 (float64 for
+64-bit integers) first.
+"""
+
+from __future__ import annotations
+
+from ...graph import dtypes
+from .. import elementwise as ew
+from ..compare import compare, convert, select
+from ..registry import bind
+from .core import asarray, broadcast_shapes, broadcast_to, promote, result_dtype
+
+
+def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
+    if dt.is_inexact:
+        return dt
+    return dtypes.float64 if dt.bits == 64 else dtypes.float32
+
+
+def _unary_float(op):
+    def fn(x):
+        x = asarray(x)
+        return bind(op, convert(x, _float_dtype(x.dtype)))
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise {op.doc or op.name}; integer input becomes float first."
+    return fn
+
+
+def _unary_same(op):
+    def fn(x):
+        return bind(op, asarray(x))
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise {op.doc or op.name}."
+    return fn
+
+
+def _binary(op, float_only: bool = False):
+    def fn(x, y):
+        dt = result_dtype(x, y)
+        if float_only:
+            dt = _float_dtype(dt)
+        a, b = promote(x, y, dtype=dt)
+        return bind(op, a, b)
+
+    fn.__doc__ = f"Elementwise {op.doc or op.name}, with numpy broadcasting and promotion."
+    return fn
+
+
+exp = _unary_float(ew.exp)
+expm1 = _unary_float(ew.expm1)
+log = _unary_float(ew.log)
+log1p = _unary_float(ew.log1p)
+sqrt = _unary_float(ew.sqrt)
+rsqrt = _unary_float(ew.rsqrt)
+cbrt = _unary_float(ew.cbrt)
+sin = _unary_float(ew.sin)
+cos = _unary_float(ew.cos)
+tan = _unary_float(ew.tan)
+tanh = _unary_float(ew.tanh)
+erf = _unary_float(ew.erf)
+sigmoid = _unary_float(ew.logistic)
+negative = _unary_same(ew.neg)
+sign = _unary_same(ew.sign)
+
+add = _binary(ew.add)
+subtract = _binary(ew.sub)
+multiply = _binary(ew.mul)
+maximum = _binary(ew.max_)
+minimum = _binary(ew.min_)
+arctan2 = _binary(ew.atan2, float_only=True)
+bitwise_and = _binary(ew.and_)
+bitwise_or = _binary(ew.or_)
+bitwise_xor = _binary(ew.xor)
+for _f, _n in ((add, "add"), (subtract, "subtract"), (multiply, "multiply"), (maximum, "maximum"),
+               (minimum, "minimum"), (arctan2, "arctan2"), (bitwise_and, "bitwise_and"),
+               (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor")):  # fmt: skip
+    _f.__name__ = _n
+
+
+def true_divide(x, y):
+    """x / y; integers divide as floats (numpy semantics)."""
+    a, b = promote(x, y, dtype=_float_dtype(result_dtype(x, y)))
+    return bind(ew.div, a, b)
+
+
+divide = true_divide
+
+
+def _rounds_down(q_or_r, y):
+    """Where a truncating op must step toward -inf: r != 0 and sign(r) != sign(y)."""
+    zero = asarray(0, q_or_r.dtype)
+    return logical_and(not_equal(q_or_r, zero), not_equal(less(q_or_r, zero), less(y, zero)))
+
+
+def floor_divide(x, y):
+    """x // y rounding toward -inf, like numpy (floats: floor(x / y))."""
+    a, b = promote(x, y)
+    if a.dtype.is_floating:
+        return bind(ew.floor, bind(ew.div, a, b))
+    q = bind(ew.div, a, b)
+    if a.dtype.kind == "u":
+        return q
+    r = bind(ew.rem, a, b)
+    return where(_rounds_down(r, b), subtract(q, 1), q)
+
+
+def remainder(x, y):
+    """x % y with the sign of y, like numpy."""
+    a, b = promote(x, y)
+    r = bind(ew.rem, a, b)
+    if a.dtype.kind == "u":
+        return r
+    return where(_rounds_down(r, b), add(r, b), r)
+
+
+mod = remainder
+
+
+def fmod(x, y):
+    """C-style remainder with the sign of x (stablehlo.remainder)."""
+    a, b = promote(x, y)
+    return bind(ew.rem, a, b)
+
+
+def power(x, y):
+    """x ** y with numpy promotion (integer powers stay integer)."""
+    a, b = promote(x, y)
+    return bind(ew.pow_, a, b)
+
+
+def absolute(x):
+    """|x|; complex input gives its real magnitude."""
+    x = asarray(x)
+    if x.dtype.kind in "bu":
+        return x
+    return bind(ew.abs_, x)
+
+
+abs = absolute  # noqa: A001
+
+
+def floor(x):
+    x = asarray(x)
+    return x if not x.dtype.is_floating else bind(ew.floor, x)
+
+
+def ceil(x):
+    x = asarray(x)
+    return x if not x.dtype.is_floating else bind(ew.ceil, x)
+
+
+def round(x, decimals: int = 0):  # noqa: A001
+    """Round half to even like numpy, optionally to ``decimals`` places."""
+    x = asarray(x)
+    if not x.dtype.is_floating:
+        return x
+    if decimals == 0:
+        return bind(ew.round_, x)
+    scale = 10.0**decimals
+    return true_divide(bind(ew.round_, multiply(x, scale)), scale)
+
+
+around = round
+
+
+def square(x):
+    return multiply(x, x)
+
+
+def reciprocal(x):
+    return true_divide(1, x)
+
+
+def _cmp(direction: str):
+    def fn(x, y):
+        a, b = promote(x, y)
+        return compare(a, b, direction)
+
+    return fn
+
+
+equal, not_equal = _cmp("EQ"), _cmp("NE")
+less, less_equal = _cmp("LT"), _cmp("LE")
+greater, greater_equal = _cmp("GT"), _cmp("GE")
+
+
+def _as_bool(x):
+    return convert(asarray(x), dtypes.bool_)
+
+
+def logical_and(x, y):
+    a, b = promote(_as_bool(x), _as_bool(y))
+    return bind(ew.and_, a, b)
+
+
+def logical_or(x, y):
+    a, b = promote(_as_bool(x), _as_bool(y))
+    return bind(ew.or_, a, b)
+
+
+def logical_xor(x, y):
+    a, b = promote(_as_bool(x), _as_bool(y))
+    return bind(ew.xor, a, b)
+
+
+def logical_not(x):
+    return bind(ew.not_, _as_bool(x))
+
+
+def invert(x):
+    """Bitwise not (logical not for bool)."""
+    return bind(ew.not_, asarray(x))
+
+
+bitwise_not = invert
+
+
+def left_shift(x, y):
+    a, b = promote(x, y)
+    return bind(ew.shift_left, a, b)
+
+
+def right_shift(x, y):
+    """x >> y: arithmetic for signed, logical for unsigned integers."""
+    a, b = promote(x, y)
+    op = ew.shift_right_logical if a.dtype.kind == "u" else ew.shift_right_arithmetic
+    return bind(op, a, b)
+
+
+def isfinite(x):
+    x = asarray(x)
+    if not x.dtype.is_floating:
+        return equal(x, x)  # integers are always finite
+    return bind(ew.is_finite, x)
+
+
+def isnan(x):
+    x = asarray(x)
+    return not_equal(x, x)
+
+
+def isinf(x):
+    x = asarray(x)
+    return logical_and(logical_not(isfinite(x)), logical_not(isnan(x)))
+
+
+def where(condition, x, y):
+    """Elementwise ``x if condition else y`` with numpy broadcasting."""
+    c = _as_bool(condition)
+    a, b = promote(x, y)
+    shape = broadcast_shapes(c.shape, a.shape)
+    return select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))

@@ -1,0 +1,119 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose (ops layer).
+
+Shapes in attributes may hold symbols (see graph.dims); lowering reads the
+concrete output type from the context instead of the attribute.
+"""
+
+from __future__ import annotations
+
+from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
+from ..graph.dims import check_shape, prod, shape_str
+from . import hlo
+from .registry import bind
+
+
+# -- broadcast_in_dim ----------------------------------------------------------
+class BroadcastAttrs(Attrs):
+    shape: ShapeAttr
+    broadcast_dimensions: tuple[int, ...]
+
+
+def _broadcast_in_dim_infer(attrs: BroadcastAttrs, x: TensorType) -> TensorType:
+    dims, shape = attrs.broadcast_dimensions, attrs.shape
+    if len(dims) != x.ndim or len(set(dims)) != len(dims) or any(not 0 <= d < len(shape) for d in dims):
+        raise GraphError(
+            f"broadcast_in_dim wants one distinct target dim per operand dim, got {dims} "
+            f"for {x} into {shape_str(shape)}"
+        )
+    if list(dims) != sorted(dims):
+        raise GraphError(f"broadcast_in_dim wants increasing broadcast_dimensions, got {dims}")
+    for i, d in enumerate(dims):
+        if x.shape[i] != 1 and x.shape[i] != shape[d]:
+            raise GraphError(f"broadcast_in_dim cannot broadcast {x} to {shape_str(shape)}: dim {i} is {x.shape[i]}, target {shape[d]}")
+    return TensorType(shape, x.dtype)
+
+
+def _broadcast_in_dim_lower(ctx, attrs: BroadcastAttrs, x):
+    return hlo.sh.broadcast_in_dim(hlo.tensor_type(ctx.out_types[0]), x, hlo.dense_i64(attrs.broadcast_dimensions))
+
+
+broadcast_in_dim_op = OpDef(
+    "broadcast_in_dim",
+    _broadcast_in_dim_infer,
+    _broadcast_in_dim_lower,
+    attrs=BroadcastAttrs,
+    doc="Place operand dim i at target dim broadcast_dimensions[i], repeating size-1 dims; stablehlo.broadcast_in_dim.",
+)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """Broadcast ``x`` into ``shape``; operand dim i goes to ``broadcast_dimensions[i]``."""
+    shape = check_shape(shape)
+    if tuple(x.shape) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
+        return x
+    return bind(broadcast_in_dim_op, x, shape=shape, broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+# -- reshape -------------------------------------------------------------------
+class ReshapeAttrs(Attrs):
+    shape: ShapeAttr
+
+
+def _reshape_infer(attrs: ReshapeAttrs, x: TensorType) -> TensorType:
+    if prod(attrs.shape) != prod(x.shape):
+        raise GraphError(f"reshape cannot turn {x} into {shape_str(attrs.shape)}: sizes {prod(x.shape)} and {prod(attrs.shape)} differ")
+    return TensorType(attrs.shape, x.dtype)
+
+
+def _reshape_lower(ctx, attrs: ReshapeAttrs, x):
+    return hlo.sh.reshape(hlo.tensor_type(ctx.out_types[0]), x)
+
+
+reshape_op = OpDef(
+    "reshape",
+    _reshape_infer,
+    _reshape_lower,
+    attrs=ReshapeAttrs,
+    doc="Same elements in row-major order, new shape; stablehlo.reshape.",
+)
+
+
+def reshape(x, shape):
+    """``x`` with a new shape of the same size (no -1 here: sg.numpy.reshape resolves it)."""
+    shape = check_shape(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return bind(reshape_op, x, shape=shape)
+
+
+# -- transpose -----------------------------------------------------------------
+class TransposeAttrs(Attrs):
+    permutation: tuple[int, ...]
+
+
+def _transpose_infer(attrs: TransposeAttrs, x: TensorType) -> TensorType:
+    perm = attrs.permutation
+    if sorted(perm) != list(range(x.ndim)):
+        raise GraphError(f"transpose wants a permutation of {tuple(range(x.ndim))}, got {perm} for {x}")
+    return TensorType(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+def _transpose_lower(ctx, attrs: TransposeAttrs, x):
+    return hlo.sh.transpose(x, hlo.dense_i64(attrs.permutation))
+
+
+transpose_op = OpDef(
+    "transpose",
+    _transpose_infer,
+    _transpose_lower,
+    attrs=TransposeAttrs,
+    doc="Output dim i is operand dim permutation[i]; stablehlo.transpose.",
+)
+
+
+def transpose(x, permutation):
+    """Permute the dims of ``x``."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(x.ndim)):
+        return x
+    return bind(transpose_op, x, permutation=permutation)
