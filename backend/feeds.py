@@ -50,7 +50,7 @@ def bind(fed: list[tuple[Tensor, np.ndarray]]) -> dict[str, int]:
     source: dict[str, str] = {}
     later = []
     for t, arr in fed:
-        for i, (d, n) in enumerate(zip(t.type.shape, arr.shape)):
+        for d, n in zip(t.type.shape, arr.shape):
             if isinstance(d, int):
                 if d != n:
                     raise FeedError(f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}")

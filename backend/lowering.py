@@ -32,8 +32,11 @@ def concrete_type(tensor, bindings) -> TensorType:
         return tensor.type.evaluate(bindings)
     except KeyError as e:
         raise FeedError(
-            located(f"the size of dim {e.args[0]} of {tensor.type} is not known from the feeds",
-                    tensor.node.location, tensor.node.name)
+            located(
+                f"the size of dim {e.args[0]} of {tensor.type} is not known from the feeds",
+                tensor.node.location,
+                tensor.node.name,
+            )
         ) from None
 
 
@@ -73,6 +76,8 @@ def _lower_node(node, env, bindings) -> None:
         out = rule(ctx, node.attrs, *(env[t] for t in node.inputs))
     outs = list(out) if isinstance(out, list | tuple) else [out]
     if len(outs) != len(node.outputs):
-        raise GraphError(f"internal error: lowering {node.op.name} gave {len(outs)} values for {len(node.outputs)} outputs")
+        raise GraphError(
+            f"internal error: lowering {node.op.name} gave {len(outs)} values for {len(node.outputs)} outputs"
+        )
     for o, v in zip(node.outputs, outs):
         env[o] = v

@@ -92,7 +92,9 @@ def _single(device) -> _SingleDevice:
 
 def put(value: np.ndarray, device):
     """Copy a numpy array onto ``device`` as a device array."""
-    return xc.batched_device_put(_aval(value.shape, value.dtype), _single(device), [value], [device], True, False)
+    return xc.batched_device_put(
+        _aval(value.shape, value.dtype), _single(device), [value], [device], True, False
+    )
 
 
 def to_numpy(array) -> np.ndarray:

@@ -132,7 +132,9 @@ class Session:
         try:
             outs = program.executable.run(arrays)
         except pjrt.XlaRuntimeError as e:
-            raise ExecutionError(_with_nodes(f"the program failed while running: {e}", program.nodes)) from None
+            raise ExecutionError(
+                _with_nodes(f"the program failed while running: {e}", program.nodes)
+            ) from None
         results = [np.asarray(o) for o in outs]
         return results[0] if single else unflatten(tree, results)
 
@@ -155,7 +157,9 @@ class Session:
         missing = [n for n in nodes if n.op is placeholder_op]
         if missing:
             names = ", ".join(f"{n.name} {n.out_types[0]}" for n in missing)
-            raise FeedError(located(f"placeholder {names} needs a feed for these fetches", missing[0].location))
+            raise FeedError(
+                located(f"placeholder {names} needs a feed for these fetches", missing[0].location)
+            )
         used = {t for n in nodes for t in n.inputs} | set(fetch_ts)
         positions = [i for i, t in enumerate(fed_ts) if t in used]
         return nodes, positions

@@ -39,9 +39,7 @@ def _array_out(a: np.ndarray) -> dict:
 
 
 DTypeAttr = Annotated[DType, PlainValidator(dtype), PlainSerializer(lambda d: d.name)]
-ShapeAttr = Annotated[
-    tuple[Dim, ...], PlainValidator(lambda s: check_shape(tuple(s))), PlainSerializer(list)
-]
+ShapeAttr = Annotated[tuple[Dim, ...], PlainValidator(lambda s: check_shape(tuple(s))), PlainSerializer(list)]
 ArrayAttr = Annotated[np.ndarray, PlainValidator(_array_in), PlainSerializer(_array_out)]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 
+from .attrs import is_shape_field
 from .dims import check_shape, factors, mul
 from .errors import GraphError, located
 from .graph import Graph, building, current_graph
@@ -21,7 +22,6 @@ from .structural import InputAttrs, parameter_op
 from .tensor import Tensor, overload
 from .tree import flatten, unflatten
 from .types import TensorType
-from .attrs import is_shape_field
 
 
 class FunctionGraph(Graph):
@@ -34,7 +34,9 @@ class FunctionGraph(Graph):
     def capture(self, tensor: Tensor) -> Tensor:
         if tensor not in self.captures:
             attrs = InputAttrs(shape=tensor.type.shape, dtype=tensor.type.dtype)
-            node = self.add_node(parameter_op, (), attrs, name=f"capture_{tensor.node.name.replace('/', '_')}")
+            node = self.add_node(
+                parameter_op, (), attrs, name=f"capture_{tensor.node.name.replace('/', '_')}"
+            )
             self.captures[tensor] = node.output
         return self.captures[tensor]
 
@@ -80,7 +82,10 @@ class Function:
         """Add this function's nodes to the graph being built; returns its results."""
         if len(args) != len(self.params):
             raise GraphError(
-                located(f"function {self.name} takes {len(self.params)} arguments, got {len(args)}", user_location())
+                located(
+                    f"function {self.name} takes {len(self.params)} arguments, got {len(args)}",
+                    user_location(),
+                )
             )
         graph = current_graph()
         outs = inline(self, graph, [_as_arg(a, p.type) for a, p in zip(args, self.params)])
@@ -190,9 +195,7 @@ def _arg_names(py_fn, n: int) -> list[str]:
     try:
         sig = inspect.signature(py_fn)
         names = [
-            p.name
-            for p in sig.parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
     except (TypeError, ValueError):
         names = []

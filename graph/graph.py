@@ -35,8 +35,7 @@ def current_graph() -> Graph:
     if not frames:
         raise GraphError(
             located(
-                "no graph is being built: create one with g = sg.Graph() and "
-                "build ops inside `with g:`",
+                "no graph is being built: create one with g = sg.Graph() and build ops inside `with g:`",
                 user_location(),
             )
         )

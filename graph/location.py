@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple(
-    os.path.join(_ROOT, d) + os.sep
-    for d in ("graph", "ops", "transforms", "backend", "sharding", "viz")
+    os.path.join(_ROOT, d) + os.sep for d in ("graph", "ops", "transforms", "backend", "sharding", "viz")
 )
 _LIBRARY_FILES = (os.path.join(_ROOT, "__init__.py"),)
 _SKIPPED_MODULES = ("contextlib", "functools", "pydantic")

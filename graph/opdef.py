@@ -15,8 +15,9 @@ gradient"), so a completeness test can tell a gap from a decision.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .attrs import DTypeAttr, ShapeAttr
 from .dims import check_shape
-from .dtypes import DType, dtype as as_dtype, float32
+from .dtypes import DType, float32
+from .dtypes import dtype as as_dtype
 from .graph import current_graph
 from .opdef import Attrs, OpDef
 from .tensor import Tensor

@@ -8,7 +8,8 @@ object, so Tensors hash by identity and work as dict keys (feeds).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .errors import GraphError
 

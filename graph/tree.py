@@ -6,7 +6,8 @@ rebuilds the same structure. Dicts keep their key order.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def flatten(nest, is_leaf: Callable[[Any], bool] | None = None):

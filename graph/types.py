@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .dims import Dim, check_shape, evaluate, is_symbolic, symbols
-from .dtypes import DType, dtype as as_dtype
+from .dtypes import DType
+from .dtypes import dtype as as_dtype
 
 
 class TensorType:
@@ -23,11 +24,7 @@ class TensorType:
         raise AttributeError("TensorType is immutable")
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, TensorType)
-            and self.shape == other.shape
-            and self.dtype is other.dtype
-        )
+        return isinstance(other, TensorType) and self.shape == other.shape and self.dtype is other.dtype
 
     def __hash__(self) -> int:
         return self._hash

@@ -1,11 +1,23 @@
 """Every op: primitives (one OpDef each, with all rules) and the op sets built on them.
 
 Primitive families: constants, elementwise, compare (compare/select/clamp/
-convert), shape, reduce, linalg. User-facing sets: numpy_like (sg.numpy).
+convert), shape, slicing, indexing (gather/scatter), reduce, cumulative,
+sort (sort/argmax/argmin), linalg. User-facing sets: numpy_like (sg.numpy).
 """
 
-from . import compare, constants, elementwise, linalg, reduce, shape  # noqa: F401  (registers OpDefs)
-from . import numpy_like
+from . import (  # noqa: F401  (importing a family registers its OpDefs)
+    compare,
+    constants,
+    cumulative,
+    elementwise,
+    indexing,
+    linalg,
+    numpy_like,
+    reduce,
+    shape,
+    slicing,
+    sort,
+)  # fmt: skip
 from .constants import constant, iota
 from .registry import bind
 

@@ -67,7 +67,9 @@ def select(pred, x, y):
 def _clamp_infer(attrs, lo: TensorType, x: TensorType, hi: TensorType) -> TensorType:
     for bound in (lo, hi):
         if bound.dtype is not x.dtype or bound.shape not in ((), x.shape):
-            raise GraphError(f"clamp wants bounds of dtype {x.dtype.name} and shape () or {x.shape}, got {lo} and {hi}")
+            raise GraphError(
+                f"clamp wants bounds of dtype {x.dtype.name} and shape () or {x.shape}, got {lo} and {hi}"
+            )
     if x.dtype.is_complex:
         raise GraphError(f"clamp is not defined for complex operands, got {x}")
     return x

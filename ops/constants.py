@@ -54,7 +54,9 @@ class IotaAttrs(Attrs):
 
 def _iota_infer(attrs: IotaAttrs) -> TensorType:
     if not 0 <= attrs.dimension < max(len(attrs.shape), 1) or not attrs.shape:
-        raise GraphError(f"iota wants 0 <= dimension < rank, got dimension {attrs.dimension} for shape {attrs.shape}")
+        raise GraphError(
+            f"iota wants 0 <= dimension < rank, got dimension {attrs.dimension} for shape {attrs.shape}"
+        )
     if attrs.dtype.kind == "b":
         raise GraphError("iota wants a numeric dtype, got bool")
     return TensorType(attrs.shape, attrs.dtype)

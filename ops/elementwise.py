@@ -71,9 +71,13 @@ abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", doc="|x|; stablehlo.abs")
 sign = unary("sign", sh.sign, NUMERIC, doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")
 floor = unary("floor", sh.floor, "f", doc="round down; stablehlo.floor")
 ceil = unary("ceil", sh.ceil, "f", doc="round up; stablehlo.ceil")
-round_ = unary("round", sh.round_nearest_even, "f", doc="round half to even (numpy); stablehlo.round_nearest_even")
+round_ = unary(
+    "round", sh.round_nearest_even, "f", doc="round half to even (numpy); stablehlo.round_nearest_even"
+)
 exp = unary("exp", sh.exponential, doc="e**x; stablehlo.exponential")
-expm1 = unary("expm1", sh.exponential_minus_one, doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one")
+expm1 = unary(
+    "expm1", sh.exponential_minus_one, doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one"
+)
 log = unary("log", sh.log, doc="natural log; stablehlo.log")
 log1p = unary("log1p", sh.log_plus_one, doc="log(1 + x), exact near 0; stablehlo.log_plus_one")
 sqrt = unary("sqrt", sh.sqrt, doc="square root; stablehlo.sqrt")
@@ -85,7 +89,9 @@ tan = unary("tan", sh.tan, doc="tangent; stablehlo.tan")
 tanh = unary("tanh", sh.tanh, doc="hyperbolic tangent; stablehlo.tanh")
 logistic = unary("logistic", sh.logistic, doc="1 / (1 + e**-x); stablehlo.logistic")
 erf = unary("erf", chlo.erf, "f", doc="the error function; chlo.erf")
-is_finite = unary("is_finite", sh.is_finite, "f", out_dtype="bool", doc="not inf and not NaN; stablehlo.is_finite")
+is_finite = unary(
+    "is_finite", sh.is_finite, "f", out_dtype="bool", doc="not inf and not NaN; stablehlo.is_finite"
+)
 not_ = unary("not", sh.not_, INTEGRAL, doc="logical not (bool) or bitwise not (ints); stablehlo.not")
 
 # -- binary --------------------------------------------------------------------
@@ -105,7 +111,9 @@ shift_left = binary("shift_left", sh.shift_left, INTEGER, doc="x << y; stablehlo
 shift_right_arithmetic = binary(
     "shift_right_arithmetic", sh.shift_right_arithmetic, INTEGER, doc="x >> y keeping the sign"
 )
-shift_right_logical = binary("shift_right_logical", sh.shift_right_logical, INTEGER, doc="x >> y filling zeros")
+shift_right_logical = binary(
+    "shift_right_logical", sh.shift_right_logical, INTEGER, doc="x >> y filling zeros"
+)
 
 
 def apply(op: OpDef, *xs, name: str | None = None):

@@ -27,9 +27,7 @@ def _dot_general_infer(attrs: DotAttrs, x: TensorType, y: TensorType) -> TensorT
             raise GraphError(f"dot_general dims {dims} are not distinct dims of {ty}")
     for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
         if x.shape[a] != y.shape[b]:
-            raise GraphError(
-                f"dot_general wants x.shape[{a}] == y.shape[{b}], got {x.shape} and {y.shape}"
-            )
+            raise GraphError(f"dot_general wants x.shape[{a}] == y.shape[{b}], got {x.shape} and {y.shape}")
     batch = tuple(x.shape[d] for d in lb)
     lfree = tuple(d for i, d in enumerate(x.shape) if i not in lc + lb)
     rfree = tuple(d for i, d in enumerate(y.shape) if i not in rc + rb)

@@ -21,10 +21,14 @@ def bind_node(op: OpDef, inputs, attrs=None, name: str | None = None, **kwargs):
         try:
             attrs = op.attrs(**kwargs)
         except ValidationError as e:
-            raise GraphError(located(f"{op.name}: bad attributes: {_first_error(e)}", user_location())) from None
+            raise GraphError(
+                located(f"{op.name}: bad attributes: {_first_error(e)}", user_location())
+            ) from None
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise GraphError(located(f"{op.name} wants Tensor inputs, got {type(t).__name__}", user_location()))
+            raise GraphError(
+                located(f"{op.name} wants Tensor inputs, got {type(t).__name__}", user_location())
+            )
     return current_graph().add_node(op, inputs, attrs, name=name)
 
 

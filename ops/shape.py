@@ -29,12 +29,16 @@ def _broadcast_in_dim_infer(attrs: BroadcastAttrs, x: TensorType) -> TensorType:
         raise GraphError(f"broadcast_in_dim wants increasing broadcast_dimensions, got {dims}")
     for i, d in enumerate(dims):
         if x.shape[i] != 1 and x.shape[i] != shape[d]:
-            raise GraphError(f"broadcast_in_dim cannot broadcast {x} to {shape_str(shape)}: dim {i} is {x.shape[i]}, target {shape[d]}")
+            raise GraphError(
+                f"broadcast_in_dim cannot broadcast {x} to {shape_str(shape)}: dim {i} is {x.shape[i]}, target {shape[d]}"
+            )
     return TensorType(shape, x.dtype)
 
 
 def _broadcast_in_dim_lower(ctx, attrs: BroadcastAttrs, x):
-    return hlo.sh.broadcast_in_dim(hlo.tensor_type(ctx.out_types[0]), x, hlo.dense_i64(attrs.broadcast_dimensions))
+    return hlo.sh.broadcast_in_dim(
+        hlo.tensor_type(ctx.out_types[0]), x, hlo.dense_i64(attrs.broadcast_dimensions)
+    )
 
 
 broadcast_in_dim_op = OpDef(
@@ -61,7 +65,9 @@ class ReshapeAttrs(Attrs):
 
 def _reshape_infer(attrs: ReshapeAttrs, x: TensorType) -> TensorType:
     if prod(attrs.shape) != prod(x.shape):
-        raise GraphError(f"reshape cannot turn {x} into {shape_str(attrs.shape)}: sizes {prod(x.shape)} and {prod(attrs.shape)} differ")
+        raise GraphError(
+            f"reshape cannot turn {x} into {shape_str(attrs.shape)}: sizes {prod(x.shape)} and {prod(attrs.shape)} differ"
+        )
     return TensorType(attrs.shape, x.dtype)
 
 

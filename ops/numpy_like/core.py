@@ -76,7 +76,9 @@ def broadcast_shapes(*shapes) -> tuple:
         real = {d for d in dims if d != 1}
         if len(real) > 1:
             spelled = " and ".join("(" + ", ".join(map(str, s)) + ")" for s in shapes)
-            raise error(f"cannot broadcast shapes {spelled}: dim {i - ndim} is {' vs '.join(map(str, sorted(real, key=str)))}")
+            raise error(
+                f"cannot broadcast shapes {spelled}: dim {i - ndim} is {' vs '.join(map(str, sorted(real, key=str)))}"
+            )
         out.append(real.pop() if real else 1)
     return tuple(out)
 

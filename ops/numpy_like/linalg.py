@@ -32,3 +32,4 @@ def matmul(a, b):
     return out
 
 
+__all__ = ["matmul"]

@@ -21,7 +21,9 @@ def reshape(a, newshape, order: str = "C"):
         known = prod(d for d in newshape if d != -1)
         missing = div(prod(x.shape), known)
         if missing is None:
-            raise error(f"cannot reshape {x.type} into {newshape}: size {prod(x.shape)} is not a multiple of {known}")
+            raise error(
+                f"cannot reshape {x.type} into {newshape}: size {prod(x.shape)} is not a multiple of {known}"
+            )
         newshape = tuple(missing if d == -1 else d for d in newshape)
     shape = check_shape(newshape)
     if prod(shape) != prod(x.shape):
@@ -63,3 +65,6 @@ def squeeze(a, axis=None):
         if bad:
             raise error(f"cannot squeeze axis {bad[0]} of {x.type}: its size is not 1")
     return prim.reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+__all__ = ["reshape", "transpose", "expand_dims", "squeeze"]

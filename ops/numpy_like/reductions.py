@@ -9,7 +9,7 @@ from ..constants import dim_size
 from ..reduce import reduce
 from ..shape import reshape
 from .core import asarray, normalize_axes
-from .ufuncs import multiply, square, subtract, true_divide, sqrt
+from .ufuncs import multiply, sqrt, square, subtract, true_divide
 
 
 def _keep(x, out, axes, keepdims):
@@ -102,3 +102,6 @@ def var(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
 def std(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     """Standard deviation: sqrt of var."""
     return sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+__all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std"]

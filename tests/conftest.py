@@ -1,0 +1,50 @@
+"""Shared test helpers: build a graph from numpy inputs and run it once.
+
+Each XLA compile costs tens of milliseconds on these 2 cores, so tests build
+many ops into one graph and fetch them all from one run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+import stablegraph as sg
+
+settings.register_profile(
+    "stablegraph",
+    deadline=None,
+    max_examples=25,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile("stablegraph")
+
+
+def run_graph(fn, *inputs, symbolic: dict | None = None):
+    """Run ``fn(*placeholders)`` once, feeding ``inputs`` (numpy arrays).
+
+    ``fn`` returns a Tensor or any nest of Tensors; the result has the same
+    nest of numpy arrays. ``symbolic`` maps an input index to a tuple of dims
+    (e.g. {0: ("batch", 3)}) to give that placeholder symbolic dims.
+    """
+    symbolic = symbolic or {}
+    g = sg.Graph()
+    with g:
+        phs = [
+            sg.placeholder(symbolic.get(i, np.shape(a)), sg.dtype(np.asarray(a).dtype), name=f"in{i}")
+            for i, a in enumerate(inputs)
+        ]
+        out = fn(*phs)
+    with sg.Session(g) as sess:
+        return sess.run(out, {p: np.asarray(a) for p, a in zip(phs, inputs)})
+
+
+@pytest.fixture
+def run():
+    return run_graph
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
