@@ -51,15 +51,23 @@ def _aval(shape, dtype) -> _Aval:
     return _Aval(shape, dtype)
 
 
+_REPLICATED = xc.HloSharding.replicate()
+
+
 class _SingleDevice(xc.SingleDeviceSharding):
-    """A single-device sharding with the methods jaxlib calls back into."""
+    """A single-device sharding with the few Python-side members jaxlib reads.
+
+    The device list and device come from the C++ base class; only what jax
+    would add in Python is supplied here, as class attributes where possible
+    because device_put reads them on every call.
+    """
+
+    memory_kind = None
+    is_fully_addressable = True
+    num_devices = 1
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
-
-    @property
-    def _internal_device_list(self):
-        return xc.DeviceList((self._device,))
+        return _REPLICATED
 
     def is_fully_replicated(self):
         return True
@@ -67,18 +75,6 @@ class _SingleDevice(xc.SingleDeviceSharding):
     @property
     def device_set(self):
         return {self._device}
-
-    @property
-    def is_fully_addressable(self):
-        return True
-
-    @property
-    def num_devices(self):
-        return 1
-
-    @property
-    def memory_kind(self):
-        return None
 
     @property
     def _device_assignment(self):

@@ -185,14 +185,20 @@ def weak_point(value) -> str | None:
 def result_type(*points) -> DType:
     """Promote DTypes and weak points (see weak_point) to one DType.
 
-    A lone weak point takes its default (int32, float32, complex64).
+    A weak result takes its default (int32, float32, complex64), except that
+    a float made necessary by a 64-bit integer (int64 with uint64, or int64
+    with a Python float) is float64.
     """
     if not points:
         raise GraphError("result_type needs at least one type")
     acc = points[0]
     for p in points[1:]:
         acc = _join(acc, p)
-    return _WEAK_DEFAULT.get(acc, acc) if isinstance(acc, str) else acc
+    if not isinstance(acc, str):
+        return acc
+    if acc == WEAK_FLOAT and any(isinstance(p, DType) and p.is_integer and p.bits == 64 for p in points):
+        return float64  # 64-bit integers only fit a 64-bit float
+    return _WEAK_DEFAULT[acc]
 
 
 def promote_types(a: DType, b: DType) -> DType:

@@ -41,14 +41,18 @@ class FunctionGraph(Graph):
         return self.captures[tensor]
 
 
+_TUPLE = object()  # default out_tree: the results as a tuple
+
+
 class Function:
     """A reusable subgraph: ``params`` in, ``results`` out (as a nest ``out_tree``)."""
 
-    def __init__(self, graph: Graph, params, results, out_tree=None, name="fn", captures=None):
+    def __init__(self, graph: Graph, params, results, out_tree=_TUPLE, name="fn", captures=None):
         self.graph = graph
         self.params: tuple[Tensor, ...] = tuple(params)
         self.results: tuple[Tensor, ...] = tuple(results)
-        self.out_tree = out_tree if out_tree is not None else (tuple, (None,) * len(self.results))
+        # None (the treedef of a single leaf) means one bare result
+        self.out_tree = (tuple, (None,) * len(self.results)) if out_tree is _TUPLE else out_tree
         self.name = name
         captures = captures or {}
         # outer tensors this function reads, and the parameters standing for them

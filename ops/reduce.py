@@ -25,8 +25,10 @@ def identity(kind: str, dt: dtypes.DType):
     """The neutral element of a reduction kind for dtype ``dt``."""
     if kind in ("sum", "or"):
         return np.zeros((), dt.np)
-    if kind in ("prod", "and"):
+    if kind == "prod" or (kind == "and" and dt.kind == "b"):
         return np.ones((), dt.np)
+    if kind == "and":
+        return np.invert(np.zeros((), dt.np))  # all bits set
     if dt.kind == "b":
         return np.asarray(kind == "min")
     if dt.kind in "iu":
