@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep XLA's C++ info logs off the user's terminal
 
@@ -19,9 +20,13 @@ from jaxlib import xla_client as xc  # noqa: E402
 from jaxlib._jax import config as _config  # noqa: E402
 from jaxlib._jax import jax_jit as _jax_jit  # noqa: E402
 
-# jaxlib's array code reads jax's x64 flag; with it on, 64-bit data stays 64-bit.
-# stablegraph has no global x64 switch: each graph's dtypes decide.
-_jax_jit.set_enable_x64_state(_config.Config("enable_x64", True))
+# jaxlib's array code reads one installed x64 flag; with it on, 64-bit data stays
+# 64-bit. stablegraph has no global x64 switch (each graph's dtypes decide), so
+# it installs a flag that is always on. jax, if the user imports it too,
+# installs its own flag (off by default); puts of 64-bit data then swap ours in
+# for the call and give jax its flag back, so neither library changes the other.
+_X64_ON = _config.Config("stablegraph_x64", True)
+_jax_jit.set_enable_x64_state(_X64_ON)
 
 XlaRuntimeError = xc.XlaRuntimeError
 
@@ -87,10 +92,17 @@ def _single(device) -> _SingleDevice:
 
 
 def put(value: np.ndarray, device):
-    """Copy a numpy array onto ``device`` as a device array."""
-    return xc.batched_device_put(
-        _aval(value.shape, value.dtype), _single(device), [value], [device], True, False
-    )
+    """Copy a numpy array onto ``device`` as a device array (64-bit data stays 64-bit)."""
+    aval = _aval(value.shape, value.dtype)
+    if value.dtype.itemsize < 8 or "jax._src.config" not in sys.modules:
+        return xc.batched_device_put(aval, _single(device), [value], [device], True, False)
+    # jaxlib's output path imports jax when it is installed, and jax installs
+    # its own x64 flag (off by default): lend ours for this put only.
+    _jax_jit.set_enable_x64_state(_X64_ON)
+    try:
+        return xc.batched_device_put(aval, _single(device), [value], [device], True, False)
+    finally:
+        _jax_jit.set_enable_x64_state(sys.modules["jax._src.config"].enable_x64)
 
 
 def to_numpy(array) -> np.ndarray:

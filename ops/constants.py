@@ -32,6 +32,7 @@ constant_op = OpDef(
     _constant_lower,
     attrs=ConstantAttrs,
     reasons={"vjp": _NO_INPUTS, "batch": _NO_INPUTS, "jvp": _NO_INPUTS},
+    doc="A tensor of fixed values; stablehlo.constant.",
 )
 
 
@@ -72,6 +73,7 @@ iota_op = OpDef(
     _iota_lower,
     attrs=IotaAttrs,
     reasons={"vjp": _NO_INPUTS, "batch": _NO_INPUTS, "jvp": _NO_INPUTS},
+    doc="0, 1, 2, ... along one dimension; stablehlo.iota.",
 )
 
 
@@ -103,6 +105,7 @@ dim_size_op = OpDef(
     _dim_size_lower,
     attrs=DimSizeAttrs,
     reasons={"vjp": "an integer shape query: no gradient", "batch": "not written yet"},
+    doc="The size of one dim once symbols are bound; a stablehlo.constant after specialization.",
 )
 
 

@@ -165,3 +165,12 @@ def test_64_bit_types_are_honoured_without_a_switch():
         yv, jv = sess.run([y, j], {x: np.array([1.0, 2.0]), i: np.array([1, 2])})
     assert yv.dtype == np.float64 and yv[1] == 2e-300
     assert jv.dtype == np.int64 and jv[1] == 6_000_000_000
+
+
+def test_xla_failures_become_compile_errors(model):
+    g, x, *_, y = model
+    with sg.Session(g) as sess:
+        text = sess.lower(y, {x: np.ones((2, 3), np.float32)})
+        broken = type(text)(text.replace("stablehlo.tanh", "stablehlo.not_an_op"), sess.devices)
+        with pytest.raises(sg.CompileError, match="XLA could not compile"):
+            broken.compile()
