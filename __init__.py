@@ -15,6 +15,7 @@ This module only re-exports the public API.
 
 import sys as _sys
 
+from . import viz
 from .backend import Compiled, Lowered, Session
 from .graph import (
     CompileError,
@@ -60,14 +61,15 @@ from .graph.dtypes import (
 )  # fmt: skip
 from .ops import constant
 from .ops import numpy_like as numpy
+from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
 
 __all__ = [
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
-    "bfloat16", "bool_", "complex64", "complex128", "constant", "dtype", "float8_e4m3fn",
+    "bfloat16", "bool_", "complex64", "complex128", "constant", "draw", "dtype", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64",
     "function", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
-    "promote_types", "result_type", "uint8", "uint16", "uint32", "uint64",
+    "promote_types", "result_type", "uint8", "uint16", "uint32", "uint64", "viz",
 ]  # fmt: skip

@@ -30,8 +30,11 @@ def resolve(graph, key) -> Tensor:
 
 def convert(tensor: Tensor, value) -> np.ndarray:
     """The fed value as a numpy array of the tensor's dtype (same_kind casting)."""
-    want = tensor.type.dtype.np
+    ty = tensor.node.out_types[tensor.index]
+    want = ty.dtype.np
     arr = value if type(value) is np.ndarray else np.asarray(value)
+    if arr.dtype is want and arr.ndim == len(ty.shape):
+        return arr
     if arr.dtype != want:
         if not np.can_cast(arr.dtype, want, casting="same_kind"):
             raise FeedError(

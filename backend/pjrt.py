@@ -16,6 +16,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep XLA's C++ info logs off the user's terminal
 
 import numpy as np  # noqa: E402
+from jaxlib import _jax  # noqa: E402
 from jaxlib import xla_client as xc  # noqa: E402
 from jaxlib._jax import config as _config  # noqa: E402
 from jaxlib._jax import jax_jit as _jax_jit  # noqa: E402
@@ -93,16 +94,31 @@ def _single(device) -> _SingleDevice:
 
 def put(value: np.ndarray, device):
     """Copy a numpy array onto ``device`` as a device array (64-bit data stays 64-bit)."""
-    aval = _aval(value.shape, value.dtype)
-    if value.dtype.itemsize < 8 or "jax._src.config" not in sys.modules:
-        return xc.batched_device_put(aval, _single(device), [value], [device], True, False)
-    # jaxlib's output path imports jax when it is installed, and jax installs
-    # its own x64 flag (off by default): lend ours for this put only.
-    _jax_jit.set_enable_x64_state(_X64_ON)
-    try:
-        return xc.batched_device_put(aval, _single(device), [value], [device], True, False)
-    finally:
-        _jax_jit.set_enable_x64_state(sys.modules["jax._src.config"].enable_x64)
+    with _x64_for(value.dtype.itemsize >= 8):
+        return xc.batched_device_put(
+            _aval(value.shape, value.dtype), _single(device), [value], [device], True, False
+        )
+
+
+class _x64_for:
+    """Lend stablegraph's x64 flag to jaxlib while 64-bit data is put on a device.
+
+    jaxlib's output path imports jax when it is installed, and jax installs
+    its own x64 flag (off by default, which would turn float64 into float32).
+    """
+
+    __slots__ = ("jax_config",)
+
+    def __init__(self, wide: bool):
+        self.jax_config = sys.modules.get("jax._src.config") if wide else None
+
+    def __enter__(self):
+        if self.jax_config is not None:
+            _jax_jit.set_enable_x64_state(_X64_ON)
+
+    def __exit__(self, *exc):
+        if self.jax_config is not None:
+            _jax_jit.set_enable_x64_state(self.jax_config.enable_x64)
 
 
 def to_numpy(array) -> np.ndarray:
@@ -110,15 +126,31 @@ def to_numpy(array) -> np.ndarray:
 
 
 class Executable:
-    """A compiled program on a list of devices."""
+    """A compiled program for one device, called with numpy arrays of fixed types."""
 
-    def __init__(self, loaded):
+    def __init__(self, loaded, device, arg_types, out_types):
         self._exe = loaded
+        self._avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in arg_types]
+        self._wide = any(a.dtype.itemsize >= 8 for a in self._avals)
+        self._sharding = _single(device)
+        self._devices = [device]
+        # One result handler per output, made once: turning results into arrays
+        # then skips the per-call sharding lookup.
+        self._handlers = [
+            _jax.array_result_handler(_aval(tuple(shape), np.dtype(dt)), self._sharding, True, True)
+            for shape, dt in out_types
+        ]
 
-    def run(self, arrays) -> list:
-        """Execute on device arrays (one device); returns device arrays."""
-        results = self._exe.execute_sharded(arrays).disassemble_into_single_device_arrays()
-        return [r[0] for r in results]
+    def __call__(self, values) -> list[np.ndarray]:
+        """Copy ``values`` in, run, and copy every result out (raises XlaRuntimeError)."""
+        put, sharding, devices = xc.batched_device_put, self._sharding, self._devices
+        if self._wide:
+            with _x64_for(True):
+                arrays = [put(a, sharding, [v], devices, True, False) for a, v in zip(self._avals, values)]
+        else:
+            arrays = [put(a, sharding, [v], devices, True, False) for a, v in zip(self._avals, values)]
+        results = self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+        return [np.asarray(r) for r in results]
 
     def cost_analysis(self) -> dict:
         return dict(self._exe.cost_analysis())
@@ -133,8 +165,10 @@ class Executable:
         return self._exe.hlo_modules()[0].to_string()
 
 
-def compile(mlir_text: str, devices) -> Executable:
-    """Compile StableHLO text for ``devices`` (raises XlaRuntimeError)."""
+def compile(mlir_text: str, devices, arg_types=(), out_types=()) -> Executable:
+    """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
+    (shape, numpy dtype) of its arguments and results (raises XlaRuntimeError)."""
     client = devices[0].client
     options = xc.CompileOptions()
-    return Executable(client.compile_and_load(mlir_text, list(devices), options))
+    loaded = client.compile_and_load(mlir_text, list(devices), options)
+    return Executable(loaded, devices[0], arg_types, out_types)

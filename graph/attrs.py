@@ -30,7 +30,7 @@ def _array_in(v) -> np.ndarray:
 
 
 def _array_out(a: np.ndarray) -> dict:
-    a = np.ascontiguousarray(a)
+    a = np.asarray(a, order="C")  # ascontiguousarray would turn a 0-d array into shape (1,)
     return {
         "dtype": dtype(a.dtype).name,
         "shape": list(a.shape),

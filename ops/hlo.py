@@ -64,11 +64,8 @@ def dense_attr(value: np.ndarray, dt: dtypes.DType) -> ir.DenseElementsAttr:
     if not arr.flags.c_contiguous:
         arr = arr.copy()
     ety = element_type(dt)
-    if dt.kind == "b":
-        packed = np.packbits(arr.reshape(-1), bitorder="little")
-        if arr.size and (arr.all() or not arr.any()):
-            packed = np.array([0xFF if arr.all() else 0], np.uint8)
-        return ir.DenseElementsAttr.get(packed, type=ety, shape=list(arr.shape))
+    if dt.kind == "b":  # jaxlib reads a numpy bool array (one byte per element) as i1 data
+        return ir.DenseElementsAttr.get(arr, type=ety, shape=list(arr.shape))
     if arr.size > 1 and (arr == arr.reshape(-1)[0]).all() and dt.kind != "c":
         arr = arr.reshape(-1)[:1]
         return ir.DenseElementsAttr.get_splat(

@@ -1,14 +1,16 @@
-"""Static slicing primitives: slice and rev (ops layer).
+"""Slicing primitives: slice, rev, pad, concatenate, dynamic_slice, dynamic_update_slice (ops layer).
 
-More slicing primitives (pad, concatenate, dynamic_slice,
-dynamic_update_slice) live in this file too, one block per op.
+Static windows (slice, rev, pad, concatenate) take ints in their attributes;
+dynamic_slice and dynamic_update_slice take their start indices as scalar
+integer tensors, which StableHLO clamps so the window stays inside the operand.
 """
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
-from ..graph.dims import check_shape
+from ..graph import Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dtypes, located
+from ..graph.dims import check_shape, factors, is_symbolic, mul, prod, shape_str
 from . import hlo
+from .constants import constant
 from .registry import bind
 
 
@@ -98,3 +100,256 @@ def rev(x, dimensions):
     """``x`` reversed along ``dimensions``."""
     dimensions = tuple(int(d) for d in dimensions)
     return x if not dimensions else bind(rev_op, x, dimensions=dimensions)
+
+
+def _run_time_error(ctx, message: str):
+    """A shape problem found only once the Session bound the symbols, located at the node."""
+    raise GraphError(located(message, ctx.node.location, ctx.node.name))
+
+
+# -- pad -----------------------------------------------------------------------
+class PadAttrs(Attrs):
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+    interior: tuple[int, ...]
+
+
+def _pad_dim(i: int, d, lo: int, hi: int, inner: int, x: TensorType):
+    if not is_symbolic(d):
+        out = lo + hi + d + max(d - 1, 0) * inner
+        if out < 0:
+            raise GraphError(f"pad of {x} leaves dim {i} with negative size {out}")
+        return out
+    # (inner + 1) * d - inner + lo + hi is a product of symbols only when lo + hi == inner.
+    if lo + hi != inner:
+        raise GraphError(
+            f"pad of symbolic dim {i} of {x} wants low + high == interior (size stays a multiple of {d}), "
+            f"got low {lo}, high {hi}, interior {inner}"
+        )
+    return mul(inner + 1, d)
+
+
+def _pad_infer(attrs: PadAttrs, x: TensorType, value: TensorType) -> TensorType:
+    low, high, interior = attrs.low, attrs.high, attrs.interior
+    if value.shape != () or value.dtype is not x.dtype:
+        raise GraphError(f"pad wants a scalar padding value of dtype {x.dtype.name}, got {value} for {x}")
+    if not len(low) == len(high) == len(interior) == x.ndim:
+        raise GraphError(
+            f"pad wants one low, high and interior per dim of {x}, got {low}, {high}, {interior}"
+        )
+    if any(n < 0 for n in interior):
+        raise GraphError(f"pad wants interior >= 0, got {interior}")
+    shape = tuple(_pad_dim(i, *args, x) for i, args in enumerate(zip(x.shape, low, high, interior)))
+    return TensorType(shape, x.dtype)
+
+
+def _pad_lower(ctx, attrs: PadAttrs, x, value):
+    x_type, out_type = ctx.in_types[0], ctx.out_types[0]
+    sizes = tuple(
+        _pad_dim(i, *args, x_type)
+        for i, args in enumerate(zip(x_type.shape, attrs.low, attrs.high, attrs.interior))
+    )
+    if sizes != out_type.shape:  # interior padding of a symbolic dim that the feeds bound to 0
+        _run_time_error(ctx, f"pad of {x_type} gives shape {sizes}, not {out_type.shape} as its symbols said")
+    return hlo.sh.pad(
+        x,
+        value,
+        hlo.dense_i64(attrs.low),
+        hlo.dense_i64(attrs.high),
+        hlo.dense_i64(attrs.interior),
+        results=[hlo.tensor_type(ctx.out_types[0])],
+    )
+
+
+pad_op = OpDef(
+    "pad",
+    _pad_infer,
+    _pad_lower,
+    attrs=PadAttrs,
+    doc="Add low/high edge padding (negative crops) and interior padding between elements; stablehlo.pad.",
+)
+
+
+def pad(x, padding_value, low, high, interior=None):
+    """``x`` padded with the scalar ``padding_value``: ``low[i]`` elements before dim i,
+    ``high[i]`` after and ``interior[i]`` between neighbours (negative low/high crop).
+
+    Size of dim i: ``low + high + d + max(d - 1, 0) * interior``. Lowers to ``stablehlo.pad``.
+    ``pad(x, zero, (1, 0), (1, 0), (0, 0))`` adds a border of zeros in dim 0.
+    """
+    interior = tuple(interior) if interior is not None else (0,) * x.ndim
+    return bind(
+        pad_op, x, padding_value,
+        low=tuple(int(n) for n in low), high=tuple(int(n) for n in high),
+        interior=tuple(int(n) for n in interior),
+    )  # fmt: skip
+
+
+# -- concatenate ---------------------------------------------------------------
+class ConcatenateAttrs(Attrs):
+    dimension: int
+
+
+def _concat_size(sizes, dim: int):
+    """The sum of the sizes along the joined dim: ints, or multiples of one symbol product."""
+    parts = [factors(d) for d in sizes]
+    syms = {s for _, s in parts}
+    if len(syms) != 1:
+        raise GraphError(
+            f"concatenate cannot add sizes {', '.join(map(str, sizes))} along dim {dim}: a dim is an int "
+            "or a product of symbols, not a sum (make the joined sizes static or multiples of one symbol)"
+        )
+    return prod((sum(c for c, _ in parts), *syms.pop()))
+
+
+def _concatenate_infer(attrs: ConcatenateAttrs, *xs: TensorType) -> TensorType:
+    dim = attrs.dimension
+    if not xs:
+        raise GraphError("concatenate wants at least one operand, got none")
+    x = xs[0]
+    if not 0 <= dim < x.ndim:
+        raise GraphError(f"concatenate wants 0 <= dimension < rank, got dimension {dim} for {x}")
+    for y in xs[1:]:
+        same = y.ndim == x.ndim and all(a == b for i, (a, b) in enumerate(zip(x.shape, y.shape)) if i != dim)
+        if y.dtype is not x.dtype or not same:
+            spelled = ", ".join(map(str, xs))
+            raise GraphError(
+                f"concatenate wants operands of one dtype and rank, equal outside dim {dim}, got {spelled}"
+            )
+    shape = list(x.shape)
+    shape[dim] = _concat_size([y.shape[dim] for y in xs], dim)
+    return TensorType(tuple(shape), x.dtype)
+
+
+def _concatenate_lower(ctx, attrs: ConcatenateAttrs, *xs):
+    return hlo.sh.concatenate(list(xs), attrs.dimension)
+
+
+concatenate_op = OpDef(
+    "concatenate",
+    _concatenate_infer,
+    _concatenate_lower,
+    attrs=ConcatenateAttrs,
+    doc="Join operands end to end along one dim; stablehlo.concatenate.",
+)
+
+
+def concatenate(xs, dimension: int):
+    """The tensors ``xs`` (one dtype, equal outside ``dimension``) joined along ``dimension``.
+
+    Lowers to ``stablehlo.concatenate``. ``concatenate([x, y], 0)``
+    """
+    xs = list(xs)
+    if len(xs) == 1 and isinstance(xs[0], Tensor):
+        return xs[0]
+    return bind(concatenate_op, *xs, dimension=int(dimension))
+
+
+# -- dynamic_slice -------------------------------------------------------------
+def _check_starts(op: str, x: TensorType, starts) -> None:
+    if len(starts) != x.ndim:
+        raise GraphError(f"{op} wants one start index per dim of {x}, got {len(starts)}")
+    for s in starts:
+        if s.shape != () or not s.dtype.is_integer or s.dtype is not starts[0].dtype:
+            raise GraphError(
+                f"{op} wants scalar start indices of one integer dtype, got {', '.join(map(str, starts))}"
+            )
+
+
+def _check_window(op: str, x, window, what: str) -> None:
+    for i, (w, d) in enumerate(zip(window, x)):
+        if is_symbolic(w) and w != d:
+            raise GraphError(
+                f"{op} wants a symbolic {what} to equal the operand's dim, got {w} in dim {i} of {shape_str(x)}"
+            )
+        if not is_symbolic(w) and not is_symbolic(d) and w > d:
+            raise GraphError(f"{op} wants {what} <= operand size, got {shape_str(window)} for {shape_str(x)}")
+
+
+class DynamicSliceAttrs(Attrs):
+    slice_shape: ShapeAttr  # the slice sizes; a symbol must equal the operand's dim (taken whole)
+
+
+def _dynamic_slice_infer(attrs: DynamicSliceAttrs, x: TensorType, *starts: TensorType) -> TensorType:
+    _check_starts("dynamic_slice", x, starts)
+    if len(attrs.slice_shape) != x.ndim:
+        raise GraphError(
+            f"dynamic_slice wants one slice size per dim of {x}, got {shape_str(attrs.slice_shape)}"
+        )
+    _check_window("dynamic_slice", x.shape, attrs.slice_shape, "slice size")
+    return TensorType(attrs.slice_shape, x.dtype)
+
+
+def _fits(ctx, op: str, window, operand) -> None:
+    # A static window in a symbolic dim can only be checked once the Session binds the symbol.
+    if any(w > d for w, d in zip(window, operand)):
+        _run_time_error(
+            ctx, f"{op} wants a window within the operand, got {window} for {operand} at run time"
+        )
+
+
+def _dynamic_slice_lower(ctx, attrs: DynamicSliceAttrs, x, *starts):
+    sizes = ctx.out_types[0].shape
+    _fits(ctx, "dynamic_slice", sizes, ctx.in_types[0].shape)
+    return hlo.sh.dynamic_slice(x, list(starts), hlo.dense_i64(sizes))
+
+
+dynamic_slice_op = OpDef(
+    "dynamic_slice",
+    _dynamic_slice_infer,
+    _dynamic_slice_lower,
+    attrs=DynamicSliceAttrs,
+    doc="A static-size window at run-time starts (clamped into range); stablehlo.dynamic_slice.",
+)
+
+
+def _start_tensors(starts) -> list:
+    """Start indices as scalar Tensors; Python ints take the dtype of the Tensor ones (else int32)."""
+    starts = list(starts)
+    dt = next((s.dtype for s in starts if isinstance(s, Tensor)), dtypes.int32)
+    return [s if isinstance(s, Tensor) else constant(int(s), dt) for s in starts]
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """The window of shape ``slice_sizes`` of ``x`` starting at ``start_indices`` (scalar
+    integer tensors or ints). Starts are clamped to ``[0, size - slice_size]``, as StableHLO does.
+
+    Lowers to ``stablehlo.dynamic_slice``. ``dynamic_slice(x, (i, 0), (2, 3))``
+    """
+    return bind(
+        dynamic_slice_op, x, *_start_tensors(start_indices), slice_shape=check_shape(tuple(slice_sizes))
+    )
+
+
+# -- dynamic_update_slice ------------------------------------------------------
+def _dynamic_update_slice_infer(attrs, x: TensorType, update: TensorType, *starts: TensorType) -> TensorType:
+    _check_starts("dynamic_update_slice", x, starts)
+    if update.dtype is not x.dtype or update.ndim != x.ndim:
+        raise GraphError(
+            f"dynamic_update_slice wants an update of the operand's dtype and rank, got {update} for {x}"
+        )
+    _check_window("dynamic_update_slice", x.shape, update.shape, "update size")
+    return x
+
+
+def _dynamic_update_slice_lower(ctx, attrs, x, update, *starts):
+    _fits(ctx, "dynamic_update_slice", ctx.in_types[1].shape, ctx.in_types[0].shape)
+    return hlo.sh.dynamic_update_slice(x, update, list(starts))
+
+
+dynamic_update_slice_op = OpDef(
+    "dynamic_update_slice",
+    _dynamic_update_slice_infer,
+    _dynamic_update_slice_lower,
+    doc="The operand with a window overwritten by update at run-time starts (clamped); "
+    "stablehlo.dynamic_update_slice.",
+)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """``x`` with the window at ``start_indices`` replaced by ``update`` (same dtype and rank).
+    Starts are clamped to ``[0, size - update_size]``, as StableHLO does.
+
+    Lowers to ``stablehlo.dynamic_update_slice``. ``dynamic_update_slice(x, row, (i, 0))``
+    """
+    return bind(dynamic_update_slice_op, x, update, *_start_tensors(start_indices))

@@ -34,7 +34,8 @@ def asarray(x, dtype=None) -> Tensor:
     if isinstance(x, list | tuple) and any(isinstance(v, Tensor) for v in _leaves(x)):
         from .manipulation import stack
 
-        return stack([asarray(v, dtype) for v in x])
+        out = stack(list(x))  # stack promotes with Python scalars kept weak
+        return out if dtype is None else convert(out, dtype)
     return constant(x, dtype)
 
 

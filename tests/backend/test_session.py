@@ -148,7 +148,9 @@ def test_session_with_several_cpu_devices_and_closing(model):
     g, x, *_, y = model
     sess = sg.Session(g, devices=2)
     assert len(sess.devices) == 2
-    np.testing.assert_allclose(sess.run(y, {x: np.ones((2, 3))}), _ref(np.ones((2, 3), np.float32)), rtol=1e-6)
+    np.testing.assert_allclose(
+        sess.run(y, {x: np.ones((2, 3))}), _ref(np.ones((2, 3), np.float32)), rtol=1e-6
+    )
     sess.close()
     with pytest.raises(sg.FeedError, match="closed"):
         sess.run(y, {x: np.ones((2, 3))})

@@ -37,7 +37,9 @@ def test_user_dims_are_checked():
 def test_tensor_type_basics():
     t = sg.TensorType(("batch", 3), sg.float32)
     assert str(t) == "f32[batch,3]"
-    assert t == sg.TensorType(("batch", 3), "float32") and hash(t) == hash(sg.TensorType(("batch", 3), sg.float32))
+    assert t == sg.TensorType(("batch", 3), "float32") and hash(t) == hash(
+        sg.TensorType(("batch", 3), sg.float32)
+    )
     assert t.evaluate({"batch": 4}) == sg.TensorType((4, 3), sg.float32)
     assert not t.is_concrete and t.symbols == {"batch"}
     with pytest.raises(AttributeError):

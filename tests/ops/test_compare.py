@@ -28,7 +28,11 @@ def test_select_and_clamp(run):
     lo, hi = np.float32(-0.5), np.float32(0.5)
     got = run(
         lambda pp, x, y, l_, h_: [select(pp, x, y), clamp(l_, x, h_)],
-        p, a, b, lo, hi,
+        p,
+        a,
+        b,
+        lo,
+        hi,
     )
     np.testing.assert_array_equal(got[0], np.where(p, a, b))
     np.testing.assert_array_equal(got[1], np.clip(a, lo, hi))
@@ -73,7 +77,10 @@ def test_type_errors():
     with g:
         x = sg.placeholder((2,), sg.float32)
         i = sg.placeholder((2,), sg.int32)
-        with pytest.raises(sg.GraphError, match="compare wants operands of equal shape and dtype, got f32\\[2\\] and i32\\[2\\]"):
+        with pytest.raises(
+            sg.GraphError,
+            match="compare wants operands of equal shape and dtype, got f32\\[2\\] and i32\\[2\\]",
+        ):
             compare(x, i, "LT")
         with pytest.raises(sg.GraphError, match="select wants a bool predicate, got f32"):
             select(x, x, x)

@@ -114,7 +114,9 @@ BINARY_CASES = [
 def _cases():
     for op, ref, dts, *makers in UNARY_CASES + BINARY_CASES:
         for dt in dts:
-            if makers[0] in (normal, positive, above_minus_one, specials) and not np.issubdtype(dt, np.floating):
+            if makers[0] in (normal, positive, above_minus_one, specials) and not np.issubdtype(
+                dt, np.floating
+            ):
                 makers = [ints] * len(makers)
             yield op, ref, dt, [m(dt) for m in makers]
 

@@ -49,7 +49,10 @@ DOT_CASES = [  # (lhs shape, rhs shape, contracting, batch)
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
 def test_dot_general_against_einsum(run, dt):
     args = [(RNG.normal(size=s) * 3).astype(dt) for a, b, *_ in DOT_CASES for s in (a, b)]
-    got = run(lambda *ps: [dot_general(ps[2 * i], ps[2 * i + 1], c, b) for i, (_, _, c, b) in enumerate(DOT_CASES)], *args)
+    got = run(
+        lambda *ps: [dot_general(ps[2 * i], ps[2 * i + 1], c, b) for i, (_, _, c, b) in enumerate(DOT_CASES)],
+        *args,
+    )
     letters = "abcdefgh"
     for i, (a, b, (lc, rc), (lb, rb)) in enumerate(DOT_CASES):
         ls = list(letters[: len(a)])
@@ -67,7 +70,10 @@ def test_dot_general_shape_errors():
     with g:
         x = sg.placeholder((3, 4), sg.float32)
         y = sg.placeholder((5, 6), sg.float32)
-        with pytest.raises(sg.GraphError, match="dot_general wants x.shape\\[1\\] == y.shape\\[0\\], got \\(3, 4\\) and \\(5, 6\\)"):
+        with pytest.raises(
+            sg.GraphError,
+            match="dot_general wants x.shape\\[1\\] == y.shape\\[0\\], got \\(3, 4\\) and \\(5, 6\\)",
+        ):
             dot_general(x, y, ((1,), (0,)))
         with pytest.raises(sg.GraphError, match="reduce_sum wants distinct axes"):
             reduce(x, "sum", (0, 0))

@@ -18,7 +18,9 @@ def test_every_rule_is_present_or_explained(name):
     assert callable(op.infer)
     for rule in RULES:
         fn = getattr(op, rule)
-        assert fn is not None or op.reasons.get(rule) or rule == "jvp", f"{name}.{rule} is neither written nor explained"
+        assert fn is not None or op.reasons.get(rule) or rule == "jvp", (
+            f"{name}.{rule} is neither written nor explained"
+        )
     assert op.lower is not None or name in STRUCTURAL, f"{name} cannot be lowered"
     assert op.doc or op.lower is None, f"{name} has no doc"
 
@@ -34,5 +36,7 @@ def test_every_primitive_appears_in_a_test():
 
 def test_a_missing_rule_is_a_clear_error():
     op = all_ops()["placeholder"]
-    with pytest.raises(sg.GraphError, match="op placeholder has no lower rule \\(becomes an argument of main\\)"):
+    with pytest.raises(
+        sg.GraphError, match="op placeholder has no lower rule \\(becomes an argument of main\\)"
+    ):
         op.rule("lower")

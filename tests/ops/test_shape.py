@@ -11,7 +11,11 @@ RNG = np.random.default_rng(5)
 
 @pytest.mark.parametrize("dt", [np.float32, np.int64, np.bool_])
 def test_shape_primitives_against_numpy(run, dt):
-    x = (RNG.normal(size=(2, 1, 3)) > 0).astype(dt) if dt == np.bool_ else (RNG.normal(size=(2, 1, 3)) * 5).astype(dt)
+    x = (
+        (RNG.normal(size=(2, 1, 3)) > 0).astype(dt)
+        if dt == np.bool_
+        else (RNG.normal(size=(2, 1, 3)) * 5).astype(dt)
+    )
     got = run(
         lambda p: [
             broadcast_in_dim(p, (2, 4, 3), (0, 1, 2)),

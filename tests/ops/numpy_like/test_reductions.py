@@ -26,7 +26,11 @@ def test_every_reduction_axis_and_keepdims(run):
 def test_methods_and_integer_dtypes(run):
     i = RNG.integers(-5, 5, size=(3, 4)).astype(np.int8)
     b = RNG.random((3, 4)) < 0.5
-    got = run(lambda p, q: [p.sum(), p.sum(axis=0), p.mean(), p.max(axis=1), q.sum(), snp.var(p, ddof=1), p.prod()], i, b)
+    got = run(
+        lambda p, q: [p.sum(), p.sum(axis=0), p.mean(), p.max(axis=1), q.sum(), snp.var(p, ddof=1), p.prod()],
+        i,
+        b,
+    )
     assert got[0] == i.sum() and got[0].dtype == np.int32  # small ints sum in int32 (like jax)
     np.testing.assert_array_equal(got[1], i.sum(axis=0))
     assert got[2].dtype == np.float32 and np.isclose(got[2], i.mean())
@@ -37,14 +41,20 @@ def test_methods_and_integer_dtypes(run):
 
 def test_mean_and_var_over_a_symbolic_batch(run):
     x = RNG.normal(size=(6, 3)).astype(np.float32)
-    got = run(lambda p: [p.mean(axis=0), snp.var(p), snp.std(p, axis=0, keepdims=True)], x, symbolic={0: ("batch", 3)})
+    got = run(
+        lambda p: [p.mean(axis=0), snp.var(p), snp.std(p, axis=0, keepdims=True)],
+        x,
+        symbolic={0: ("batch", 3)},
+    )
     np.testing.assert_allclose(got[0], x.mean(axis=0), rtol=1e-5)
     np.testing.assert_allclose(got[1], x.var(), rtol=1e-5)
     np.testing.assert_allclose(got[2], x.std(axis=0, keepdims=True), rtol=1e-5)
 
 
 @given(
-    arr=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.floats(-10, 10)),
+    arr=hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.floats(-10, 10)
+    ),
     data=st.data(),
 )
 def test_random_axes(arr, data):

@@ -23,8 +23,14 @@ UNARY = ["exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "t
 
 def test_float_functions_against_numpy(run):
     a = RNG.uniform(0.5, 3, size=(4, 1, 3)).astype(np.float32)
-    b = RNG.uniform(0.5, 3, size=(2, 3)).astype(np.float32) * RNG.choice([-1, 1], size=(2, 3)).astype(np.float32)
-    got = run(lambda x, y: {**{f: getattr(snp, f)(x, y) for f in BINARY}, **{f: getattr(snp, f)(y) for f in UNARY}}, a, b)
+    b = RNG.uniform(0.5, 3, size=(2, 3)).astype(np.float32) * RNG.choice([-1, 1], size=(2, 3)).astype(
+        np.float32
+    )
+    got = run(
+        lambda x, y: {**{f: getattr(snp, f)(x, y) for f in BINARY}, **{f: getattr(snp, f)(y) for f in UNARY}},
+        a,
+        b,
+    )
     for f in BINARY:
         want = getattr(np, f)(a, b)
         np.testing.assert_allclose(got[f], want, rtol=2e-5, err_msg=f)
@@ -69,7 +75,9 @@ def test_promotion_with_weak_scalars_and_mixed_dtypes(run):
 
 def test_where_clip_and_comparison_operators(run):
     x = RNG.normal(size=(3, 4)).astype(np.float32)
-    got = run(lambda p: [snp.where(p > 0, p, 0.0), snp.where(p > 0, 1, -1), (p >= 0) & (p < 1), -p, abs(p)], x)
+    got = run(
+        lambda p: [snp.where(p > 0, p, 0.0), snp.where(p > 0, 1, -1), (p >= 0) & (p < 1), -p, abs(p)], x
+    )
     np.testing.assert_array_equal(got[0], np.where(x > 0, x, 0))
     np.testing.assert_array_equal(got[1], np.where(x > 0, 1, -1))
     assert got[1].dtype == np.int32

@@ -1,0 +1,59 @@
+# stablegraph's entry points. `make test` and `make demo` bootstrap a fresh machine:
+# a virtual environment in .venv, the package and its test extras (installed again
+# only when pyproject.toml changes), and graphviz's `dot` binary (Debian package).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-pyproject
+PYTEST_ARGS ?=
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export DEBIAN_FRONTEND := noninteractive
+
+.PHONY: all setup dot test demo lint bench clean
+
+all: test
+
+setup: $(STAMP) dot
+
+# Debian's python3 has no ensurepip until python3-venv is installed: do that once, as root.
+$(PY):
+	@$(PYTHON) -m venv $(VENV) || { \
+	  rm -rf $(VENV); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "python3 -m venv failed: installing python3-venv"; \
+	    apt-get update -q && apt-get install -y -q python3-venv && $(PYTHON) -m venv $(VENV); \
+	  else echo "python3 -m venv failed: install python3-venv" >&2; exit 1; fi; }
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --progress-bar off -q -e ".[test]"
+	touch $(STAMP)
+
+dot:
+	@command -v dot >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "graphviz's dot is missing: apt-get install graphviz"; \
+	  { apt-get update -q && apt-get install -y -q --no-install-recommends graphviz; } || \
+	    echo "warning: could not install graphviz: drawing tests will skip" >&2; \
+	else \
+	  echo "warning: graphviz's dot is missing (not root or no apt-get): drawing tests will skip" >&2; \
+	fi
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+demo: setup
+	$(PY) -m stablegraph.demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
+
+bench: $(STAMP)
+	$(PY) benchmarks/dispatch.py
+
+clean:
+	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

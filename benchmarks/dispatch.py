@@ -1,0 +1,91 @@
+"""Per-call dispatch cost: ``sess.run`` on x + y (float32[8]) next to a jitted JAX function.
+
+Both take numpy arrays and give back a numpy array, and both are timed in
+one process with their repeats interleaved, so machine noise hits both
+alike. Prints the median per-call time of each and their ratio; the goal is
+stablegraph/jax <= 2. Run with ``make bench`` or ``python benchmarks/dispatch.py``.
+
+``--profile`` also prints where ``sess.run`` spends its time (cProfile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import time
+
+import jax
+import numpy as np
+
+import stablegraph as sg
+
+
+def stablegraph_call(a: np.ndarray, b: np.ndarray):
+    g = sg.Graph("dispatch")
+    with g:
+        x = sg.placeholder(a.shape, sg.float32, name="x")
+        y = sg.placeholder(b.shape, sg.float32, name="y")
+        z = x + y
+    sess = sg.Session(g)
+    feeds = {x: a, y: b}
+    return lambda: sess.run(z, feeds)
+
+
+def jax_call(a: np.ndarray, b: np.ndarray):
+    add = jax.jit(lambda x, y: x + y)
+    return lambda: np.asarray(add(a, b))
+
+
+def per_call(fn, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
+
+
+def measure(fns: dict, calls: int, repeats: int) -> dict[str, float]:
+    """Median seconds per call of each function, repeats interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            times[name].append(per_call(fn, calls))
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def profile(fn, calls: int, top: int) -> None:
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000, help="calls per timed repeat")
+    parser.add_argument("--repeats", type=int, default=21, help="interleaved repeats")
+    parser.add_argument("--profile", action="store_true", help="cProfile sess.run afterwards")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 8)).astype(np.float32)
+    fns = {"stablegraph": stablegraph_call(a, b), "jax": jax_call(a, b)}
+    for name, fn in fns.items():
+        out = fn()  # compiles; also a check that both compute the same thing
+        np.testing.assert_allclose(out, a + b, rtol=1e-6, err_msg=name)
+        assert isinstance(out, np.ndarray) and out.dtype == np.float32, (name, type(out), out.dtype)
+        per_call(fn, 200)  # warm up caches
+    med = measure(fns, args.calls, args.repeats)
+    print(f"per call, x + y on float32[8], numpy in and out (median of {args.repeats} x {args.calls} calls)")
+    for name, seconds in med.items():
+        print(f"  {name:<12} {seconds * 1e6:8.1f} us")
+    if args.profile:
+        profile(fns["stablegraph"], 20 * args.calls, top=25)
+    print(f"ratio stablegraph/jax: {med['stablegraph'] / med['jax']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

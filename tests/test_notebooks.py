@@ -1,0 +1,56 @@
+"""Every notebook in notebooks/ runs top to bottom without an error.
+
+The kernel is this interpreter (the venv's python), named by a kernelspec
+written for the test, so a python3 kernelspec elsewhere on the machine can
+not run the notebook against another installation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbclient
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+KERNEL = "stablegraph-test"
+
+
+@pytest.fixture
+def kernel_name(tmp_path, monkeypatch) -> str:
+    spec_dir = tmp_path / "jupyter" / "kernels" / KERNEL
+    spec_dir.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "stablegraph test (venv python)",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv(
+        "PYDEVD_DISABLE_FILE_VALIDATION", "1"
+    )  # quiet debugpy's warning under -X frozen_modules
+    return KERNEL
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ has no .ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs(path, kernel_name, tmp_path):
+    nb = nbformat.read(path, as_version=4)
+    probe = nbformat.v4.new_code_cell("import sys; print(sys.executable)")
+    nb.cells.insert(0, probe)
+    client = nbclient.NotebookClient(
+        nb, kernel_name=kernel_name, timeout=120, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError, naming the cell, on the first error
+    ran_with = probe.outputs[0]["text"].strip()
+    assert Path(ran_with) == Path(sys.executable), f"kernel ran {ran_with}, not {sys.executable}"
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
