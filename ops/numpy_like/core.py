@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ...graph import GraphError, Tensor, dtypes, located, result_type, user_location
+from ...graph.dims import shape_str
 from ...graph.dtypes import weak_point
 from ..compare import convert
 from ..constants import constant
@@ -76,7 +77,7 @@ def broadcast_shapes(*shapes) -> tuple:
         dims = [s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0]
         real = {d for d in dims if d != 1}
         if len(real) > 1:
-            spelled = " and ".join("(" + ", ".join(map(str, s)) + ")" for s in shapes)
+            spelled = " and ".join(shape_str(s) for s in shapes)
             raise error(
                 f"cannot broadcast shapes {spelled}: dim {i - ndim} is {' vs '.join(map(str, sorted(real, key=str)))}"
             )

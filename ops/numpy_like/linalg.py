@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ...graph import dtypes
+from ...graph.dims import shape_str
 from ..compare import compare, convert, select
 from ..constants import iota
 from ..linalg import dot_general
@@ -45,7 +46,9 @@ def matmul(a, b):
     if y1:
         y = expand_dims(y, 1)
     if x.shape[-1] != y.shape[-2]:
-        raise error(f"matmul wants x.shape[-1] == y.shape[-2], got {x.shape} and {y.shape}")
+        raise error(
+            f"matmul wants x.shape[-1] == y.shape[-2], got {shape_str(x.shape)} and {shape_str(y.shape)}"
+        )
     batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
     x = broadcast_to(x, batch + tuple(x.shape[-2:]))
     y = broadcast_to(y, batch + tuple(y.shape[-2:]))
