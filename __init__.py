@@ -61,6 +61,8 @@ from .graph.dtypes import (
 )  # fmt: skip
 from .ops import constant
 from .ops import numpy_like as numpy
+from .ops.custom_vjp import custom_vjp
+from .transforms import grad, gradients, jvp, value_and_grad, vjp
 from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
@@ -68,8 +70,13 @@ _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp
 __all__ = [
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
-    "bfloat16", "bool_", "complex64", "complex128", "constant", "draw", "dtype", "float8_e4m3fn",
+    "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_vjp", "draw", "dtype", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64",
-    "function", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
+    "function",
+    "grad",
+    "gradients",
+    "jvp",
+    "value_and_grad",
+    "vjp", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
     "promote_types", "result_type", "uint8", "uint16", "uint32", "uint64", "viz",
 ]  # fmt: skip

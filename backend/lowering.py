@@ -26,6 +26,14 @@ class LowerContext:
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
 
+    def lower_function(self, fn, values) -> list:
+        """Emit a Function's body inline on ``values`` (its params, then its captures)."""
+        env = dict(zip(fn.params + fn.capture_params, values))
+        for node in fn.graph.nodes:
+            if node.op.name != "parameter":
+                _lower_node(node, env, self.bindings)
+        return [env[r] for r in fn.results]
+
 
 def concrete_type(tensor, bindings) -> TensorType:
     try:

@@ -3,8 +3,14 @@
 jaxlib's Python API is not stable between releases (the version is pinned
 exactly in pyproject.toml); everything stablegraph needs from its runtime
 goes through the small surface below, so an upgrade touches this file only.
-Without jax, jaxlib's array code needs the x64 flag set once and a sharding
-object with the Python-side methods jax normally adds; both are here.
+
+Calls go through jaxlib's C++ dispatcher (``_jax.pjit``), the one jax.jit
+uses: after a first call that runs in Python, numpy arguments of the same
+types are copied in, executed and wrapped in C++, so a Session call costs
+about what a jitted jax call costs. That dispatcher, and jaxlib's array
+code, read a few process-wide states that jax normally installs (the x64
+flag, disable_jit, a post hook); stablegraph installs its own only when jax
+has not, and never changes jax's.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from typing import NamedTuple
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep XLA's C++ info logs off the user's terminal
 
@@ -21,13 +28,15 @@ from jaxlib import xla_client as xc  # noqa: E402
 from jaxlib._jax import config as _config  # noqa: E402
 from jaxlib._jax import jax_jit as _jax_jit  # noqa: E402
 
-# jaxlib's array code reads one installed x64 flag; with it on, 64-bit data stays
-# 64-bit. stablegraph has no global x64 switch (each graph's dtypes decide), so
-# it installs a flag that is always on. jax, if the user imports it too,
-# installs its own flag (off by default); puts of 64-bit data then swap ours in
-# for the call and give jax its flag back, so neither library changes the other.
-_X64_ON = _config.Config("stablegraph_x64", True)
-_jax_jit.set_enable_x64_state(_X64_ON)
+# With the installed x64 flag on, 64-bit data stays 64-bit. stablegraph has no
+# global x64 switch (each graph's dtypes decide), so its own flag is always on.
+# If jax is loaded (jaxlib's output path imports it whenever it is installed),
+# jax's flag is the installed one, off by default: 64-bit calls then turn it on
+# thread-locally for their duration (see _x64_for), which jax code never sees.
+if "jax._src.config" not in sys.modules:
+    _jax_jit.set_enable_x64_state(_config.Config("stablegraph_x64", True))
+    _jax_jit.set_disable_jit_state(_config.Config("stablegraph_disable_jit", False))
+    _jax_jit.set_post_hook_state(_config.Config("stablegraph_post_hook", None, include_in_jit_key=False))
 
 XlaRuntimeError = xc.XlaRuntimeError
 
@@ -101,56 +110,121 @@ def put(value: np.ndarray, device):
 
 
 class _x64_for:
-    """Lend stablegraph's x64 flag to jaxlib while 64-bit data is put on a device.
+    """Keep 64-bit data 64-bit while jax's x64 flag (if jax is loaded) is off.
 
-    jaxlib's output path imports jax when it is installed, and jax installs
-    its own x64 flag (off by default, which would turn float64 into float32).
+    Turns jax's flag on for this thread only, for the duration of the block.
     """
 
-    __slots__ = ("jax_config",)
+    __slots__ = ("flag", "old")
 
     def __init__(self, wide: bool):
-        self.jax_config = sys.modules.get("jax._src.config") if wide else None
+        config = sys.modules.get("jax._src.config") if wide else None
+        self.flag = config.enable_x64 if config is not None else None
 
     def __enter__(self):
-        if self.jax_config is not None:
-            _jax_jit.set_enable_x64_state(_X64_ON)
+        if self.flag is not None:
+            self.old = self.flag.swap_local(True)
 
     def __exit__(self, *exc):
-        if self.jax_config is not None:
-            _jax_jit.set_enable_x64_state(self.jax_config.enable_x64)
+        if self.flag is not None:
+            self.flag.set_local(self.old)
+
+
+class _FastPath(NamedTuple):
+    """What jaxlib's C++ dispatcher needs to run a program without Python.
+
+    The field names are the ones the dispatcher reads (jax's
+    MeshExecutableFastpathData has the same).
+    """
+
+    xla_executable: object
+    out_pytree_def: object
+    in_shardings: list
+    out_shardings: list
+    out_avals: list
+    out_committed: list
+    kept_var_bitvec: list
+    in_device_local_layouts: list
+    const_args: list
+
+
+_TREES = _jax.pytree.PyTreeRegistry()  # lists of outputs; our own, apart from jax's
+_DISPATCH_CACHE = _jax.PjitFunctionCache(capacity=256)
 
 
 def to_numpy(array) -> np.ndarray:
-    return np.asarray(array)
+    """A device array as numpy. Arrays of ml_dtypes types (bfloat16, float8) have
+    no buffer-protocol format, so they take jaxlib's explicit copy."""
+    out = np.asarray(array)
+    if out.dtype == object:  # without jax's __array__, custom dtypes come out boxed
+        return array._single_device_array_to_np_array_did_copy()[0]
+    return out
 
 
 class Executable:
-    """A compiled program for one device, called with numpy arrays of fixed types."""
+    """A compiled program for one device, called with numpy arrays of fixed types.
+
+    The first call with arguments of the expected types runs in Python and
+    hands jaxlib's C++ dispatcher what it needs; later calls stay in C++.
+    """
 
     def __init__(self, loaded, device, arg_types, out_types):
         self._exe = loaded
         self._avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in arg_types]
-        self._wide = any(a.dtype.itemsize >= 8 for a in self._avals)
-        self._sharding = _single(device)
+        out_avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in out_types]
+        self._wide = any(a.dtype.itemsize >= 8 for a in self._avals + out_avals)
+        self._sharding = sharding = _single(device)
         self._devices = [device]
-        # One result handler per output, made once: turning results into arrays
-        # then skips the per-call sharding lookup.
-        self._handlers = [
-            _jax.array_result_handler(_aval(tuple(shape), np.dtype(dt)), self._sharding, True, True)
-            for shape, dt in out_types
-        ]
+        self._handlers = [_jax.array_result_handler(a, sharding, True, True) for a in out_avals]
+        self._custom_dtypes = any(a.dtype.kind == "V" for a in out_avals)  # bfloat16, float8_*
+        self._fast_path = _FastPath(
+            xla_executable=loaded,
+            out_pytree_def=_TREES.flatten([0] * len(out_avals))[1],
+            in_shardings=[sharding] * len(self._avals),
+            out_shardings=[sharding] * len(out_avals),
+            out_avals=out_avals,
+            out_committed=[True] * len(out_avals),
+            kept_var_bitvec=[True] * len(self._avals),
+            in_device_local_layouts=[None] * len(self._avals),
+            const_args=[],
+        )
+        self._dispatch = _jax.pjit(
+            "stablegraph", self._run_in_python, self._first_call, [], [], ("stablegraph",),
+            _TREES, self._put_other, _DISPATCH_CACHE,
+        )  # fmt: skip
 
     def __call__(self, values) -> list[np.ndarray]:
         """Copy ``values`` in, run, and copy every result out (raises XlaRuntimeError)."""
-        put, sharding, devices = xc.batched_device_put, self._sharding, self._devices
         if self._wide:
             with _x64_for(True):
-                arrays = [put(a, sharding, [v], devices, True, False) for a, v in zip(self._avals, values)]
+                results = self._dispatch(*values)
         else:
-            arrays = [put(a, sharding, [v], devices, True, False) for a, v in zip(self._avals, values)]
-        results = self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+            results = self._dispatch(*values)
+        if self._custom_dtypes:
+            return [to_numpy(r) for r in results]
         return [np.asarray(r) for r in results]
+
+    def _run_in_python(self, *values) -> list:
+        with _x64_for(self._wide):
+            arrays = [
+                xc.batched_device_put(a, self._sharding, [v], self._devices, True, False)
+                for a, v in zip(self._avals, values)
+            ]
+        return self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+
+    def _first_call(self, *values):
+        """The dispatcher's cache miss: run in Python; allow the C++ path for exact types."""
+        outs = self._run_in_python(*values)
+        exact = len(values) == len(self._avals) and all(
+            type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype
+            for v, a in zip(values, self._avals)
+        )
+        return outs, (self._fast_path if exact else None), False
+
+    def _put_other(self, value, sharding, layout):
+        """The dispatcher's fallback for arguments it cannot copy itself."""
+        arr = np.asarray(value)
+        return xc.batched_device_put(_aval(arr.shape, arr.dtype), sharding, [arr], self._devices, True, False)
 
     def cost_analysis(self) -> dict:
         return dict(self._exe.cost_analysis())

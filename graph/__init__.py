@@ -9,10 +9,11 @@ from .dims import Dim
 from .dtypes import DType, promote_types, result_type
 from .errors import CompileError, ExecutionError, FeedError, GraphError, StablegraphError, located
 from .function import Function, function, inline
-from .graph import Graph, building, current_graph, name_scope
+from .graph import Graph, building, current_graph, emitting_for, name_scope
 from .location import SourceLocation, user_location
 from .node import Node
 from .opdef import Attrs, NoAttrs, OpDef, all_ops, lookup
+from .serialize import FunctionAttr
 from .structural import parameter_op, placeholder, placeholder_op
 from .tensor import Tensor, register_overloads
 from .tree import flatten, unflatten
@@ -20,9 +21,9 @@ from .types import TensorType
 
 __all__ = [
     "ArrayAttr", "Attrs", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
-    "FeedError", "Function", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
+    "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
-    "current_graph", "dtypes", "flatten", "function", "inline", "located", "lookup",
+    "current_graph", "dtypes", "emitting_for", "flatten", "function", "inline", "located", "lookup",
     "name_scope", "parameter_op", "placeholder", "placeholder_op", "promote_types",
     "register_overloads", "result_type", "unflatten", "user_location",
 ]  # fmt: skip

@@ -62,6 +62,21 @@ def name_scope(name: str):
         scopes.pop()
 
 
+@contextmanager
+def emitting_for(location):
+    """Give nodes built inside the source location of the node they derive from.
+
+    Transforms use it so that, e.g., gradient nodes point at the user's line
+    of the forward op rather than at the line that asked for the gradient.
+    """
+    previous = getattr(_state, "emitting_for", None)
+    _state.emitting_for = location
+    try:
+        yield
+    finally:
+        _state.emitting_for = previous
+
+
 class Graph:
     """A computation graph: nodes in the order they were built."""
 
@@ -107,7 +122,8 @@ class Graph:
         Inputs from another graph go through ``capture`` (an error for a plain
         Graph). Type errors carry the user's file:line and the node name.
         """
-        location = location if location is not None else user_location()
+        if location is None:
+            location = getattr(_state, "emitting_for", None) or user_location()
         inputs = tuple(t if t.node.graph is self else self.capture(t) for t in inputs)
         node_name = self.unique_name(name or op.name)
         try:
@@ -194,4 +210,4 @@ class Graph:
         return graph_from_json(text)
 
 
-__all__ = ["Graph", "current_graph", "name_scope", "SourceLocation", "building"]
+__all__ = ["Graph", "current_graph", "name_scope", "SourceLocation", "building", "emitting_for"]

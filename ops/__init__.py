@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (importing a family registers its OpDefs)
     compare,
     constants,
     cumulative,
+    custom_vjp,
     elementwise,
     indexing,
     linalg,

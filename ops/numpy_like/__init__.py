@@ -5,11 +5,13 @@
 
 from .core import asarray, broadcast_shapes, broadcast_to
 from .creation import *  # noqa: F403
+from .index_update import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .manipulation import *  # noqa: F403
 from .overloads import install as _install
 from .reductions import *  # noqa: F403
+from .searching import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .ufuncs import *  # noqa: F403
 

@@ -69,6 +69,16 @@ def result_dtype(*xs) -> dtypes.DType:
         raise error(str(e)) from None
 
 
+def accumulate_dtype(dt: dtypes.DType) -> dtypes.DType:
+    """The dtype sums and products accumulate in: bool and small ints widen to
+    int32 / uint32 (like jax.numpy), everything else keeps its dtype."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.bits < 32):
+        return dtypes.int32
+    if dt.kind == "u" and dt.bits < 32:
+        return dtypes.uint32
+    return dt
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """numpy broadcasting of shapes with symbolic dims: equal, or one side 1."""
     ndim = max((len(s) for s in shapes), default=0)

@@ -17,7 +17,15 @@ from ..linalg import dot_general
 from ..reduce import reduce
 from ..shape import reshape as prim_reshape
 from ..shape import transpose as prim_transpose
-from .core import asarray, broadcast_shapes, broadcast_to, error, normalize_axis, result_dtype
+from .core import (
+    accumulate_dtype,
+    asarray,
+    broadcast_shapes,
+    broadcast_to,
+    error,
+    normalize_axis,
+    result_dtype,
+)
 from .manipulation import expand_dims, reshape, squeeze
 from .ufuncs import multiply, subtract
 
@@ -144,12 +152,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):
     a1, a2 = normalize_axis(axis1, x.ndim, "axis1"), normalize_axis(axis2, x.ndim, "axis2")
     if a1 == a2:
         raise error(f"trace wants two different axes, got axis1={axis1} and axis2={axis2} for {x.type}")
-    if dtype is not None:
-        dt = dtypes.dtype(dtype)
-    elif x.dtype.kind == "b" or (x.dtype.kind in "iu" and x.dtype.bits < 32):
-        dt = dtypes.uint32 if x.dtype.kind == "u" else dtypes.int32
-    else:
-        dt = x.dtype
+    dt = dtypes.dtype(dtype) if dtype is not None else accumulate_dtype(x.dtype)
     return reduce(_keep_diagonal(convert(x, dt), a1, a2, int(offset)), "sum", (a1, a2))
 
 

@@ -8,7 +8,7 @@ from ..compare import convert
 from ..constants import dim_size
 from ..reduce import reduce
 from ..shape import reshape
-from .core import asarray, normalize_axes
+from .core import accumulate_dtype, asarray, normalize_axes
 from .ufuncs import multiply, sqrt, square, subtract, true_divide
 
 
@@ -17,15 +17,6 @@ def _keep(x, out, axes, keepdims):
         return out
     shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     return reshape(out, shape)
-
-
-def _accumulate_dtype(dt: dtypes.DType) -> dtypes.DType:
-    """Sums of bool and small integers accumulate in int32 / uint32, like jax.numpy."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.bits < 32):
-        return dtypes.int32
-    if dt.kind == "u" and dt.bits < 32:
-        return dtypes.uint32
-    return dt
 
 
 def _reduction(kind: str, default_dtype):
@@ -38,8 +29,8 @@ def _reduction(kind: str, default_dtype):
     return fn
 
 
-sum = _reduction("sum", _accumulate_dtype)  # noqa: A001
-prod = _reduction("prod", _accumulate_dtype)
+sum = _reduction("sum", accumulate_dtype)  # noqa: A001
+prod = _reduction("prod", accumulate_dtype)
 max = _reduction("max", lambda dt: dt)  # noqa: A001
 min = _reduction("min", lambda dt: dt)  # noqa: A001
 amax, amin = max, min

@@ -14,7 +14,7 @@ from ..shape import reshape as prim_reshape
 from ..sort import argmax as prim_argmax
 from ..sort import argmin as prim_argmin
 from ..sort import sort as prim_sort
-from .core import asarray, error, normalize_axis
+from .core import accumulate_dtype, asarray, error, normalize_axis
 from .manipulation import reshape
 
 INDEX_DTYPE = dtypes.int32
@@ -78,22 +78,13 @@ argmax.__doc__ = "int32 index of the first maximum along ``axis`` (of the flatte
 argmin.__doc__ = "int32 index of the first minimum along ``axis`` (of the flattened array if None); NaN wins."
 
 
-def _accumulate_dtype(dt: dtypes.DType) -> dtypes.DType:
-    """bool and small integers accumulate in int32 / uint32, like jax.numpy."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.bits < 32):
-        return dtypes.int32
-    if dt.kind == "u" and dt.bits < 32:
-        return dtypes.uint32
-    return dt
-
-
 def _cumulative(kind: str, what: str, promotes: bool):
     def fn(a, axis=None, dtype=None):
         x, ax = _along(a, axis)
         if dtype is not None:
             dt = dtypes.dtype(dtype)
         else:
-            dt = _accumulate_dtype(x.dtype) if promotes else x.dtype
+            dt = accumulate_dtype(x.dtype) if promotes else x.dtype
         return cumulative(convert(x, dt), kind, ax)
 
     fn.__name__ = what

@@ -1,0 +1,84 @@
+"""The reverse pass: one loop that walks nodes backwards calling each op's vjp rule (transforms).
+
+Every gradient in stablegraph (sg.vjp, sg.grad, sg.gradients, jvp by double
+vjp) goes through ``backward``. Cotangents that are zero are never built:
+``None`` stands for them, and a rule sees ``None`` for outputs no gradient
+reached. Nodes a rule emits carry the forward node's source location, under
+a ``grad`` name scope, so errors in a gradient point at the user's line.
+"""
+
+from __future__ import annotations
+
+from ..graph import GraphError, Tensor, emitting_for, located, name_scope
+from ..ops import ad_util
+
+
+def relevant_nodes(nodes, wrt, seeds) -> list:
+    """The nodes on some path from ``wrt`` to ``seeds`` (graph order kept)."""
+    reached = set(wrt)
+    forward = []
+    for node in nodes:
+        if any(t in reached for t in node.inputs):
+            reached.update(node.outputs)
+            forward.append(node)
+    needed = set(seeds)
+    out = []
+    for node in reversed(forward):
+        if any(o in needed for o in node.outputs):
+            needed.update(node.inputs)
+            out.append(node)
+    out.reverse()
+    return out
+
+
+def check_differentiable(wrt, what: str = "differentiate") -> None:
+    for t in wrt:
+        if not ad_util.is_differentiable(t):
+            raise GraphError(
+                located(
+                    f"cannot {what} with respect to {t.name}: it is {t.type}, and only floating and complex "
+                    "values have gradients (integer and bool values carry none)",
+                    t.node.location,
+                    t.node.name,
+                )
+            )
+
+
+def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
+    """Cotangents of ``wrt`` given cotangents ``seeds`` of some outputs.
+
+    Emits the cotangent graph into the graph being built; returns one Tensor
+    (or None for a zero cotangent) per tensor in ``wrt``.
+    """
+    cts: dict[Tensor, Tensor] = {}
+    for t, ct in seeds.items():
+        _accumulate(cts, t, ct)
+    for node in reversed(relevant_nodes(nodes, wrt, seeds)):
+        out_cts = [cts.get(o) for o in node.outputs]
+        if all(c is None for c in out_cts):
+            continue
+        rule = node.op.vjp
+        if rule is None:
+            why = node.op.reasons.get("vjp", "not written yet")
+            raise GraphError(located(f"cannot differentiate through {node.op.name}: it has no vjp rule ({why})",
+                                     node.location, node.name))  # fmt: skip
+        with emitting_for(node.location), name_scope("grad"):
+            in_cts = rule(node.attrs, node.inputs, node.outputs, out_cts)
+        for t, ct in zip(node.inputs, in_cts):
+            if ct is not None and ad_util.is_differentiable(t):
+                _check_ct(node, t, ct)
+                _accumulate(cts, t, ct)
+    return [cts.get(t) for t in wrt]
+
+
+def _accumulate(cts: dict, t: Tensor, ct: Tensor) -> None:
+    prev = cts.get(t)
+    cts[t] = ct if prev is None else ad_util.add(prev, ct)
+
+
+def _check_ct(node, t: Tensor, ct: Tensor) -> None:
+    if ct.type != t.type:
+        raise GraphError(
+            located(f"internal error: the vjp rule of {node.op.name} gave a cotangent {ct.type} for input {t.type}",
+                    node.location, node.name)
+        )  # fmt: skip
