@@ -15,7 +15,7 @@ This module only re-exports the public API.
 
 import sys as _sys
 
-from . import viz
+from . import test_util, viz
 from .backend import Compiled, Lowered, Session
 from .graph import (
     CompileError,
@@ -61,11 +61,15 @@ from .graph.dtypes import (
 )  # fmt: skip
 from .ops import constant
 from .ops import numpy_like as numpy
+from .ops import scipy_like as scipy
 from .ops.custom_vjp import custom_vjp
-from .transforms import grad, gradients, jvp, value_and_grad, vjp
+from .ops.elementwise import stop_gradient
+from .transforms import grad, gradients, jvp, simplify, value_and_grad, vjp
 from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
+_sys.modules[__name__ + ".scipy"] = scipy
+_sys.modules[__name__ + ".scipy.special"] = scipy.special
 
 __all__ = [
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
@@ -78,5 +82,5 @@ __all__ = [
     "jvp",
     "value_and_grad",
     "vjp", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
-    "promote_types", "result_type", "uint8", "uint16", "uint32", "uint64", "viz",
+    "promote_types", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
 ]  # fmt: skip

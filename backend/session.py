@@ -2,6 +2,7 @@
 
 One run is a pure function of the feeds: prune the graph to what the fetches
 need (a fed tensor overrides its value and cuts off what only it needed),
+extract that as a Function of the feeds and simplify it (sg.simplify),
 bind symbolic dims from the feed shapes, lower to StableHLO, compile with
 XLA, execute through PJRT. Executables are cached by (fetches, fed tensors,
 feed shapes); dtypes are fixed per tensor, so shapes are what can change.
@@ -13,8 +14,9 @@ import time
 
 import numpy as np
 
-from ..graph import CompileError, ExecutionError, FeedError, Tensor, flatten, located, unflatten
-from ..graph.structural import placeholder_op
+from ..graph import CompileError, ExecutionError, FeedError, Tensor, extract, flatten, located, unflatten
+from ..graph.structural import parameter_op, placeholder_op
+from ..transforms import simplify
 from . import feeds as feeding
 from . import pjrt
 from .lowering import concrete_type, lower_module
@@ -226,9 +228,12 @@ class Session:
         return nodes, positions
 
     def _lower(self, fetch_ts, fed):
-        nodes, positions = self._plan(fetch_ts, fed)
+        """Lower the simplified program: the fetches as a Function of the feeds they use."""
+        _, positions = self._plan(fetch_ts, fed)
         bindings = feeding.bind(fed)
-        text = lower_module(nodes, [fed[i][0] for i in positions], fetch_ts, bindings)
+        program = simplify(extract(self.graph, fetch_ts, [fed[i][0] for i in positions]))
+        nodes = [n for n in program.graph.nodes if n.op is not parameter_op]
+        text = lower_module(nodes, program.params, program.results, bindings)
         return nodes, positions, text, bindings
 
     def _compile(self, fetch_ts, fed, signature) -> Program:

@@ -8,7 +8,7 @@ from .attrs import ArrayAttr, DTypeAttr, ShapeAttr
 from .dims import Dim
 from .dtypes import DType, promote_types, result_type
 from .errors import CompileError, ExecutionError, FeedError, GraphError, StablegraphError, located
-from .function import Function, function, inline
+from .function import Function, extract, function, inline
 from .graph import Graph, building, current_graph, emitting_for, name_scope
 from .location import SourceLocation, user_location
 from .node import Node
@@ -18,12 +18,13 @@ from .structural import parameter_op, placeholder, placeholder_op
 from .tensor import Tensor, register_overloads
 from .tree import flatten, unflatten
 from .types import TensorType
+from .verify import verify
 
 __all__ = [
     "ArrayAttr", "Attrs", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
-    "current_graph", "dtypes", "emitting_for", "flatten", "function", "inline", "located", "lookup",
+    "current_graph", "dtypes", "emitting_for", "extract", "flatten", "function", "inline", "located", "lookup",
     "name_scope", "parameter_op", "placeholder", "placeholder_op", "promote_types",
-    "register_overloads", "result_type", "unflatten", "user_location",
+    "register_overloads", "result_type", "unflatten", "user_location", "verify",
 ]  # fmt: skip

@@ -159,11 +159,45 @@ def inline(fn: Function, graph: Graph, args) -> list[Tensor]:
     return [env[r] for r in fn.results]
 
 
-def function(py_fn, in_types, name: str | None = None) -> Function:
+def extract(graph: Graph, outputs, inputs=(), name: str | None = None) -> Function:
+    """The part of ``graph`` that computes ``outputs`` from ``inputs``, as a Function.
+
+    ``inputs`` become the parameters, in order (named after the tensors);
+    every other tensor the outputs need is computed by a copy of its node,
+    with the node's name and source line. A placeholder that is needed but
+    not among the inputs is a GraphError. The Session extracts the fetches
+    from the feeds this way before simplifying and lowering.
+    """
+    inputs, outputs = tuple(inputs), tuple(outputs)
+    fgraph = FunctionGraph(name or graph.name)
+    env: dict[Tensor, Tensor] = {}
+    for t in inputs:
+        if t in env:
+            raise GraphError(f"extract wants distinct inputs, got {t.name} twice")
+        attrs = InputAttrs(shape=t.type.shape, dtype=t.type.dtype)
+        param = fgraph.add_node(
+            parameter_op, (), attrs, name=t.name.replace(":", "_"), location=t.node.location
+        )
+        env[t] = param.output
+    for node in graph.ancestors(outputs, stop=inputs):
+        if node.op.name == "placeholder":
+            raise GraphError(
+                located(f"extract needs a value for placeholder {node.name}", node.location, node.name)
+            )
+        new = fgraph.add_node(
+            node.op, [env[t] for t in node.inputs], node.attrs, name=node.name, location=node.location
+        )
+        for old, out in zip(node.outputs, new.outputs):
+            env.setdefault(old, out)  # a fed output stays its parameter
+    return Function(fgraph, [env[t] for t in inputs], [env[t] for t in outputs], name=fgraph.name)
+
+
+def function(py_fn, in_types, name: str | None = None, arg_names=None) -> Function:
     """Build a Function by calling ``py_fn`` on parameters of the given types.
 
     ``in_types`` lists TensorTypes (or anything with ``shape`` and ``dtype``,
     such as numpy arrays). ``py_fn`` may return a Tensor or a nest of them.
+    Parameters are named after py_fn's arguments unless ``arg_names`` says.
 
         f = sg.function(lambda x: snp.tanh(x) * 2, [sg.TensorType(("n",), sg.float32)])
     """
@@ -172,7 +206,7 @@ def function(py_fn, in_types, name: str | None = None) -> Function:
     if fname == "<lambda>":
         fname = "lambda"
     graph = FunctionGraph(fname)
-    arg_names = _arg_names(py_fn, len(types))
+    arg_names = list(arg_names) if arg_names is not None else _arg_names(py_fn, len(types))
     with graph:
         params = [
             graph.add_node(parameter_op, (), InputAttrs(shape=t.shape, dtype=t.dtype), name=n).output
@@ -207,4 +241,4 @@ def _arg_names(py_fn, n: int) -> list[str]:
     return names + [f"arg{i}" for i in range(len(names), n)]
 
 
-__all__ = ["Function", "function", "inline", "building"]
+__all__ = ["Function", "extract", "function", "inline", "building"]

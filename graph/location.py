@@ -15,7 +15,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple(
     os.path.join(_ROOT, d) + os.sep for d in ("graph", "ops", "transforms", "backend", "sharding", "viz")
 )
-_LIBRARY_FILES = (os.path.join(_ROOT, "__init__.py"),)
+_LIBRARY_FILES = tuple(os.path.join(_ROOT, f) for f in ("__init__.py", "test_util.py"))
 _SKIPPED_MODULES = ("contextlib", "functools", "pydantic")
 
 

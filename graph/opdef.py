@@ -7,7 +7,10 @@ backend turns into arguments, in graph/structural.py) with all its rules:
   GraphError with a message such as "add wants equal shapes, got ...";
 - ``lower(ctx, attrs, *values) -> value | list``: emit StableHLO through
   ops/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
-- ``vjp``, ``jvp``, ``batch``: autodiff and vectorization rules (later issues).
+- ``vjp``, ``jvp``, ``batch``: autodiff and vectorization rules (later issues);
+- ``fold(attrs, *numpy_inputs) -> numpy output(s)``: optional constant folding
+  for sg.simplify, or None where folding would be wrong or wasteful (e.g. an
+  integer division by zero, whose value XLA leaves to the platform).
 
 A rule that is absent says why in ``reasons`` (e.g. "integer op: no
 gradient"), so a completeness test can tell a gap from a decision.
@@ -48,6 +51,7 @@ class OpDef:
     vjp: Callable[..., Any] | None = None
     jvp: Callable[..., Any] | None = None
     batch: Callable[..., Any] | None = None
+    fold: Callable[..., Any] | None = None  # optional: not part of RULES
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
 

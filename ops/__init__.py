@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (importing a family registers its OpDefs)
     linalg,
     numpy_like,
     reduce,
+    scipy_like,
     shape,
     slicing,
     sort,

@@ -1,11 +1,16 @@
-"""Comparison, selection and conversion primitives (ops layer)."""
+"""Comparison, selection and conversion primitives (ops layer).
+
+Their vjp rules follow JAX: select and clamp route the cotangent with masks,
+convert converts it back; compare has a bool output and so no gradient.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from ..graph import Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
-from . import hlo
+from . import ad_util as ad
+from . import elementwise, hlo, shape
 from .registry import bind
 
 
@@ -31,6 +36,7 @@ compare_op = OpDef(
     _compare_infer,
     _compare_lower,
     attrs=CompareAttrs,
+    reasons={"vjp": "bool output: no gradient"},
     doc="Elementwise comparison giving bool; stablehlo.compare.",
 )
 
@@ -55,7 +61,18 @@ def _select_lower(ctx, attrs, pred, x, y):
     return hlo.sh.select(pred, x, y)
 
 
-select_op = OpDef("select", _select_infer, _select_lower, doc="pred ? x : y; stablehlo.select.")
+def _select_vjp(attrs, xs, ys, cts):
+    pred, x, _ = xs
+    ct = cts[0]
+    if not ad.is_differentiable(x):
+        return [None, None, None]
+    zero = ad.zeros_like(ct)
+    return [None, select(pred, ct, zero), select(pred, zero, ct)]
+
+
+select_op = OpDef(
+    "select", _select_infer, _select_lower, vjp=_select_vjp, doc="pred ? x : y; stablehlo.select."
+)
 
 
 def select(pred, x, y):
@@ -79,7 +96,28 @@ def _clamp_lower(ctx, attrs, lo, x, hi):
     return hlo.sh.clamp(lo, x, hi)
 
 
-clamp_op = OpDef("clamp", _clamp_infer, _clamp_lower, doc="min(max(x, lo), hi); stablehlo.clamp.")
+def _clamp_vjp(attrs, xs, ys, cts):
+    # JAX's masks: x gets ct strictly inside (lo, hi); lo where lo > x (and lo < hi); hi
+    # where hi < x. At a tie x == lo or x == hi nobody gets it.
+    lo, x, hi = xs
+    ct = cts[0]
+    if not ad.is_differentiable(x):
+        return [None, None, None]
+    lo_b, hi_b = (shape.broadcast_in_dim(b, x.shape, ()) if b.shape != x.shape else b for b in (lo, hi))
+    lo_wins = elementwise.apply(elementwise.and_, compare(lo_b, x, "GT"), compare(lo_b, hi_b, "LT"))
+    x_wins = elementwise.apply(elementwise.and_, compare(x, lo_b, "GT"), compare(x, hi_b, "LT"))
+    hi_wins = compare(hi_b, x, "LT")
+
+    def routed(mask, bound):
+        masked = ad.select(mask, ct, ad.zeros_like(ct))
+        return masked if bound.shape == x.shape else ad.sum_to_shape(masked, (), ())
+
+    return [routed(lo_wins, lo), routed(x_wins, x), routed(hi_wins, hi)]
+
+
+clamp_op = OpDef(
+    "clamp", _clamp_infer, _clamp_lower, vjp=_clamp_vjp, doc="min(max(x, lo), hi); stablehlo.clamp."
+)
 
 
 def clamp(lo, x, hi):
@@ -107,11 +145,22 @@ def _convert_lower(ctx, attrs: ConvertAttrs, x):
     return hlo.sh.convert(hlo.tensor_type(ctx.out_types[0]), x)
 
 
+def _convert_vjp(attrs: ConvertAttrs, xs, ys, cts):
+    # Between inexact dtypes the cotangent converts back: complex -> real keeps the real
+    # part, so real -> complex sends back the real part of ct, complex -> real sends ct + 0j
+    # (JAX). Ints and bools on either side cut the gradient.
+    x, y = xs[0], ys[0]
+    if not (ad.is_differentiable(x) and ad.is_differentiable(y)):
+        return [None]
+    return [convert(cts[0], x.dtype)]
+
+
 convert_op = OpDef(
     "convert",
     _convert_infer,
     _convert_lower,
     attrs=ConvertAttrs,
+    vjp=_convert_vjp,
     doc="Change the element type (numpy astype semantics); stablehlo.convert.",
 )
 

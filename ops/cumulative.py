@@ -6,9 +6,10 @@ from typing import Literal
 
 import numpy as np
 
-from ..graph import Attrs, GraphError, OpDef, TensorType
-from . import hlo
-from .reduce import identity
+from ..graph import Attrs, GraphError, OpDef, TensorType, located
+from ..graph.dims import is_symbolic
+from . import ad_util as ad
+from . import compare, constants, hlo, indexing, reduce, slicing
 from .registry import bind
 
 CUMULATIVE_KINDS = ("sum", "prod", "max", "min")
@@ -41,7 +42,7 @@ def _cumulative_lower(ctx, attrs: CumulativeAttrs, x):
     window[attrs.axis] = n
     padding = np.zeros((ty.ndim, 2), np.int64)
     padding[attrs.axis] = (0, n - 1) if attrs.reverse else (n - 1, 0)
-    init = hlo.constant(identity(attrs.kind, dt), dt)
+    init = hlo.constant(reduce.identity(attrs.kind, dt), dt)
     op = hlo.sh.ReduceWindowOp(
         [hlo.tensor_type(ctx.out_types[0])], [x], [init], hlo.dense_i64(window),
         padding=hlo.ir.DenseIntElementsAttr.get(padding),
@@ -50,11 +51,65 @@ def _cumulative_lower(ctx, attrs: CumulativeAttrs, x):
     return op.result
 
 
+def _cumulative_vjp(attrs: CumulativeAttrs, xs, ys, cts):
+    x, y, ct = xs[0], ys[0], cts[0]
+    if attrs.kind == "sum":
+        return [cumulative(ct, "sum", attrs.axis, reverse=not attrs.reverse)]
+    if attrs.kind == "prod":
+        return [_cumulative_prod_vjp(attrs, x, y, ct)]
+    # max/min: each output's cotangent goes to the element where the running extremum was first
+    # reached (in scan order): the latest position where the output changed. NaN fill makes the
+    # scan's first element such a position.
+    changed = compare.compare(y, _shift(attrs, y, 1, np.nan), "NE")
+    pos = constants.iota("int32", x.shape, attrs.axis)
+    if attrs.reverse:
+        far = ad.full_like(pos, np.iinfo(np.int32).max)
+        source = cumulative(ad.select(changed, pos, far), "min", attrs.axis, reverse=True)
+    else:
+        source = cumulative(ad.select(changed, pos, ad.zeros_like(pos)), "max", attrs.axis)
+    return [indexing.add_along_axis(x, source, ct, attrs.axis)]
+
+
+def _cumulative_prod_vjp(attrs: CumulativeAttrs, x, y, ct):
+    # ct_x[j] = y[j - 1] * s[j] with s[j] = sum over i >= j of ct[i] * x[j + 1] * ... * x[i]
+    # (in scan order). s solves s[j] = ct[j] + x[j + 1] * s[j + 1]; doubling the span of each
+    # step (a, b) -> (a * a', b + a * b') gives it in log2(n) steps of products only, so it is
+    # exact at zeros and differentiable again.
+    n = x.shape[attrs.axis]
+    if is_symbolic(n):
+        node = y.node
+        raise GraphError(
+            located(
+                f"cumulative_prod vjp wants a static axis length, got {x} along axis {attrs.axis}: its cotangent "
+                "(exact at zeros) takes log2(length) steps",
+                node.location,
+                node.name,
+            )
+        )
+    a, b, span = _shift(attrs, x, -1, 0), ct, 1
+    while span < n:
+        b = ad.add(b, ad.mul(a, _shift(attrs, b, -span, 0)))
+        if 2 * span < n:
+            a = ad.mul(a, _shift(attrs, a, -span, 0))
+        span *= 2
+    return ad.mul(_shift(attrs, y, 1, 1), b)
+
+
+def _shift(attrs: CumulativeAttrs, t, k: int, fill):
+    """t moved k places along the scan (toward later elements for k > 0), ``fill`` coming in."""
+    if attrs.reverse:
+        k = -k
+    low, high = [0] * t.ndim, [0] * t.ndim
+    low[attrs.axis], high[attrs.axis] = k, -k
+    return slicing.pad(t, constants.constant(fill, t.dtype), low, high)
+
+
 cumulative_op = OpDef(
     "cumulative",
     _cumulative_infer,
     _cumulative_lower,
     attrs=CumulativeAttrs,
+    vjp=_cumulative_vjp,
     doc="Running sum, prod, max or min along an axis; stablehlo.reduce_window.",
 )
 

@@ -2,12 +2,14 @@
 
 ``f = sg.custom_vjp(f); f.defvjp(f_fwd, f_bwd)`` as in JAX: ``f_fwd(*args)``
 returns ``(out, residuals)`` and ``f_bwd(residuals, cotangent_of_out)`` returns
-one cotangent per argument. Calling ``f`` on Tensors traces ``f_fwd`` and
-``f_bwd`` into Functions typed by the actual arguments and binds one
-``custom_vjp_call`` node whose outputs are the forward's results and
-residuals; it lowers to the forward's body, and its vjp rule inlines the
-backward Function, so the residuals are computed once and second-order
-derivatives differentiate through the backward's ordinary ops.
+one cotangent per argument (None for none).
+
+Calling ``f`` builds ``f_fwd`` inline as ordinary ops, then one
+``custom_vjp_call`` node that passes the outputs through. Its vjp rule gives
+the arguments ``f_bwd(residuals, ct)`` (a Function, inlined) and nothing to
+the ops that computed the outputs, so first derivatives are the user's.
+The residuals stay ordinary tensors of the arguments, so differentiating
+the backward again follows them: second order needs no special case.
 """
 
 from __future__ import annotations
@@ -31,28 +33,30 @@ from .registry import bind_node
 
 
 class CustomVJPAttrs(Attrs):
-    fwd: FunctionAttr  # (args..., captures...) -> (outs..., residuals...)
-    bwd: FunctionAttr  # (residuals..., out cotangents...) -> arg cotangents
-    num_outputs: int
+    bwd: FunctionAttr  # (residuals..., output cotangents...) -> argument cotangents
     num_args: int
+    num_outputs: int
 
 
 def _custom_vjp_call_infer(attrs: CustomVJPAttrs, *in_types) -> tuple[TensorType, ...]:
-    want = tuple(p.type for p in attrs.fwd.params + attrs.fwd.capture_params)
-    if tuple(in_types) != want:
-        raise GraphError(f"custom_vjp_call wants inputs {want}, got {tuple(in_types)}")
-    return attrs.fwd.out_types
+    n, k = attrs.num_args, attrs.num_outputs
+    if len(in_types) < n + k:
+        raise GraphError(
+            f"custom_vjp_call wants {n} arguments and {k} outputs as inputs, got {len(in_types)}"
+        )
+    return tuple(in_types[n : n + k])
 
 
 def _custom_vjp_call_lower(ctx, attrs: CustomVJPAttrs, *values):
-    return ctx.lower_function(attrs.fwd, values)
+    return list(values[attrs.num_args : attrs.num_args + attrs.num_outputs])
 
 
 def _custom_vjp_call_vjp(attrs: CustomVJPAttrs, xs, ys, cts):
-    outs, residuals = ys[: attrs.num_outputs], ys[attrs.num_outputs :]
-    out_cts = [c if c is not None else ad.zeros_like(y) for y, c in zip(outs, cts[: attrs.num_outputs])]
+    n, k = attrs.num_args, attrs.num_outputs
+    residuals = xs[n + k :]
+    out_cts = [c if c is not None else ad.zeros_like(y) for y, c in zip(ys, cts)]
     arg_cts = attrs.bwd(*residuals, *out_cts)
-    return list(arg_cts) + [None] * (len(xs) - attrs.num_args)
+    return list(arg_cts) + [None] * (len(xs) - n)
 
 
 custom_vjp_call_op = OpDef(
@@ -62,7 +66,7 @@ custom_vjp_call_op = OpDef(
     attrs=CustomVJPAttrs,
     vjp=_custom_vjp_call_vjp,
     reasons={"batch": "not written yet"},
-    doc="A function with a user-given vjp: lowers to its forward Function's body.",
+    doc="Passes a custom_vjp function's outputs through; its vjp is the user's backward Function.",
 )
 
 
@@ -72,7 +76,8 @@ class custom_vjp:  # noqa: N801  (spelled like jax.custom_vjp)
     @sg.custom_vjp
     def softplus(x):
         return snp.log1p(snp.exp(x))
-    softplus.defvjp(lambda x: (softplus.fun(x), x), lambda x, g: (g * snp.sigmoid(x),))
+
+    softplus.defvjp(lambda x: (softplus.fun(x), snp.sigmoid(x)), lambda s, g: (g * s,))
     """
 
     def __init__(self, fun):
@@ -87,32 +92,33 @@ class custom_vjp:  # noqa: N801  (spelled like jax.custom_vjp)
 
     def __call__(self, *args):
         if self.fwd is None:
-            raise GraphError(located(f"custom_vjp function {self.__name__} has no vjp: call .defvjp(fwd, bwd)",
-                                     user_location()))  # fmt: skip
+            raise GraphError(
+                located(
+                    f"custom_vjp function {self.__name__} has no vjp: call .defvjp(fwd, bwd)", user_location()
+                )
+            )
         args = [a if isinstance(a, Tensor) else constant(a) for a in args]
-        shape = {}
+        out, residuals = self.fwd(*args)
+        outs, out_tree = flatten(out)
+        res, res_tree = flatten(residuals)
+        outs = [o if isinstance(o, Tensor) else constant(o) for o in outs]
+        res = [r if isinstance(r, Tensor) else constant(r) for r in res]
+        bwd = function(
+            self._bwd_flat(args, res_tree, out_tree, len(res)),
+            [r.type for r in res] + [o.type for o in outs],
+            name=f"{self.__name__}_bwd",
+        )
+        attrs = CustomVJPAttrs(bwd=bwd, num_args=len(args), num_outputs=len(outs))
+        node = bind_node(custom_vjp_call_op, args + outs + res, attrs, name=self.__name__)
+        return unflatten(out_tree, list(node.outputs))
 
-        def fwd_flat(*xs):
-            out, residuals = self.fwd(*xs)
-            outs, shape["out"] = flatten(out)
-            res, shape["res"] = flatten(residuals)
-            shape["n_out"] = len(outs)
-            return list(outs) + list(res)
-
-        fwd = function(fwd_flat, [a.type for a in args], name=f"{self.__name__}_fwd")
-        n_out = shape["n_out"]
-        res_types = fwd.out_types[n_out:]
-        out_types = fwd.out_types[:n_out]
-
-        def bwd_flat(*rs_and_cts):
-            residuals = unflatten(shape["res"], list(rs_and_cts[: len(res_types)]))
-            cts = unflatten(shape["out"], list(rs_and_cts[len(res_types) :]))
+    def _bwd_flat(self, args, res_tree, out_tree, n_res):
+        def bwd(*res_and_cts):
+            residuals = unflatten(res_tree, list(res_and_cts[:n_res]))
+            cts = unflatten(out_tree, list(res_and_cts[n_res:]))
             grads = self.bwd(residuals, cts)
             if not isinstance(grads, tuple | list) or len(grads) != len(args):
                 raise GraphError(f"{self.__name__}'s bwd must return a tuple of {len(args)} cotangents")
             return [g if g is not None else ad.zeros_like(a) for g, a in zip(grads, args)]
 
-        bwd = function(bwd_flat, list(res_types) + list(out_types), name=f"{self.__name__}_bwd")
-        attrs = CustomVJPAttrs(fwd=fwd, bwd=bwd, num_outputs=n_out, num_args=len(args))
-        node = bind_node(custom_vjp_call_op, list(args) + list(fwd.captures), attrs, name=self.__name__)
-        return unflatten(shape["out"], list(node.outputs[:n_out]))
+        return bwd

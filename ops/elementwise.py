@@ -1,16 +1,27 @@
-"""Elementwise primitives: the unary and binary families (ops layer).
+"""Elementwise primitives: the unary and binary families, plus stop_gradient (ops layer).
 
 Primitives are strict like StableHLO: binary operands have equal shapes and
 dtypes. Broadcasting and promotion happen in sg.numpy, which inserts
 broadcast_in_dim and convert nodes. Each family factory gives an op its
-shared infer rule (dtype-kind check) and its lowering; per-op differences are
-one line in the tables below.
+shared infer rule (dtype-kind check), its lowering and the plumbing of its
+vjp; per-op differences are one line in the tables below, or a small
+``_<op>_vjp`` right above the line.
+
+Family vjp rules are written on values: a unary rule is ``(x, y, ct) -> ct_x``
+and a binary one ``(x, y, out, ct) -> (ct_x, ct_y)``, with None for a zero
+cotangent. They follow JAX's conventions, also for complex numbers (the
+cotangent of a holomorphic f is ``ct * f'(x)``, without conjugation), and
+emit only primitives that have vjp rules themselves, so derivatives nest.
 """
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, TensorType
-from . import hlo
+import numpy as np
+
+from ..graph import Attrs, GraphError, OpDef, Tensor, TensorType, dtypes
+from . import ad_util as ad
+from . import compare as cmp
+from . import constants, hlo
 from .registry import bind
 
 FLOAT = "fc"  # floating and complex
@@ -28,6 +39,8 @@ _KIND_WORDS = {
     ANY: "any dtype",
     "f": "a real floating dtype",
 }
+_INTEGRAL_OP = "bool and integer op: no gradient"
+_BOOL_OUT = "bool output: no gradient"
 
 
 def _check_kind(name: str, kinds: str, ty: TensorType) -> None:
@@ -35,21 +48,37 @@ def _check_kind(name: str, kinds: str, ty: TensorType) -> None:
         raise GraphError(f"{name} wants {_KIND_WORDS[kinds]}, got {ty}")
 
 
-def unary(name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, doc: str = "") -> OpDef:
-    """An elementwise op of one operand; ``out_dtype`` fixes the result dtype."""
+def unary(
+    name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, vjp=None, reasons=None, doc: str = ""
+) -> OpDef:
+    """An elementwise op of one operand.
+
+    ``out_dtype`` fixes the result dtype (a dtype, or a function of the
+    operand's). ``vjp(x, y, ct) -> ct_x | None`` is only called for floating
+    and complex operands: integers and bools carry no cotangent.
+    """
 
     def infer(attrs, x: TensorType) -> TensorType:
         _check_kind(name, kinds, x)
-        return x if out_dtype is None else x.with_dtype(out_dtype)
+        if out_dtype is None:
+            return x
+        return x.with_dtype(out_dtype(x.dtype) if callable(out_dtype) else out_dtype)
 
     def lower(ctx, attrs, x):
         return lower_fn(x)
 
-    return OpDef(name, infer, lower, doc=doc)
+    def rule(attrs, xs, ys, cts):
+        return [vjp(xs[0], ys[0], cts[0]) if ad.is_differentiable(xs[0]) else None]
+
+    return OpDef(name, infer, lower, vjp=rule if vjp else None, reasons=dict(reasons or {}), doc=doc)
 
 
-def binary(name: str, lower_fn, kinds: str = NUMERIC, doc: str = "") -> OpDef:
-    """An elementwise op of two operands with equal shapes and dtypes."""
+def binary(name: str, lower_fn, kinds: str = NUMERIC, vjp=None, reasons=None, doc: str = "") -> OpDef:
+    """An elementwise op of two operands with equal shapes and dtypes.
+
+    ``vjp(x, y, out, ct) -> (ct_x, ct_y)`` is only called for floating and
+    complex operands.
+    """
 
     def infer(attrs, x: TensorType, y: TensorType) -> TensorType:
         if x.shape != y.shape or x.dtype is not y.dtype:
@@ -60,60 +89,186 @@ def binary(name: str, lower_fn, kinds: str = NUMERIC, doc: str = "") -> OpDef:
     def lower(ctx, attrs, x, y):
         return lower_fn(x, y)
 
-    return OpDef(name, infer, lower, doc=doc)
+    def rule(attrs, xs, ys, cts):
+        return list(vjp(*xs, ys[0], cts[0])) if ad.is_differentiable(xs[0]) else [None, None]
+
+    return OpDef(name, infer, lower, vjp=rule if vjp else None, reasons=dict(reasons or {}), doc=doc)
+
+
+def _real_dtype(dt: dtypes.DType) -> dtypes.DType:
+    """The dtype of the magnitude of a ``dt`` value (complex64 -> float32)."""
+    return dtypes.dtype(np.finfo(dt.np).dtype) if dt.is_complex else dt
+
+
+def _eq(x: Tensor, y: Tensor) -> Tensor:
+    return cmp.compare(x, y, "EQ")
+
+
+def _one(x: Tensor) -> Tensor:
+    return ad.full_like(x, 1)
+
+
+def _zero_vjp(*args):
+    """Piecewise constant (sign, floor, ...): the derivative is 0 almost everywhere, as in JAX."""
+    return None
 
 
 sh, chlo = hlo.sh, hlo.chlo
 
+
 # -- unary ---------------------------------------------------------------------
-neg = unary("neg", sh.negate, NUMERIC, doc="-x; stablehlo.negate")
-abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", doc="|x|; stablehlo.abs")
-sign = unary("sign", sh.sign, NUMERIC, doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")
-floor = unary("floor", sh.floor, "f", doc="round down; stablehlo.floor")
-ceil = unary("ceil", sh.ceil, "f", doc="round up; stablehlo.ceil")
-round_ = unary(
-    "round", sh.round_nearest_even, "f", doc="round half to even (numpy); stablehlo.round_nearest_even"
-)
-exp = unary("exp", sh.exponential, doc="e**x; stablehlo.exponential")
-expm1 = unary(
-    "expm1", sh.exponential_minus_one, doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one"
-)
-log = unary("log", sh.log, doc="natural log; stablehlo.log")
-log1p = unary("log1p", sh.log_plus_one, doc="log(1 + x), exact near 0; stablehlo.log_plus_one")
-sqrt = unary("sqrt", sh.sqrt, doc="square root; stablehlo.sqrt")
-rsqrt = unary("rsqrt", sh.rsqrt, doc="1 / sqrt(x); stablehlo.rsqrt")
-cbrt = unary("cbrt", sh.cbrt, "f", doc="cube root; stablehlo.cbrt")
-sin = unary("sin", sh.sine, doc="sine; stablehlo.sine")
-cos = unary("cos", sh.cosine, doc="cosine; stablehlo.cosine")
-tan = unary("tan", sh.tan, doc="tangent; stablehlo.tan")
-tanh = unary("tanh", sh.tanh, doc="hyperbolic tangent; stablehlo.tanh")
-logistic = unary("logistic", sh.logistic, doc="1 / (1 + e**-x); stablehlo.logistic")
-erf = unary("erf", chlo.erf, "f", doc="the error function; chlo.erf")
-is_finite = unary(
-    "is_finite", sh.is_finite, "f", out_dtype="bool", doc="not inf and not NaN; stablehlo.is_finite"
-)
-not_ = unary("not", sh.not_, INTEGRAL, doc="logical not (bool) or bitwise not (ints); stablehlo.not")
+def _abs_vjp(x, y, ct):
+    if not x.dtype.is_complex:
+        return ad.select(cmp.compare(x, ad.zeros_like(x), "GE"), ct, ad.neg(ct))
+    # d|x| transposed is ct * conj(x) / |x| = ct * |x| / x; 0 at x == 0 (JAX). The
+    # divisor is made safe first so that the masked slot has no NaN to leak.
+    at_zero = _eq(x, ad.zeros_like(x))
+    safe_x = ad.select(at_zero, _one(x), x)
+    ct_x = ad.div(ad.mul(cmp.convert(ct, x.dtype), cmp.convert(y, x.dtype)), safe_x)
+    return ad.where_zero(at_zero, ct_x)
+
+
+def _tanh_vjp(x, y, ct):
+    one = _one(y)  # (1 - y)(1 + y) = 1 - y*y, without cancellation near |y| = 1
+    return ad.mul(ad.mul(ct, ad.add(one, y)), ad.sub(one, y))
+
+
+def _erf_vjp(x, y, ct):
+    gauss = bind(exp, ad.neg(ad.mul(x, x)))
+    return ad.mul(ad.scale(ct, 2 / np.sqrt(np.pi)), gauss)
+
+
+neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct),
+            doc="-x; stablehlo.negate")  # fmt: skip
+abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp,
+             doc="|x| (a complex operand gives its real magnitude); stablehlo.abs")  # fmt: skip
+sign = unary("sign", sh.sign, NUMERIC, vjp=_zero_vjp,
+             doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")  # fmt: skip
+floor = unary("floor", sh.floor, "f", vjp=_zero_vjp,
+              doc="round down; stablehlo.floor")  # fmt: skip
+ceil = unary("ceil", sh.ceil, "f", vjp=_zero_vjp,
+             doc="round up; stablehlo.ceil")  # fmt: skip
+round_ = unary("round", sh.round_nearest_even, "f", vjp=_zero_vjp,
+               doc="round half to even (numpy); stablehlo.round_nearest_even")  # fmt: skip
+exp = unary("exp", sh.exponential, vjp=lambda x, y, ct: ad.mul(ct, y),
+            doc="e**x; stablehlo.exponential")  # fmt: skip
+expm1 = unary("expm1", sh.exponential_minus_one, vjp=lambda x, y, ct: ad.mul(ct, ad.add(y, _one(y))),
+              doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one")  # fmt: skip
+log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x),
+            doc="natural log; stablehlo.log")  # fmt: skip
+log1p = unary("log1p", sh.log_plus_one, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))),
+              doc="log(1 + x), exact near 0; stablehlo.log_plus_one")  # fmt: skip
+sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y),
+             doc="square root; stablehlo.sqrt")  # fmt: skip
+rsqrt = unary("rsqrt", sh.rsqrt, vjp=lambda x, y, ct: ad.mul(ad.scale(ct, -0.5), ad.div(y, x)),
+              doc="1 / sqrt(x); stablehlo.rsqrt")  # fmt: skip
+cbrt = unary("cbrt", sh.cbrt, "f", vjp=lambda x, y, ct: ad.div(ct, ad.scale(ad.mul(y, y), 3)),
+             doc="cube root; stablehlo.cbrt")  # fmt: skip
+sin = unary("sin", sh.sine, vjp=lambda x, y, ct: ad.mul(ct, bind(cos, x)),
+            doc="sine; stablehlo.sine")  # fmt: skip
+cos = unary("cos", sh.cosine, vjp=lambda x, y, ct: ad.neg(ad.mul(ct, bind(sin, x))),
+            doc="cosine; stablehlo.cosine")  # fmt: skip
+tan = unary("tan", sh.tan, vjp=lambda x, y, ct: ad.mul(ct, ad.add(_one(y), ad.mul(y, y))),
+            doc="tangent; stablehlo.tan")  # fmt: skip
+tanh = unary("tanh", sh.tanh, vjp=_tanh_vjp,
+             doc="hyperbolic tangent; stablehlo.tanh")  # fmt: skip
+logistic = unary("logistic", sh.logistic, vjp=lambda x, y, ct: ad.mul(ct, ad.mul(y, ad.sub(_one(y), y))),
+                 doc="1 / (1 + e**-x); stablehlo.logistic")  # fmt: skip
+erf = unary("erf", chlo.erf, "f", vjp=_erf_vjp,
+            doc="the error function; chlo.erf")  # fmt: skip
+is_finite = unary("is_finite", sh.is_finite, "f", out_dtype="bool", reasons={"vjp": _BOOL_OUT},
+                  doc="not inf and not NaN; stablehlo.is_finite")  # fmt: skip
+not_ = unary("not", sh.not_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+             doc="logical not (bool) or bitwise not (ints); stablehlo.not")  # fmt: skip
+
 
 # -- binary --------------------------------------------------------------------
-add = binary("add", sh.add, NUMERIC + "b", doc="x + y (or for bool); stablehlo.add")
-sub = binary("sub", sh.subtract, doc="x - y; stablehlo.subtract")
-mul = binary("mul", sh.multiply, NUMERIC + "b", doc="x * y (and for bool); stablehlo.multiply")
-div = binary("div", sh.divide, doc="x / y; integers round toward zero; stablehlo.divide")
-rem = binary("rem", sh.remainder, doc="remainder with the sign of x (C fmod); stablehlo.remainder")
-pow_ = binary("pow", sh.power, doc="x ** y; stablehlo.power")
-max_ = binary("max", sh.maximum, ANY, doc="elementwise maximum (NaN wins); stablehlo.maximum")
-min_ = binary("min", sh.minimum, ANY, doc="elementwise minimum (NaN wins); stablehlo.minimum")
-atan2 = binary("atan2", sh.atan2, FLOAT, doc="angle of (x=y, y=x); stablehlo.atan2")
-and_ = binary("and", sh.and_, INTEGRAL, doc="logical/bitwise and; stablehlo.and")
-or_ = binary("or", sh.or_, INTEGRAL, doc="logical/bitwise or; stablehlo.or")
-xor = binary("xor", sh.xor, INTEGRAL, doc="logical/bitwise xor; stablehlo.xor")
-shift_left = binary("shift_left", sh.shift_left, INTEGER, doc="x << y; stablehlo.shift_left")
-shift_right_arithmetic = binary(
-    "shift_right_arithmetic", sh.shift_right_arithmetic, INTEGER, doc="x >> y keeping the sign"
-)
-shift_right_logical = binary(
-    "shift_right_logical", sh.shift_right_logical, INTEGER, doc="x >> y filling zeros"
-)
+def _div_vjp(x, y, out, ct):
+    ct_x = ad.div(ct, y)
+    return ct_x, ad.neg(ad.mul(ct_x, out))  # d(x/y)/dy = -(x/y)/y
+
+
+def _rem_vjp(x, y, out, ct):
+    # x - y * trunc(x/y): d/dx = 1, d/dy = -trunc(x/y) (JAX), trunc spelled sign * floor(|q|).
+    if x.dtype.is_complex:
+        raise GraphError(f"rem vjp for complex inputs is not supported, got {x.type}")
+    q = ad.div(x, y)
+    trunc = ad.mul(bind(sign, q), bind(floor, bind(abs_, q)))
+    return ct, ad.neg(ad.mul(ct, trunc))
+
+
+def _pow_vjp(x, y, out, ct):
+    # d/dx = y * x**(y-1), 0 where y == 0 (so x**0 has slope 0 at x == 0, like jnp.power
+    # with an integer exponent); d/dy = log(x) * out, 0 where x == 0 (JAX). Each guard
+    # first swaps in a safe operand, so no NaN sits in a masked slot.
+    one = _one(x)
+    y_zero, x_zero = _eq(y, ad.zeros_like(y)), _eq(x, ad.zeros_like(x))
+    safe_y = ad.select(y_zero, one, y)
+    dx = ad.mul(safe_y, bind(pow_, x, ad.sub(safe_y, one)))
+    ct_x = ad.where_zero(y_zero, ad.mul(ct, dx))
+    ct_y = ad.mul(ct, ad.mul(bind(log, ad.select(x_zero, one, x)), out))
+    return ct_x, ct_y
+
+
+def _extremum_vjp(x, y, out, ct):
+    # The operand equal to the result takes the cotangent; on a tie each takes half (JAX).
+    x_won, y_won = _eq(x, out), _eq(y, out)
+    half, zero = ad.scale(ct, 0.5), ad.zeros_like(ct)
+    ct_x = ad.select(x_won, ad.select(y_won, half, ct), zero)
+    ct_y = ad.select(y_won, ad.select(x_won, half, ct), zero)
+    return ct_x, ct_y
+
+
+def _atan2_vjp(x, y, out, ct):
+    t = ad.div(ct, ad.add(ad.mul(x, x), ad.mul(y, y)))
+    return ad.mul(t, y), ad.neg(ad.mul(t, x))
+
+
+add = binary("add", sh.add, NUMERIC + "b", vjp=lambda x, y, out, ct: (ct, ct),
+             doc="x + y (or for bool); stablehlo.add")  # fmt: skip
+sub = binary("sub", sh.subtract, vjp=lambda x, y, out, ct: (ct, ad.neg(ct)),
+             doc="x - y; stablehlo.subtract")  # fmt: skip
+mul = binary("mul", sh.multiply, NUMERIC + "b", vjp=lambda x, y, out, ct: (ad.mul(ct, y), ad.mul(ct, x)),
+             doc="x * y (and for bool); stablehlo.multiply")  # fmt: skip
+div = binary("div", sh.divide, vjp=_div_vjp,
+             doc="x / y; integers round toward zero; stablehlo.divide")  # fmt: skip
+rem = binary("rem", sh.remainder, vjp=_rem_vjp,
+             doc="remainder with the sign of x (C fmod); stablehlo.remainder")  # fmt: skip
+pow_ = binary("pow", sh.power, vjp=_pow_vjp,
+              doc="x ** y; stablehlo.power")  # fmt: skip
+max_ = binary("max", sh.maximum, ANY, vjp=_extremum_vjp,
+              doc="elementwise maximum (NaN wins); stablehlo.maximum")  # fmt: skip
+min_ = binary("min", sh.minimum, ANY, vjp=_extremum_vjp,
+              doc="elementwise minimum (NaN wins); stablehlo.minimum")  # fmt: skip
+atan2 = binary("atan2", sh.atan2, FLOAT, vjp=_atan2_vjp,
+               doc="angle of (x=y, y=x); stablehlo.atan2")  # fmt: skip
+and_ = binary("and", sh.and_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+              doc="logical/bitwise and; stablehlo.and")  # fmt: skip
+or_ = binary("or", sh.or_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+             doc="logical/bitwise or; stablehlo.or")  # fmt: skip
+xor = binary("xor", sh.xor, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+             doc="logical/bitwise xor; stablehlo.xor")  # fmt: skip
+shift_left = binary("shift_left", sh.shift_left, INTEGER, reasons={"vjp": _INTEGRAL_OP},
+                    doc="x << y; stablehlo.shift_left")  # fmt: skip
+shift_right_arithmetic = binary("shift_right_arithmetic", sh.shift_right_arithmetic, INTEGER,
+                                reasons={"vjp": _INTEGRAL_OP}, doc="x >> y keeping the sign")  # fmt: skip
+shift_right_logical = binary("shift_right_logical", sh.shift_right_logical, INTEGER,
+                             reasons={"vjp": _INTEGRAL_OP}, doc="x >> y filling zeros")  # fmt: skip
+
+
+# -- stop_gradient -------------------------------------------------------------
+stop_gradient_op = unary("stop_gradient", lambda x: x, ANY, vjp=_zero_vjp,
+                         doc="x, seen by autodiff as a constant; lowers to nothing")  # fmt: skip
+
+
+def stop_gradient(x) -> Tensor:
+    """``x`` unchanged, but gradients do not flow through it (its vjp is zero).
+
+    Any dtype; a non-Tensor becomes a constant first. Lowers to nothing: the
+    operand's value is the result. ``sg.stop_gradient(running_mean)``
+    """
+    x = x if isinstance(x, Tensor) else constants.constant(x)
+    return bind(stop_gradient_op, x)
 
 
 def apply(op: OpDef, *xs, name: str | None = None):
@@ -122,7 +277,7 @@ def apply(op: OpDef, *xs, name: str | None = None):
 
 
 UNARY = (neg, abs_, sign, floor, ceil, round_, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan,
-         tanh, logistic, erf, is_finite, not_)  # fmt: skip
+         tanh, logistic, erf, is_finite, not_, stop_gradient_op)  # fmt: skip
 BINARY = (add, sub, mul, div, rem, pow_, max_, min_, atan2, and_, or_, xor, shift_left,
           shift_right_arithmetic, shift_right_logical)  # fmt: skip
-__all__ = ["unary", "binary", "apply", "UNARY", "BINARY", "Attrs"]
+__all__ = ["unary", "binary", "apply", "stop_gradient", "UNARY", "BINARY", "Attrs"]

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
+
 from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
-from ..graph.dims import check_shape, is_symbolic, shape_str
-from . import hlo
+from ..graph.dims import check_shape, is_symbolic, prod, shape_str
+from . import ad_util as ad
+from . import compare, constants, elementwise, hlo, reduce, shape, slicing
 from .registry import bind
 
 
@@ -144,11 +147,51 @@ def _gather_lower(ctx, attrs: GatherAttrs, x, idx):
     )
 
 
+def _gather_vjp(attrs: GatherAttrs, xs, ys, cts):
+    # The transpose is a scatter-add with the same dimension numbers. Scatter skips windows that
+    # do not fit where gather clamps them, so clamp the starts first.
+    x, idx = xs
+    limits = _start_limits(x, idx, attrs.start_index_map, attrs.slice_shape, attrs.index_vector_dim)
+    starts = compare.clamp(constants.constant(0, idx.dtype), idx, limits)
+    ct_x = scatter(
+        ad.zeros_like(x), starts, cts[0],
+        update_window_dims=attrs.offset_dims, inserted_window_dims=attrs.collapsed_slice_dims,
+        input_batching_dims=attrs.operand_batching_dims,
+        scatter_indices_batching_dims=attrs.start_indices_batching_dims,
+        scattered_dims_to_operand_dims=attrs.start_index_map, index_vector_dim=attrs.index_vector_dim,
+        indices_are_sorted=attrs.indices_are_sorted, kind="add",
+    )  # fmt: skip
+    return [ct_x, None]
+
+
+def _start_limits(x, idx, index_map, window, index_vector_dim: int):
+    """The largest start of each index vector component that keeps a window inside x, shaped like idx."""
+    dt = idx.dtype
+    if not any(is_symbolic(x.shape[o]) and not is_symbolic(window[o]) for o in index_map):
+        limits = [0 if is_symbolic(window[o]) else x.shape[o] - window[o] for o in index_map]
+        vector = constants.constant(np.asarray(limits, dt.np))
+    else:
+        parts = []
+        for o in index_map:
+            w = window[o]
+            last = (
+                constants.constant(0, dt)
+                if is_symbolic(w)
+                else ad.sub(constants.dim_size(x, o, dt), constants.constant(w, dt))
+            )
+            parts.append(shape.reshape(last, (1,)))
+        vector = slicing.concatenate(parts, 0)
+    if index_vector_dim == idx.ndim:
+        return shape.broadcast_in_dim(shape.reshape(vector, ()), idx.shape, ())
+    return shape.broadcast_in_dim(vector, idx.shape, (index_vector_dim,))
+
+
 gather_op = OpDef(
     "gather",
     _gather_infer,
     _gather_lower,
     attrs=GatherAttrs,
+    vjp=_gather_vjp,
     doc="Windows of the operand at the start positions given by index vectors (clamped); stablehlo.gather.",
 )
 
@@ -276,11 +319,112 @@ def _scatter_lower(ctx, attrs: ScatterAttrs, x, idx, upd):
     return op.result
 
 
+# Scatter's vjp: each kind gives (ct_x, ct_updates) from the gather that reads back what the
+# scatter wrote. Windows that did not fit were skipped, so they get zero cotangents.
+class _Inverse:
+    """The scatter's windows seen from the operand: gather them back, scatter into them again."""
+
+    def __init__(self, attrs: ScatterAttrs, x, idx, upd):
+        self.attrs, self.x, self.idx, self.upd = attrs, x, idx, upd
+        dropped = attrs.inserted_window_dims + attrs.input_batching_dims
+        window = iter(upd.shape[d] for d in attrs.update_window_dims)
+        self.sizes = tuple(1 if d in dropped else next(window) for d in range(x.ndim))
+
+    def gather(self, t):
+        a = self.attrs
+        return gather(
+            t, self.idx, offset_dims=a.update_window_dims, collapsed_slice_dims=a.inserted_window_dims,
+            operand_batching_dims=a.input_batching_dims,
+            start_indices_batching_dims=a.scatter_indices_batching_dims,
+            start_index_map=a.scattered_dims_to_operand_dims, index_vector_dim=a.index_vector_dim,
+            slice_sizes=self.sizes, indices_are_sorted=a.indices_are_sorted,
+        )  # fmt: skip
+
+    def scatter(self, t, updates, kind: str):
+        attrs = self.attrs.model_copy(update={"kind": kind})
+        return bind(scatter_op, t, self.idx, updates, attrs=attrs)
+
+    def fits(self):
+        """True for the updates whose window fit (the scatter did not skip them)."""
+        a, idx = self.attrs, self.idx
+        limits = _start_limits(self.x, idx, a.scattered_dims_to_operand_dims, self.sizes, a.index_vector_dim)
+        low = compare.compare(idx, ad.zeros_like(idx), "GE")
+        ok = elementwise.apply(elementwise.and_, low, compare.compare(idx, limits, "LE"))
+        if a.index_vector_dim < idx.ndim:
+            ok = reduce.reduce(ok, "and", (a.index_vector_dim,))
+        scatter_dims = tuple(d for d in range(self.upd.ndim) if d not in a.update_window_dims)
+        return shape.broadcast_in_dim(ok, self.upd.shape, scatter_dims)
+
+    def gather_fitting(self, t):
+        return ad.select(self.fits(), self.gather(t), ad.zeros_like(self.upd))
+
+
+def _scatter_add_vjp(inv: _Inverse, out, ct):
+    return ct, inv.gather_fitting(ct)
+
+
+def _scatter_set_vjp(inv: _Inverse, out, ct):
+    # With duplicate indices one update wins, unspecified which (JAX's convention): scatter a
+    # distinct id per update the same way and give the cotangent to the update whose id landed.
+    upd = inv.upd
+    scatter_dims = tuple(d for d in range(upd.ndim) if d not in inv.attrs.update_window_dims)
+    batch = tuple(upd.shape[d] for d in scatter_dims)
+    count = constants.iota("int32", (prod(batch),))
+    ids = ad.add(shape.reshape(count, batch), ad.full_like(shape.reshape(count, batch), 1))
+    ids = shape.broadcast_in_dim(ids, upd.shape, scatter_dims)
+    landed = inv.gather(inv.scatter(ad.full_like(inv.x, 0, "int32"), ids, "set"))
+    won = compare.compare(landed, ids, "EQ")
+    return inv.scatter(ct, ad.zeros_like(upd), "set"), ad.select(won, inv.gather(ct), ad.zeros_like(upd))
+
+
+def _scatter_mul_vjp(inv: _Inverse, out, ct):
+    ct_x = inv.scatter(ct, inv.upd, "mul")
+    seen = inv.gather_fitting(ad.mul(ct, inv.x))
+    if inv.attrs.unique_indices:
+        return ct_x, seen
+    # Duplicates: each update's factor is the product of the others at its position, kept exact
+    # at zeros by counting zero updates (product of the nonzero ones / this one, or 0).
+    upd, one, zero = inv.upd, ad.full_like(inv.upd, 1), ad.zeros_like(inv.upd)
+    is_zero = compare.compare(upd, zero, "EQ")
+    nonzero = ad.select(is_zero, one, upd)
+    nonzero_prod = inv.gather(inv.scatter(ad.full_like(inv.x, 1), nonzero, "mul"))
+    zeros = inv.gather(inv.scatter(ad.zeros_like(inv.x), ad.select(is_zero, one, zero), "add"))
+    lone_zero = ad.select(compare.compare(zeros, one, "EQ"), nonzero_prod, zero)
+    no_zero = ad.select(compare.compare(zeros, zero, "EQ"), ad.div(nonzero_prod, nonzero), zero)
+    return ct_x, ad.mul(seen, ad.select(is_zero, lone_zero, no_zero))
+
+
+def _scatter_extremum_vjp(inv: _Inverse, out, ct):
+    # JAX's convention: the operand and the updates equal to the result share its cotangent equally.
+    upd, x = inv.upd, inv.x
+    won = elementwise.apply(elementwise.and_, inv.fits(), compare.compare(upd, inv.gather(out), "EQ"))
+    kept = compare.compare(x, out, "EQ")
+    ones = inv.scatter(ad.zeros_like(x), ad.select(won, ad.full_like(upd, 1), ad.zeros_like(upd)), "add")
+    share = ad.div(ct, ad.add(ones, ad.select(kept, ad.full_like(x, 1), ad.zeros_like(x))))
+    return ad.select(kept, share, ad.zeros_like(x)), ad.select(won, inv.gather(share), ad.zeros_like(upd))
+
+
+_SCATTER_VJP = {
+    "add": _scatter_add_vjp,
+    "set": _scatter_set_vjp,
+    "mul": _scatter_mul_vjp,
+    "min": _scatter_extremum_vjp,
+    "max": _scatter_extremum_vjp,
+}
+
+
+def _scatter_vjp(attrs: ScatterAttrs, xs, ys, cts):
+    x, idx, upd = xs
+    ct_x, ct_upd = _SCATTER_VJP[attrs.kind](_Inverse(attrs, x, idx, upd), ys[0], cts[0])
+    return [ct_x, None, ct_upd]
+
+
 scatter_op = OpDef(
     "scatter",
     _scatter_infer,
     _scatter_lower,
     attrs=ScatterAttrs,
+    vjp=_scatter_vjp,
     doc="The operand with update windows combined in (set, add, mul, min, max) at index vectors; "
     "stablehlo.scatter.",
 )
@@ -315,4 +459,17 @@ def scatter(
         scattered_dims_to_operand_dims=tuple(scattered_dims_to_operand_dims),
         index_vector_dim=int(index_vector_dim), indices_are_sorted=bool(indices_are_sorted),
         unique_indices=bool(unique_indices), kind=kind,
+    )  # fmt: skip
+
+
+def add_along_axis(x, indices, updates, axis: int, unique_indices: bool = False):
+    """Zeros shaped like ``x`` with ``updates[..., i, ...]`` added at ``indices[..., i, ...]``
+    along ``axis``; ``indices`` and ``updates`` have x's shape in every other dim, matched one
+    to one. A scatter-add with batching dims (vjp rules of sort and cumulative use it)."""
+    others = tuple(d for d in range(x.ndim) if d != axis)
+    return scatter(
+        ad.zeros_like(x), indices, updates, update_window_dims=(), inserted_window_dims=(axis,),
+        input_batching_dims=others, scatter_indices_batching_dims=others,
+        scattered_dims_to_operand_dims=(axis,), index_vector_dim=indices.ndim,
+        unique_indices=unique_indices, kind="add",
     )  # fmt: skip

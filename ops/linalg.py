@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..graph import Attrs, GraphError, OpDef, TensorType
-from . import hlo
+from . import hlo, shape
 from .registry import bind
 
 
@@ -44,11 +44,49 @@ def _dot_general_lower(ctx, attrs: DotAttrs, x, y):
     return hlo.sh.dot_general(hlo.tensor_type(ctx.out_types[0]), x, y, dims)
 
 
+def _dot_general_vjp(attrs: DotAttrs, xs, ys, cts):
+    # ct has dims (batch, lhs free, rhs free). Each operand's cotangent contracts ct's dims of the
+    # other operand's free dims with them, batched, leaving (batch, own free, the other operand's
+    # contracting dims in its order); a transpose puts those back in the operand's dim order.
+    x, y = xs
+    lhs = (
+        attrs.lhs_batch,
+        attrs.lhs_contracting,
+        [d for d in range(x.ndim) if d not in attrs.lhs_contracting + attrs.lhs_batch],
+    )
+    rhs = (
+        attrs.rhs_batch,
+        attrs.rhs_contracting,
+        [d for d in range(y.ndim) if d not in attrs.rhs_contracting + attrs.rhs_batch],
+    )
+    nb, nlf = len(attrs.lhs_batch), len(lhs[2])
+    ct_x = _dot_transpose(cts[0], x.ndim, lhs, y, rhs, range(nb + nlf, cts[0].ndim))
+    ct_y = _dot_transpose(cts[0], y.ndim, rhs, x, lhs, range(nb, nb + nlf))
+    return [ct_x, ct_y]
+
+
+def _dot_transpose(ct, ndim: int, own, other, other_dims, ct_dims):
+    batch, contracting, free = own
+    other_batch, other_contracting, other_free = other_dims
+    t = dot_general(ct, other, (tuple(ct_dims), tuple(other_free)), (tuple(range(len(batch))), other_batch))
+    order = sorted(other_contracting)
+    perm = []
+    for i in range(ndim):
+        if i in batch:
+            perm.append(batch.index(i))
+        elif i in free:
+            perm.append(len(batch) + free.index(i))
+        else:
+            perm.append(len(batch) + len(free) + order.index(other_contracting[contracting.index(i)]))
+    return shape.transpose(t, perm)
+
+
 dot_general_op = OpDef(
     "dot_general",
     _dot_general_infer,
     _dot_general_lower,
     attrs=DotAttrs,
+    vjp=_dot_general_vjp,
     doc="Batched contraction: output dims are batch, lhs free, rhs free; stablehlo.dot_general.",
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
 from ..graph.dims import check_shape, prod, shape_str
+from . import ad_util as ad
 from . import hlo
 from .registry import bind
 
@@ -41,11 +42,16 @@ def _broadcast_in_dim_lower(ctx, attrs: BroadcastAttrs, x):
     )
 
 
+def _broadcast_in_dim_vjp(attrs: BroadcastAttrs, xs, ys, cts):
+    return [ad.sum_to_shape(cts[0], xs[0].shape, attrs.broadcast_dimensions)]
+
+
 broadcast_in_dim_op = OpDef(
     "broadcast_in_dim",
     _broadcast_in_dim_infer,
     _broadcast_in_dim_lower,
     attrs=BroadcastAttrs,
+    vjp=_broadcast_in_dim_vjp,
     doc="Place operand dim i at target dim broadcast_dimensions[i], repeating size-1 dims; stablehlo.broadcast_in_dim.",
 )
 
@@ -75,11 +81,16 @@ def _reshape_lower(ctx, attrs: ReshapeAttrs, x):
     return hlo.sh.reshape(hlo.tensor_type(ctx.out_types[0]), x)
 
 
+def _reshape_vjp(attrs: ReshapeAttrs, xs, ys, cts):
+    return [reshape(cts[0], xs[0].shape)]
+
+
 reshape_op = OpDef(
     "reshape",
     _reshape_infer,
     _reshape_lower,
     attrs=ReshapeAttrs,
+    vjp=_reshape_vjp,
     doc="Same elements in row-major order, new shape; stablehlo.reshape.",
 )
 
@@ -108,11 +119,19 @@ def _transpose_lower(ctx, attrs: TransposeAttrs, x):
     return hlo.sh.transpose(x, hlo.dense_i64(attrs.permutation))
 
 
+def _transpose_vjp(attrs: TransposeAttrs, xs, ys, cts):
+    inverse = [0] * len(attrs.permutation)
+    for i, p in enumerate(attrs.permutation):
+        inverse[p] = i
+    return [transpose(cts[0], inverse)]
+
+
 transpose_op = OpDef(
     "transpose",
     _transpose_infer,
     _transpose_lower,
     attrs=TransposeAttrs,
+    vjp=_transpose_vjp,
     doc="Output dim i is operand dim permutation[i]; stablehlo.transpose.",
 )
 

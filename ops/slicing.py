@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..graph import Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dtypes, located
 from ..graph.dims import check_shape, factors, is_symbolic, mul, prod, shape_str
-from . import hlo
+from . import ad_util as ad
+from . import hlo, reduce, shape
 from .constants import constant
 from .registry import bind
 
@@ -56,11 +57,20 @@ def _slice_lower(ctx, attrs: SliceAttrs, x):
     )
 
 
+def _slice_vjp(attrs: SliceAttrs, xs, ys, cts):
+    # Put each element back where it came from: low = start, stride - 1 zeros between, the rest high.
+    ct, high = cts[0], []
+    for s, st, n, d in zip(attrs.start_indices, attrs.strides, ct.shape, xs[0].shape):
+        high.append(0 if is_symbolic(d) else d - s - (1 + (n - 1) * st if n else 0))
+    return [pad(ct, _zero(ct), attrs.start_indices, high, [st - 1 for st in attrs.strides])]
+
+
 slice_op = OpDef(
     "slice",
     _slice_infer,
     _slice_lower,
     attrs=SliceAttrs,
+    vjp=_slice_vjp,
     doc="Elements start:limit:stride per dim (static); stablehlo.slice.",
 )
 
@@ -91,9 +101,14 @@ def _rev_lower(ctx, attrs: RevAttrs, x):
     return hlo.sh.reverse(x, hlo.dense_i64(attrs.dimensions))
 
 
+def _rev_vjp(attrs: RevAttrs, xs, ys, cts):
+    return [rev(cts[0], attrs.dimensions)]
+
+
 rev_op = OpDef(
-    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, doc="Reverse the order along dims; stablehlo.reverse."
-)
+    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, vjp=_rev_vjp,
+    doc="Reverse the order along dims; stablehlo.reverse.",
+)  # fmt: skip
 
 
 def rev(x, dimensions):
@@ -161,11 +176,54 @@ def _pad_lower(ctx, attrs: PadAttrs, x, value):
     )
 
 
+def _pad_vjp(attrs: PadAttrs, xs, ys, cts):
+    # The operand's elements sit at low + k * (interior + 1). Static dims: undo the edges (crop what
+    # was added, zeros for what was cropped), then take every (interior + 1)-th element. A symbolic
+    # dim with interior padding is (interior + 1) * d long: see _take_every.
+    x, ct = xs[0], cts[0]
+    strided = [i for i, (d, n) in enumerate(zip(x.shape, attrs.interior)) if is_symbolic(d) and n > 0]
+    low = [0 if i in strided else -n for i, n in enumerate(attrs.low)]
+    high = [0 if i in strided else -n for i, n in enumerate(attrs.high)]
+    t = pad(ct, _zero(ct), low, high) if any(low) or any(high) else ct
+    strides = [1 if i in strided else n + 1 for i, n in enumerate(attrs.interior)]
+    if any(st > 1 for st in strides):
+        t = slice(t, (0,) * t.ndim, t.shape, strides)
+    for i in strided:
+        t = _take_every(t, i, attrs.low[i], attrs.interior[i] + 1, x.shape[i])
+    everything = tuple(range(ct.ndim))
+    return [t, ad.sub(reduce.reduce(ct, "sum", everything), reduce.reduce(t, "sum", everything))]
+
+
+def _take_every(t, axis: int, low: int, step: int, d):
+    """Elements low + k * step (k < d, zero where outside) of a symbolic dim of size step * d.
+
+    Element low + k * step is row k + q, column r of the dim viewed as (d, step), where
+    (q, r) = divmod(low, step); the row shift by q is a pad, which a symbolic dim allows.
+    """
+    q, r = divmod(low, step)
+    rows = t.shape[:axis] + (d, step) + t.shape[axis + 1 :]
+    starts, limits = [0] * len(rows), list(rows)
+    starts[axis + 1], limits[axis + 1] = r, r + 1
+    column = shape.reshape(
+        slice(shape.reshape(t, rows), starts, limits), t.shape[:axis] + (d,) + rows[axis + 2 :]
+    )
+    if q == 0:
+        return column
+    low_pad, high_pad = [0] * column.ndim, [0] * column.ndim
+    low_pad[axis], high_pad[axis] = -q, q
+    return pad(column, _zero(column), low_pad, high_pad)
+
+
+def _zero(t):
+    return constant(0, t.dtype)
+
+
 pad_op = OpDef(
     "pad",
     _pad_infer,
     _pad_lower,
     attrs=PadAttrs,
+    vjp=_pad_vjp,
     doc="Add low/high edge padding (negative crops) and interior padding between elements; stablehlo.pad.",
 )
 
@@ -225,11 +283,29 @@ def _concatenate_lower(ctx, attrs: ConcatenateAttrs, *xs):
     return hlo.sh.concatenate(list(xs), attrs.dimension)
 
 
+def _concatenate_vjp(attrs: ConcatenateAttrs, xs, ys, cts):
+    ct, dim = cts[0], attrs.dimension
+    parts = [factors(x.shape[dim]) for x in xs]
+    syms = parts[0][1]
+    # Symbolic sizes are multiples c * S of one symbol product S: view the dim as (sum c, S) and
+    # cut whole rows, so every cut is static.
+    rows = ct.shape[:dim] + (sum(c for c, _ in parts), prod(syms)) + ct.shape[dim + 1 :]
+    whole = shape.reshape(ct, rows) if syms else ct
+    out, offset = [], 0
+    for x, (c, _) in zip(xs, parts):
+        starts, limits = [0] * whole.ndim, list(whole.shape)
+        starts[dim], limits[dim] = offset, offset + c
+        out.append(shape.reshape(slice(whole, starts, limits), x.shape))
+        offset += c
+    return out
+
+
 concatenate_op = OpDef(
     "concatenate",
     _concatenate_infer,
     _concatenate_lower,
     attrs=ConcatenateAttrs,
+    vjp=_concatenate_vjp,
     doc="Join operands end to end along one dim; stablehlo.concatenate.",
 )
 
@@ -294,11 +370,18 @@ def _dynamic_slice_lower(ctx, attrs: DynamicSliceAttrs, x, *starts):
     return hlo.sh.dynamic_slice(x, list(starts), hlo.dense_i64(sizes))
 
 
+def _dynamic_slice_vjp(attrs: DynamicSliceAttrs, xs, ys, cts):
+    # Both ops clamp the same starts with the same window, so the window goes back where it was cut.
+    x, *starts = xs
+    return [dynamic_update_slice(ad.zeros_like(x), cts[0], starts)] + [None] * len(starts)
+
+
 dynamic_slice_op = OpDef(
     "dynamic_slice",
     _dynamic_slice_infer,
     _dynamic_slice_lower,
     attrs=DynamicSliceAttrs,
+    vjp=_dynamic_slice_vjp,
     doc="A static-size window at run-time starts (clamped into range); stablehlo.dynamic_slice.",
 )
 
@@ -337,10 +420,17 @@ def _dynamic_update_slice_lower(ctx, attrs, x, update, *starts):
     return hlo.sh.dynamic_update_slice(x, update, list(starts))
 
 
+def _dynamic_update_slice_vjp(attrs, xs, ys, cts):
+    x, update, *starts = xs
+    ct_x = dynamic_update_slice(cts[0], ad.zeros_like(update), starts)
+    return [ct_x, dynamic_slice(cts[0], starts, update.shape)] + [None] * len(starts)
+
+
 dynamic_update_slice_op = OpDef(
     "dynamic_update_slice",
     _dynamic_update_slice_infer,
     _dynamic_update_slice_lower,
+    vjp=_dynamic_update_slice_vjp,
     doc="The operand with a window overwritten by update at run-time starts (clamped); "
     "stablehlo.dynamic_update_slice.",
 )

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
-from . import hlo
+from ..graph import Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes, located
+from . import constants, hlo, indexing
 from .registry import bind
 
 sh = hlo.sh
@@ -100,11 +100,34 @@ def _sort_lower(ctx, attrs: SortAttrs, *xs):
     return list(op.results)
 
 
+def _sort_vjp(attrs: SortAttrs, xs, ys, cts):
+    # Sorting the keys again with an iota alongside gives the permutation (JAX sorts the iota in the
+    # forward pass instead); each cotangent goes back to where its element came from.
+    if not attrs.is_stable and len(xs) > attrs.num_keys:
+        node = ys[0].node
+        raise GraphError(
+            located(
+                "sort vjp wants is_stable=True when there are non-key operands: an unstable sort may order "
+                "tied keys differently each time, so the permutation of the other operands is unknowable",
+                node.location,
+                node.name,
+            )
+        )
+    keys = list(xs[: attrs.num_keys])
+    order = constants.iota("int32", keys[0].shape, attrs.dimension)
+    source = bind(sort_op, *keys, order, attrs=attrs)[-1]
+    return [
+        None if ct is None else indexing.add_along_axis(x, source, ct, attrs.dimension, unique_indices=True)
+        for x, ct in zip(xs, cts)
+    ]
+
+
 sort_op = OpDef(
     "sort",
     _sort_infer,
     _sort_lower,
     attrs=SortAttrs,
+    vjp=_sort_vjp,
     doc="Sort operands along a dimension by the first num_keys of them (NaN last); stablehlo.sort.",
 )
 

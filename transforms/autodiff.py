@@ -131,6 +131,7 @@ def _transform(fn, argnums, has_aux, with_value, prefix):
             lambda *args: _grad_impl(fn, args, argnums, has_aux, with_value),
             fn.in_types,
             name=f"{prefix}_{fn.name}",
+            arg_names=[p.node.name for p in fn.params],
         )
 
     def transformed(*args):

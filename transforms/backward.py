@@ -52,7 +52,8 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
     """
     cts: dict[Tensor, Tensor] = {}
     for t, ct in seeds.items():
-        _accumulate(cts, t, ct)
+        if ad_util.is_differentiable(t):  # a mask or index output seeds nothing
+            _accumulate(cts, t, ct)
     for node in reversed(relevant_nodes(nodes, wrt, seeds)):
         out_cts = [cts.get(o) for o in node.outputs]
         if all(c is None for c in out_cts):

@@ -13,6 +13,7 @@ from ...graph import dtypes
 from ...graph.dims import shape_str
 from ..compare import compare, convert, select
 from ..constants import iota
+from ..custom_vjp import custom_vjp
 from ..linalg import dot_general
 from ..reduce import reduce
 from ..shape import reshape as prim_reshape
@@ -23,11 +24,15 @@ from .core import (
     broadcast_shapes,
     broadcast_to,
     error,
+    normalize_axes,
     normalize_axis,
     result_dtype,
 )
 from .manipulation import expand_dims, reshape, squeeze
-from .ufuncs import multiply, subtract
+from .reductions import max as reduce_max
+from .reductions import min as reduce_min
+from .reductions import sum as reduce_sum
+from .ufuncs import absolute, equal, multiply, sqrt, subtract, true_divide, where
 
 
 def _operands(a, b):
@@ -280,6 +285,48 @@ def einsum(subscripts: str, *operands, optimize=None, dtype=None):
         acc_l = batch + [lb for lb in acc_l if lb not in common] + [lb for lb in y_l if lb not in common]
     acc = prim_transpose(acc, [acc_l.index(lb) for lb in out])
     return convert(acc, dt)
+
+
+def _two_norm(x, axes, keepdims: bool):
+    """sqrt(sum(|x|^2)) with a vjp that is x / norm, and 0 where the norm is 0 (not NaN)."""
+    out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
+
+    def fwd(v):
+        mag = absolute(v) if v.dtype.is_complex else v
+        n = sqrt(reduce_sum(multiply(mag, mag), axis=axes, keepdims=True))
+        return n.reshape(out_shape), (v, n)
+
+    def bwd(residuals, g):
+        v, n = residuals
+        safe = where(equal(n, 0), 1.0, n)
+        return (where(equal(n, 0), 0.0, multiply(g.reshape(n.shape), true_divide(v, safe))),)
+
+    f = custom_vjp(lambda v: fwd(v)[0])
+    f.__name__ = "norm"
+    f.defvjp(fwd, bwd)
+    return f(x)
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
+    """Vector or Frobenius norm like numpy.linalg.norm (ord None/2/'fro', 1, inf, -inf).
+
+    The 2-norm has a custom vjp whose gradient at 0 is 0 rather than NaN.
+    """
+    v = asarray(x)
+    if not v.dtype.is_inexact:
+        v = asarray(v, "float32")
+    axes = tuple(range(v.ndim)) if axis is None else normalize_axes(axis, v.ndim)
+    if ord in (None, 2, "fro") and (ord != 2 or len(axes) == 1):
+        return _two_norm(v, axes, keepdims)
+    if len(axes) != 1:
+        raise error(f"norm with ord={ord!r} is supported for vectors (one axis), got axes {axes}")
+    if ord == 1:
+        return reduce_sum(absolute(v), axis=axes, keepdims=keepdims)
+    if ord in (float("inf"), "inf"):
+        return reduce_max(absolute(v), axis=axes, keepdims=keepdims)
+    if ord in (float("-inf"), "-inf"):
+        return reduce_min(absolute(v), axis=axes, keepdims=keepdims)
+    raise error(f"norm supports ord None, 2, 'fro', 1, inf and -inf, got {ord!r}")
 
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace"]
