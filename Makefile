@@ -53,6 +53,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/dispatch.py
+	$(PY) benchmarks/grad.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

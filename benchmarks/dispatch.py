@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import statistics
-import time
 
 import jax
 import numpy as np
+from timing import measure, per_call
 
 import stablegraph as sg
 
@@ -36,22 +35,6 @@ def stablegraph_call(a: np.ndarray, b: np.ndarray):
 def jax_call(a: np.ndarray, b: np.ndarray):
     add = jax.jit(lambda x, y: x + y)
     return lambda: np.asarray(add(a, b))
-
-
-def per_call(fn, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - start) / calls
-
-
-def measure(fns: dict, calls: int, repeats: int) -> dict[str, float]:
-    """Median seconds per call of each function, repeats interleaved."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            times[name].append(per_call(fn, calls))
-    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def profile(fn, calls: int, top: int) -> None:

@@ -12,12 +12,11 @@ each and their ratio (goal: stablegraph/jax <= 1.1). Run with
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from timing import measure, per_call
 
 import stablegraph as sg
 from stablegraph import numpy as snp
@@ -60,22 +59,6 @@ def stablegraph_step(params, x, y):
 def jax_step(params, x, y):
     step = jax.jit(jax.grad(lambda ps, a, b: loss(jnp, ps, a, b)))
     return lambda: [np.asarray(g) for g in step(params, x, y)]
-
-
-def per_call(fn, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - start) / calls
-
-
-def measure(fns: dict, calls: int, repeats: int) -> dict[str, float]:
-    """Median seconds per call of each function, repeats interleaved."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            times[name].append(per_call(fn, calls))
-    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def main() -> None:
