@@ -8,7 +8,7 @@ numpy's eyes (exp, sin, ...) turn integer inputs into float32 (float64 for
 
 from __future__ import annotations
 
-from ...graph import dtypes
+from ...graph import Tensor, dtypes
 from .. import elementwise as ew
 from ..compare import compare, convert, select
 from ..registry import bind
@@ -128,10 +128,35 @@ def fmod(x, y):
     return bind(ew.rem, a, b)
 
 
+_SMALL_POWER = 16
+
+
 def power(x, y):
-    """x ** y with numpy promotion (integer powers stay integer)."""
+    """x ** y with numpy promotion (integer powers stay integer).
+
+    A Python int exponent up to 16 in size becomes multiplications (like
+    jax's integer_pow): exact, cheap, and with simple derivatives.
+    """
+    small = isinstance(y, int) and not isinstance(y, bool) and -_SMALL_POWER <= y <= _SMALL_POWER
+    if small and isinstance(x, Tensor) and (x.dtype.is_inexact or (x.dtype.is_integer and y >= 0)):
+        return _integer_power(x, y)
     a, b = promote(x, y)
     return bind(ew.pow_, a, b)
+
+
+def _integer_power(x, n: int):
+    if n == 0:
+        return broadcast_to(asarray(1, x.dtype), x.shape)
+    if n < 0:
+        return true_divide(1, _integer_power(x, -n))
+    result, base = None, x
+    while n:  # square and multiply
+        if n & 1:
+            result = base if result is None else bind(ew.mul, result, base)
+        n >>= 1
+        if n:
+            base = bind(ew.mul, base, base)
+    return result
 
 
 def absolute(x):
