@@ -20,7 +20,7 @@ import os
 import sys
 from typing import NamedTuple
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep XLA's C++ info logs off the user's terminal
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep XLA's C++ info logs off the user's terminal
 
 import numpy as np  # noqa: E402
 from jaxlib import _jax  # noqa: E402

@@ -14,7 +14,8 @@ class CompileRecord:
     seconds: float
 
     def __str__(self) -> str:
-        return f"compile #{', '.join(self.fetches)}: {self.reason} ({self.seconds * 1e3:.0f} ms)"
+        shown = ", ".join(self.fetches[:4]) + (f", ... ({len(self.fetches)} fetches)" if len(self.fetches) > 4 else "")
+        return f"compile of [{shown}]: {self.reason} ({self.seconds * 1e3:.0f} ms)"
 
 
 @dataclass
