@@ -15,7 +15,11 @@ This module only re-exports the public API.
 
 import sys as _sys
 
-from . import test_util, viz
+from . import (
+    _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
+    test_util,
+    viz,
+)
 from .backend import Compiled, Lowered, Session
 from .graph import (
     CompileError,
@@ -59,15 +63,17 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import constant
+from .ops import constant, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
+from .ops.control_api import checkpoint, cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_vjp import custom_vjp
 from .ops.elementwise import stop_gradient
 from .transforms import grad, gradients, jvp, simplify, value_and_grad, vjp
 from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
+_sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".scipy"] = scipy
 _sys.modules[__name__ + ".scipy.special"] = scipy.special
 
@@ -81,6 +87,6 @@ __all__ = [
     "gradients",
     "jvp",
     "value_and_grad",
-    "vjp", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
-    "promote_types", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
+    "vjp", "checkpoint", "cond", "switch", "while_loop", "fori_loop", "scan", "map", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
+    "promote_types", "random", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
 ]  # fmt: skip

@@ -26,13 +26,16 @@ class LowerContext:
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
 
-    def lower_function(self, fn, values) -> list:
-        """Emit a Function's body inline on ``values`` (its params, then its captures)."""
+    def lower_function(self, fn, values, extra=()) -> list:
+        """Emit a Function's body inline on ``values`` (its params, then its captures).
+
+        Returns the values of its results, then of the tensors of ``fn`` in ``extra``.
+        """
         env = dict(zip(fn.params + fn.capture_params, values))
         for node in fn.graph.nodes:
             if node.op.name != "parameter":
                 _lower_node(node, env, self.bindings)
-        return [env[r] for r in fn.results]
+        return [env[r] for r in (*fn.results, *extra)]
 
 
 def concrete_type(tensor, bindings) -> TensorType:

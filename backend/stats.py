@@ -14,7 +14,9 @@ class CompileRecord:
     seconds: float
 
     def __str__(self) -> str:
-        shown = ", ".join(self.fetches[:4]) + (f", ... ({len(self.fetches)} fetches)" if len(self.fetches) > 4 else "")
+        shown = ", ".join(self.fetches[:4]) + (
+            f", ... ({len(self.fetches)} fetches)" if len(self.fetches) > 4 else ""
+        )
         return f"compile of [{shown}]: {self.reason} ({self.seconds * 1e3:.0f} ms)"
 
 

@@ -42,16 +42,35 @@ def node_line(node) -> str:
     return f"{node.name} = {node.op.name}{f'[{attrs}]' if attrs else ''}({ins}) : {types}"
 
 
+def held_functions(node) -> list:
+    """The Functions a node holds in its attributes (control-flow bodies, custom vjps), in order."""
+    out = []
+    for k in type(node.attrs).model_fields:
+        v = getattr(node.attrs, k)
+        for f in v if isinstance(v, tuple) else (v,):
+            if hasattr(f, "listing_name") and f not in out:
+                out.append(f)
+    return out
+
+
+def _node_lines(node, indent: str) -> list[str]:
+    """The node's line, then the listings of the Functions it holds, indented under it."""
+    lines = [indent + node_line(node)]
+    for fn in held_functions(node):
+        lines += [indent * 2 + line for line in function_listing(fn, indent).split("\n")]
+    return lines
+
+
 def graph_listing(graph, indent: str = "  ") -> str:
     lines = [f"graph {graph.name} {{"]
-    lines += [indent + node_line(n) for n in graph.nodes]
+    lines += [line for n in graph.nodes for line in _node_lines(n, indent)]
     lines.append("}")
     return "\n".join(lines)
 
 
 def function_listing(fn, indent: str = "  ") -> str:
     params = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
-    body = [indent + node_line(n) for n in fn.graph.nodes if n.op.name != "parameter"]
+    body = [line for n in fn.graph.nodes if n.op.name != "parameter" for line in _node_lines(n, indent)]
     results = ", ".join(t.name for t in fn.results)
     return "\n".join(
         [f"function {fn.name}({params}) -> ({', '.join(str(t) for t in fn.out_types)}) {{"]

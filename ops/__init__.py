@@ -2,18 +2,22 @@
 
 Primitive families: constants, elementwise, compare (compare/select/clamp/
 convert), shape, slicing, indexing (gather/scatter), reduce, cumulative,
-sort (sort/argmax/argmin), linalg. User-facing sets: numpy_like (sg.numpy).
+sort (sort/argmax/argmin), linalg, control (cond/while). User-facing sets: numpy_like (sg.numpy),
+control_api (sg.cond, sg.scan, ...).
 """
 
 from . import (  # noqa: F401  (importing a family registers its OpDefs)
     compare,
     constants,
+    control,
+    control_api,
     cumulative,
     custom_vjp,
     elementwise,
     indexing,
     linalg,
     numpy_like,
+    random,
     reduce,
     scipy_like,
     shape,

@@ -171,3 +171,39 @@ def convert(x, dtype):
     if x.dtype is dt:
         return x
     return bind(convert_op, x, dtype=dt)
+
+
+# -- bitcast_convert -----------------------------------------------------------
+class BitcastConvertAttrs(Attrs):
+    dtype: DTypeAttr
+
+
+def _bitcast_convert_infer(attrs: BitcastConvertAttrs, x: TensorType) -> TensorType:
+    src, dst = x.dtype, attrs.dtype
+    if src.np.itemsize != dst.np.itemsize or "b" in (src.kind, dst.kind):
+        raise GraphError(
+            f"bitcast_convert wants a non-bool dtype of the same bit width, got {x} to {dst.name}"
+        )
+    return x.with_dtype(dst)
+
+
+def _bitcast_convert_lower(ctx, attrs: BitcastConvertAttrs, x):
+    return hlo.sh.bitcast_convert(hlo.tensor_type(ctx.out_types[0]), x)
+
+
+bitcast_convert_op = OpDef(
+    "bitcast_convert",
+    _bitcast_convert_infer,
+    _bitcast_convert_lower,
+    attrs=BitcastConvertAttrs,
+    reasons={"vjp": "bit reinterpretation: no gradient"},
+    doc="Reinterpret the bits as another dtype of equal width; stablehlo.bitcast_convert.",
+)
+
+
+def bitcast_convert(x, dtype):
+    """x's bits read as ``dtype`` (same bit width, e.g. uint32 <-> float32; like numpy ``view``)."""
+    dt = dtypes.dtype(dtype)
+    if x.dtype is dt:
+        return x
+    return bind(bitcast_convert_op, x, dtype=dt)

@@ -138,3 +138,24 @@ def node_location(node) -> ir.Location:
     loc = node.location
     inner = ir.Location.file(loc.file, loc.line, 0) if loc is not None else ir.Location.unknown()
     return ir.Location.name(node.name, childLoc=inner)
+
+
+def case(index: ir.Value, result_types, branches) -> list:
+    """stablehlo.case on an i32 scalar; ``branches`` are thunks returning each branch's values."""
+    op = sh.CaseOp(list(result_types), index, len(branches))
+    for region, body in zip(op.regions, branches):
+        build_region(region, [], body)
+    return list(op.results)
+
+
+def while_loop(init, cond, body) -> list:
+    """stablehlo.while over ``init``; ``cond(*carry)`` gives an i1 scalar, ``body(*carry)`` the next carry.
+
+    Both regions may use values defined above them (StableHLO regions are not
+    isolated), so loop-invariant captures need not be carried.
+    """
+    types = [v.type for v in init]
+    op = sh.WhileOp(types, list(init))
+    build_region(op.cond, types, cond)
+    build_region(op.body, types, body)
+    return list(op.results)

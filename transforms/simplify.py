@@ -73,6 +73,27 @@ def _live(fn: Function) -> set:
     return live
 
 
+def _scan_merges(nodes, live) -> dict:
+    """Live scans that differ from a twin only in stacking fewer body tensors: each -> that twin.
+
+    The vjp of a scan runs the same scan again, also stacking the per-step
+    values its backward reads (transforms/control_ad.py); merged, the forward
+    loop runs once.
+    """
+    groups: dict = {}
+    for node in nodes:
+        if node in live and node.op.name == "scan":
+            key = (_freeze(node.attrs.model_copy(update={"saved": ()})), tuple(id(t) for t in node.inputs))
+            groups.setdefault(key, []).append(node)
+    merges = {}
+    for group in groups.values():
+        big = max(group, key=lambda n: len(n.attrs.saved))
+        for node in group:
+            if node is not big and set(node.attrs.saved) <= set(big.attrs.saved):
+                merges[node] = big
+    return merges
+
+
 class _Pass:
     """One rebuild of a Function: the old -> new tensor map and the table of built nodes."""
 
@@ -87,12 +108,21 @@ class _Pass:
 
     def run(self) -> tuple[Function, bool]:
         fn, live = self.fn, _live(self.fn)
+        merges = _scan_merges(fn.graph.nodes, live)
         for node in fn.graph.nodes:
             if node.op is parameter_op:  # kept even if unused: they are the signature
                 new = self.graph.add_node(
                     parameter_op, (), node.attrs, name=node.name, location=node.location
                 )
                 self.env[node.output] = new.output
+            elif node in merges:  # a scan stacking less than a twin: the twin's outputs
+                big = merges[node]
+                inputs = [self.env[t] for t in node.inputs]
+                outs = self.emit(_Term(big.op, big.attrs, inputs, big.out_types, big.name, big.location))
+                n = len(node.outputs) - len(node.attrs.saved)
+                picked = outs[:n] + [outs[n + big.attrs.saved.index(s)] for s in node.attrs.saved]
+                self.env.update(zip(node.outputs, picked))
+                self.changed = True
             elif node in live:
                 inputs = [self.env[t] for t in node.inputs]
                 term = _Term(node.op, node.attrs, inputs, node.out_types, node.name, node.location)

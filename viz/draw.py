@@ -16,7 +16,7 @@ import shutil
 import graphviz
 
 from ..graph import Function, Graph
-from ..graph.printing import format_attrs, register_display
+from ..graph.printing import format_attrs, held_functions, register_display
 
 _ATTRS_WIDTH = 48  # characters of attributes shown in a box; the listing has them all
 _INLINE_LIMIT = 400  # nodes; bigger graphs show as text in Jupyter (layout gets slow and unreadable)
@@ -119,6 +119,9 @@ def _node_label(node) -> str:
     base = node.name.rsplit("/", 1)[-1]
     title = _title(base, node.op.name)
     attrs = "" if node.op.name in _INPUT_OPS else format_attrs(node.attrs)  # the type says it all
+    held = held_functions(node)
+    if held:  # a control-flow node is one box naming its subgraphs (print the graph for their bodies)
+        attrs = "holds " + ", ".join(fn.listing_name for fn in held)
     if len(attrs) > _ATTRS_WIDTH:
         attrs = attrs[: _ATTRS_WIDTH - 1] + "…"
     types = ", ".join(str(t) for t in node.out_types)

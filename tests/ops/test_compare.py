@@ -88,3 +88,33 @@ def test_type_errors():
             clamp(i, x, x)
         with pytest.raises(sg.GraphError, match="bad attributes"):
             compare(x, x, "LESS")
+
+
+def test_bitcast_convert(run):
+    from stablegraph.ops.compare import bitcast_convert
+
+    f = RNG.normal(size=(3, 4)).astype(np.float32)
+    d = RNG.normal(size=(5,))
+    h = RNG.integers(0, 2**16, size=(6,)).astype(np.uint16)
+    got = run(
+        lambda x, y, z: [
+            bitcast_convert(x, sg.uint32),
+            bitcast_convert(bitcast_convert(x, sg.int32), sg.float32),
+            bitcast_convert(y, sg.int64),
+            bitcast_convert(z, sg.float16),
+        ],
+        f,
+        d,
+        h,
+        symbolic={0: ("batch", 4)},
+    )
+    np.testing.assert_array_equal(got[0], f.view(np.uint32))
+    np.testing.assert_array_equal(got[1], f)
+    np.testing.assert_array_equal(got[2], d.view(np.int64))
+    np.testing.assert_array_equal(got[3].view(np.uint16), h)
+    g = sg.Graph()
+    with (
+        g,
+        pytest.raises(sg.GraphError, match=r"test_compare.py:\d+.*bitcast_convert wants .* same bit width"),
+    ):
+        bitcast_convert(sg.placeholder((2,), sg.float32), sg.float64)

@@ -149,6 +149,19 @@ PRIMITIVES = {
         Case(lambda x: compare.convert(x, sg.float32), [normal(3)], dict(eps=1e-2, atol=1e-3, rtol=1e-2)),
     ],
     "custom_vjp_call": [Case(lambda x: _custom_softplus()(x), [normal(2, 3)])],
+    "cond": [  # both branches taken; a captured tensor (w); more in tests/transforms/test_control_grad.py
+        Case(
+            lambda x, w: sg.cond(w > 0, lambda v: snp.sin(v) * w, lambda v: v * v, x),
+            [normal(2, 3), np.array(0.7)],
+        ),
+        Case(lambda x, w: sg.switch(0, [lambda v: v * v * w, snp.tanh], x), [normal(3), np.array(1.3)]),
+    ],
+    "scan": [  # a captured tensor (w), reversed; more in tests/transforms/test_scan_grad.py
+        Case(
+            lambda h, xs, w: sg.scan(lambda c, x: (snp.sin(c * w + x), c * x), h, xs, reverse=True),
+            [normal(3), normal(2, 3), np.array(0.7)],
+        ),
+    ],
     "reduce": [
         _reduce("sum", normal(2, 3, 2), (1,)),
         _reduce("sum", normal(2, 3, 2), (0, 2)),

@@ -1,0 +1,14 @@
+"""sg.random: counter-based random numbers from threefry-2x32 keys, as jax.random.
+
+A key is a uint32[2] Tensor; the same key always gives the same numbers, in
+any Session and on any number of devices. ``k1, k2 = sg.random.split(key)``
+makes independent keys; ``sg.random.normal(k1, ("batch", 16))`` draws.
+Built only from primitives (ops layer).
+"""
+
+from .distributions import *  # noqa: F403
+from .distributions import __all__ as _dist_all
+from .keys import *  # noqa: F403
+from .keys import __all__ as _keys_all
+
+__all__ = [*_keys_all, *_dist_all]
