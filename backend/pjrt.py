@@ -101,14 +101,6 @@ def _single(device) -> _SingleDevice:
     return _SingleDevice(device)
 
 
-def put(value: np.ndarray, device):
-    """Copy a numpy array onto ``device`` as a device array (64-bit data stays 64-bit)."""
-    with _x64_for(value.dtype.itemsize >= 8):
-        return xc.batched_device_put(
-            _aval(value.shape, value.dtype), _single(device), [value], [device], True, False
-        )
-
-
 class _x64_for:
     """Keep 64-bit data 64-bit while jax's x64 flag (if jax is loaded) is off.
 

@@ -14,12 +14,14 @@ from ..ops import ad_util
 
 
 def relevant_nodes(nodes, wrt, seeds) -> list:
-    """The nodes on some path from ``wrt`` to ``seeds`` (graph order kept)."""
+    """The nodes on some path of floating/complex values from ``wrt`` to ``seeds`` (graph order kept)."""
     reached = set(wrt)
     forward = []
     for node in nodes:
         if any(t in reached for t in node.inputs):
-            reached.update(node.outputs)
+            # Integer and bool values carry no cotangent, so a path through them
+            # (bits of a float, an index) is no path for the gradient.
+            reached.update(o for o in node.outputs if ad_util.is_differentiable(o))
             forward.append(node)
     needed = set(seeds)
     out = []

@@ -55,9 +55,7 @@ def _unit(key, shape, dt: dtypes.DType) -> Tensor:
     b = elementwise_op(elementwise.shift_right_logical, b, full(rng_bits - nmant, udt, shape))
     one_bits = np.array(1.0, dt.np).view(udt.np)
     b = elementwise_op(elementwise.or_, b, full(one_bits, udt, shape))
-    # The floats come from integers: mark them constant for autodiff, so that a gradient
-    # (say to maxval) stops here instead of meeting the bitcast, which has none.
-    floats = elementwise.stop_gradient(compare.bitcast_convert(b, dt))
+    floats = compare.bitcast_convert(b, dt)
     return elementwise_op(elementwise.sub, floats, full(1.0, dt, shape))
 
 
