@@ -54,6 +54,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/dispatch.py
 	$(PY) benchmarks/grad.py
+	$(PY) benchmarks/train_step.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

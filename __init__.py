@@ -17,11 +17,13 @@ import sys as _sys
 
 from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
+    data,
     test_util,
     viz,
 )
 from .backend import Compiled, Lowered, Session
 from .graph import (
+    CheckpointError,
     CompileError,
     Dim,
     DType,
@@ -63,21 +65,36 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import constant, random
+from .ops import constant, nn, optim, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.control_api import checkpoint, cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_vjp import custom_vjp
 from .ops.elementwise import stop_gradient
+from .ops.state import (
+    Variable,
+    assign,
+    assign_add,
+    assign_sub,
+    global_step,
+    global_variables,
+    group,
+    placeholder_with_default,
+    trainable_variables,
+)
 from .transforms import grad, gradients, jvp, simplify, value_and_grad, vjp
 from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
 _sys.modules[__name__ + ".random"] = random
+_sys.modules[__name__ + ".nn"] = nn
+_sys.modules[__name__ + ".optim"] = optim
 _sys.modules[__name__ + ".scipy"] = scipy
 _sys.modules[__name__ + ".scipy.special"] = scipy.special
 
 __all__ = [
+    "data", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
+    "placeholder_with_default", "trainable_variables", "CheckpointError",
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
     "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_vjp", "draw", "dtype", "float8_e4m3fn",

@@ -51,8 +51,11 @@ def concrete_type(tensor, bindings) -> TensorType:
         ) from None
 
 
-def lower_module(nodes, args, fetches, bindings) -> str:
-    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order)."""
+def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
+    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order).
+
+    ``aliases`` maps argument positions to the result each is donated to.
+    """
     with hlo.new_context(), hlo.ir.Location.unknown():
         module = hlo.ir.Module.create()
         arg_types = [hlo.tensor_type(concrete_type(t, bindings)) for t in args]
@@ -66,6 +69,8 @@ def lower_module(nodes, args, fetches, bindings) -> str:
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
+        if aliases:
+            hlo.alias_arguments(main.func_op, len(args), aliases)
         try:
             module.operation.verify()
         except hlo.ir.MLIRError as e:

@@ -154,16 +154,20 @@ def to_numpy(array) -> np.ndarray:
 
 
 class Executable:
-    """A compiled program for one device, called with numpy arrays of fixed types.
+    """A compiled program for one device, called with numpy or device arrays of fixed types.
 
     The first call with arguments of the expected types runs in Python and
     hands jaxlib's C++ dispatcher what it needs; later calls stay in C++.
+    The first ``n_host`` results come back as numpy arrays, the rest stay on
+    the device (a Session's variables). Arguments the program donates (see
+    ``compile``) are consumed by the call.
     """
 
-    def __init__(self, loaded, device, arg_types, out_types):
+    def __init__(self, loaded, device, arg_types, out_types, n_host=None):
         self._exe = loaded
         self._avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in arg_types]
         out_avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in out_types]
+        self._n_host = len(out_avals) if n_host is None else n_host
         self._wide = any(a.dtype.itemsize >= 8 for a in self._avals + out_avals)
         self._sharding = sharding = _single(device)
         self._devices = [device]
@@ -185,30 +189,37 @@ class Executable:
             _TREES, self._put_other, _DISPATCH_CACHE,
         )  # fmt: skip
 
-    def __call__(self, values) -> list[np.ndarray]:
-        """Copy ``values`` in, run, and copy every result out (raises XlaRuntimeError)."""
+    def __call__(self, values) -> list:
+        """Run on ``values`` (raises XlaRuntimeError): numpy results, then device results."""
         if self._wide:
             with _x64_for(True):
                 results = self._dispatch(*values)
         else:
             results = self._dispatch(*values)
+        n = self._n_host
+        if n == len(results):
+            host = results
+            kept = []
+        else:
+            host, kept = results[:n], results[n:]
         if self._custom_dtypes:
-            return [to_numpy(r) for r in results]
-        return [np.asarray(r) for r in results]
+            return [to_numpy(r) for r in host] + kept
+        return [np.asarray(r) for r in host] + kept
 
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
             arrays = [
-                xc.batched_device_put(a, self._sharding, [v], self._devices, True, False)
+                v if type(v) is _jax.ArrayImpl
+                else xc.batched_device_put(a, self._sharding, [v], self._devices, True, False)
                 for a, v in zip(self._avals, values)
-            ]
+            ]  # fmt: skip
         return self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
 
     def _first_call(self, *values):
         """The dispatcher's cache miss: run in Python; allow the C++ path for exact types."""
         outs = self._run_in_python(*values)
         exact = len(values) == len(self._avals) and all(
-            type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype
+            type(v) in _EXACT_TYPES and _shape_dtype(v) == (a.shape, a.dtype)
             for v, a in zip(values, self._avals)
         )
         return outs, (self._fast_path if exact else None), False
@@ -231,10 +242,35 @@ class Executable:
         return self._exe.hlo_modules()[0].to_string()
 
 
-def compile(mlir_text: str, devices, arg_types=(), out_types=()) -> Executable:
+_EXACT_TYPES = (np.ndarray, _jax.ArrayImpl)
+
+
+def _shape_dtype(value) -> tuple:
+    """A numpy or device array's (shape, dtype); without jax, device arrays keep them on ``aval``."""
+    if type(value) is _jax.ArrayImpl:
+        value = value.aval
+    return tuple(value.shape), value.dtype
+
+
+def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None) -> Executable:
     """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
-    (shape, numpy dtype) of its arguments and results (raises XlaRuntimeError)."""
+    (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
+    come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in
+    the text are donated to that result. Raises XlaRuntimeError."""
     client = devices[0].client
     options = xc.CompileOptions()
     loaded = client.compile_and_load(mlir_text, list(devices), options)
-    return Executable(loaded, devices[0], arg_types, out_types)
+    return Executable(loaded, devices[0], arg_types, out_types, n_host)
+
+
+def put(value: np.ndarray, device):
+    """A numpy array copied to ``device`` (a device array a program can take or donate)."""
+    arr = np.asarray(value)
+    with _x64_for(arr.dtype.itemsize >= 8):
+        return xc.batched_device_put(
+            _aval(arr.shape, arr.dtype), _single(device), [arr], [device], True, False
+        )
+
+
+def is_device_array(value) -> bool:
+    return type(value) is _jax.ArrayImpl

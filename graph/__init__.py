@@ -7,7 +7,15 @@ from . import dtypes
 from .attrs import ArrayAttr, DTypeAttr, ShapeAttr
 from .dims import Dim
 from .dtypes import DType, promote_types, result_type
-from .errors import CompileError, ExecutionError, FeedError, GraphError, StablegraphError, located
+from .errors import (
+    CheckpointError,
+    CompileError,
+    ExecutionError,
+    FeedError,
+    GraphError,
+    StablegraphError,
+    located,
+)
 from .function import Function, extract, function, inline
 from .graph import Graph, building, current_graph, emitting_for, name_scope
 from .location import SourceLocation, user_location
@@ -21,7 +29,7 @@ from .types import TensorType
 from .verify import verify
 
 __all__ = [
-    "ArrayAttr", "Attrs", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "ArrayAttr", "Attrs", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
     "current_graph", "dtypes", "emitting_for", "extract", "flatten", "function", "inline", "located", "lookup",

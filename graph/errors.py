@@ -28,6 +28,10 @@ class ExecutionError(StablegraphError, RuntimeError):
     """The compiled program failed at run time; names the nodes involved."""
 
 
+class CheckpointError(StablegraphError, ValueError):
+    """A checkpoint is missing, unreadable, or does not match the graph's variables."""
+
+
 def located(message: str, location=None, node_name: str | None = None) -> str:
     """Prefix a message with the user's file:line and the node name, if known."""
     where = []

@@ -116,16 +116,19 @@ class Graph:
                 self._name_counts[name] = n
                 return candidate
 
-    def add_node(self, op, inputs, attrs, name: str | None = None, location=None) -> Node:
+    def add_node(self, op, inputs, attrs, name: str | None = None, location=None, full_name=None) -> Node:
         """Infer the output types of ``op`` on ``inputs`` and append the node.
 
         Inputs from another graph go through ``capture`` (an error for a plain
         Graph). Type errors carry the user's file:line and the node name.
+        ``full_name`` is a name from ``unique_name`` (scope included), taken as is.
         """
         if location is None:
             location = getattr(_state, "emitting_for", None) or user_location()
         inputs = tuple(t if t.node.graph is self else self.capture(t) for t in inputs)
-        node_name = self.unique_name(name or op.name)
+        if full_name is not None and full_name in self._by_name:
+            raise GraphError(located(f"the name {full_name!r} is taken in graph {self.name!r}", location))
+        node_name = full_name or self.unique_name(name or op.name)
         try:
             out = op.infer(attrs, *(t.type for t in inputs))
         except GraphError as e:
@@ -178,6 +181,41 @@ class Graph:
     @property
     def placeholders(self) -> list[Tensor]:
         return [n.output for n in self.nodes if n.op.name == "placeholder"]
+
+    @property
+    def variables(self) -> list:
+        """Every Variable declared in this graph, in the order they were made (TF1's global collection)."""
+        seen: dict[str, Tensor] = {}
+        for n in self.nodes:
+            if n.op.name == "variable":
+                seen.setdefault(n.attrs.var, n.output)
+        return list(seen.values())
+
+    @property
+    def trainable_variables(self) -> list:
+        """The Variables optimizers update by default (``trainable=True``)."""
+        return [v for v in self.variables if v.node.attrs.trainable]
+
+    def collection(self, name: str) -> list:
+        """TF1-style collections: ``"variables"`` (all), ``"trainable_variables"``."""
+        table = {"variables": self.variables, "global_variables": self.variables,
+                 "trainable_variables": self.trainable_variables, "trainable": self.trainable_variables}  # fmt: skip
+        if name not in table:
+            raise GraphError(f"no collection {name!r}; there are {sorted(table)}")
+        return table[name]
+
+    def singleton(self, key: str, make):
+        """The graph's one tensor for ``key`` (its seed, step, training flag...), made on first use."""
+        cache = self.__dict__.setdefault("_singletons", {})
+        if key not in cache:
+            scopes = next((sc for g, sc in reversed(_frames()) if g is self), [])
+            saved = scopes[:]
+            scopes.clear()  # built at the top level, whatever scope asked first
+            try:
+                cache[key] = make()
+            finally:
+                scopes[:] = saved
+        return cache[key]
 
     @property
     def nx(self):

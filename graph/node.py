@@ -30,7 +30,8 @@ class Node:
         self.location: SourceLocation | None = location
         self.graph = graph
         self.id = id_
-        self.outputs = tuple(Tensor(self, i) for i in range(len(self.out_types)))
+        cls = op.tensor_class or Tensor
+        self.outputs = tuple(cls(self, i) for i in range(len(self.out_types)))
 
     @property
     def output(self) -> Tensor:

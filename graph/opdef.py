@@ -54,6 +54,7 @@ class OpDef:
     fold: Callable[..., Any] | None = None  # optional: not part of RULES
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
+    tensor_class: type | None = None  # the Tensor subclass of its outputs (Variable), if not Tensor
 
     def __post_init__(self):
         for rule in RULES:

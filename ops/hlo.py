@@ -159,3 +159,13 @@ def while_loop(init, cond, body) -> list:
     build_region(op.cond, types, cond)
     build_region(op.body, types, body)
     return list(op.results)
+
+
+def alias_arguments(func_op, n_args: int, aliases: dict[int, int]) -> None:
+    """Donate argument i to result ``aliases[i]`` (``tf.aliasing_output``): XLA updates it in place."""
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = [
+        ir.DictAttr.get({"tf.aliasing_output": ir.IntegerAttr.get(i32, aliases[i])} if i in aliases else {})
+        for i in range(n_args)
+    ]
+    func_op.arg_attrs = ir.ArrayAttr.get(attrs)

@@ -23,6 +23,7 @@ from ..graph import (
     flatten,
     function,
     located,
+    register_overloads,
     unflatten,
     user_location,
 )
@@ -174,3 +175,7 @@ def gradients(ys, xs, grad_ys=None):
         seeds[y] = g if y not in seeds else ad_util.add(seeds[y], g)
     cts = backward(graph.ancestors(ys), seeds, xs_list)
     return [_zeros_for(x, c) for x, c in zip(xs_list, cts)]
+
+
+# Optimizers (sg.optim, in the ops layer below) reach gradients through the overload table.
+register_overloads({"gradients": gradients})

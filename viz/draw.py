@@ -27,22 +27,29 @@ _STYLES = {
     "input": {"shape": "box", "style": "rounded,filled", "fillcolor": "#dbeafe", "color": "#1d4ed8"},
     "constant": {"shape": "box", "style": "filled", "fillcolor": "#f3f4f6", "color": "#9ca3af"},
     "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff", "color": "#374151"},
+    "variable": {"shape": "box", "style": "filled", "fillcolor": "#fef3c7", "color": "#b45309"},
+    "scope": {"shape": "box3d", "style": "filled", "fillcolor": "#eef2ff", "color": "#4338ca"},
     "return": {"shape": "box", "style": "rounded,filled", "fillcolor": "#dcfce7", "color": "#15803d"},
 }
 
 
 def draw(
-    graph_or_function, path: str | os.PathLike | None = None, format: str | None = None
+    graph_or_function, path: str | os.PathLike | None = None, format: str | None = None, collapse: int = 0
 ) -> graphviz.Digraph:
     """A graphviz drawing of a Graph or Function; also written to ``path`` if given.
 
     ``format`` is any graphviz output format ("svg", "png", "pdf", ...); by
     default it is taken from the path's suffix, else "svg". Rendering needs
     the ``dot`` binary (Debian package ``graphviz``); building the Digraph
-    does not. In Jupyter the returned Digraph displays itself.
+    does not. In Jupyter the returned Digraph displays itself. ``collapse=N``
+    draws each name scope N levels deep as one box (its name and node count),
+    which keeps a big model readable (TensorBoard's view).
 
         sg.draw(g, "out/model.svg")
+        sg.draw(g, "out/model_scopes.svg", collapse=1)
     """
+    if collapse:
+        return _draw_collapsed(graph_or_function, path, format, collapse)
     obj = graph_or_function
     if isinstance(obj, Function):
         graph, results, title = obj.graph, obj.results, f"function {obj.name}"
@@ -66,6 +73,41 @@ def draw(
         for i, t in enumerate(results):
             label = f":{t.index}" if len(t.node.outputs) > 1 else None
             dot.edge(_node_id(t.node), "return", label=label, headlabel=str(i) if len(results) > 1 else None)
+    if path is not None:
+        _render(dot, path, format)
+    return dot
+
+
+def _draw_collapsed(graph, path, format, depth: int) -> graphviz.Digraph:
+    if not isinstance(graph, Graph):
+        raise TypeError(f"sg.draw(collapse=...) wants a Graph, got {type(graph).__name__}")
+    dot = graphviz.Digraph(
+        name=graph.name,
+        graph_attr={"label": f"graph {graph.name} (scopes {depth} deep)", "labelloc": "t",
+                    "fontname": "Helvetica", "rankdir": "TB"},
+        node_attr={"fontname": "Helvetica", "fontsize": "10", "margin": "0.12,0.04"},
+        edge_attr={"color": "#6b7280", "arrowsize": "0.6"},
+    )  # fmt: skip
+    box: dict = {}  # node -> the id of the box it is drawn in
+    members: dict[str, list] = {}
+    for node in graph.nodes:
+        scopes = node.name.split("/")[:-1]
+        if len(scopes) >= depth:
+            box[node] = "s_" + "/".join(scopes[:depth])
+            members.setdefault(box[node], []).append(node)
+        else:
+            box[node] = _node_id(node)
+            dot.node(box[node], label=_node_label(node), tooltip=_tooltip(node), **_STYLES[_kind(node)])
+    for bid, nodes in members.items():
+        ops = sorted({n.op.name for n in nodes})
+        title = html.escape(bid[2:])
+        detail = html.escape(f"{len(nodes)} nodes: {', '.join(ops[:4])}{', ...' if len(ops) > 4 else ''}")
+        label = f'<<b>{title}</b><br/><font point-size="8">{detail}</font>>'
+        dot.node(bid, label=label, tooltip=title, **_STYLES["scope"])
+    edges = {(box[t.node], box[node]) for node in graph.nodes for t in node.inputs}
+    for a, b in sorted(edges):
+        if a != b:
+            dot.edge(a, b)
     if path is not None:
         _render(dot, path, format)
     return dot
@@ -108,6 +150,8 @@ def _kind(node) -> str:
         return "input"
     if node.op.name in _CONSTANT_OPS:
         return "constant"
+    if node.op.name in ("variable", "seed"):
+        return "variable"
     return "op"
 
 

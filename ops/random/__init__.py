@@ -8,7 +8,8 @@ Built only from primitives (ops layer).
 
 from .distributions import *  # noqa: F403
 from .distributions import __all__ as _dist_all
+from .generator import Generator, default_generator  # noqa: E402  (after keys: it builds on them)
 from .keys import *  # noqa: F403
 from .keys import __all__ as _keys_all
 
-__all__ = [*_keys_all, *_dist_all]
+__all__ = [*_keys_all, *_dist_all, "Generator", "default_generator"]

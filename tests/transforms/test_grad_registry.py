@@ -149,6 +149,7 @@ PRIMITIVES = {
         Case(lambda x: compare.convert(x, sg.float32), [normal(3)], dict(eps=1e-2, atol=1e-3, rtol=1e-2)),
     ],
     "custom_vjp_call": [Case(lambda x: _custom_softplus()(x), [normal(2, 3)])],
+    "placeholder_with_default": [Case(lambda x: snp.sin(sg.placeholder_with_default(x)), [normal(2, 3)])],
     "cond": [  # both branches taken; a captured tensor (w); more in tests/transforms/test_control_grad.py
         Case(
             lambda x, w: sg.cond(w > 0, lambda v: snp.sin(v) * w, lambda v: v * v, x),

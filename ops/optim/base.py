@@ -1,0 +1,200 @@
+"""The Optimizer: gradients in, one train op out; state kept in Variables (ops layer).
+
+``opt.minimize(loss)`` takes the gradients of ``loss`` with respect to the
+trainable variables and ``opt.apply_gradients(pairs)`` turns (grad, var)
+pairs into one train op: an ``sg.group`` holding exactly one assign per
+variable (the variable itself, each piece of its optimizer state) plus
+``global_step += 1``. Everything is read at the start of the run, so the
+update number (for schedules and Adam's bias correction) is the global step
+before the run, and the train op can be fetched with the loss.
+
+Optimizer state is non-trainable Variables named after the variable they
+belong to, e.g. ``fc1/kernel/adam/mu``, made the first time an optimizer
+sees a variable (``opt.get_slot(var, "mu")`` finds it). A subclass says
+which state it needs (``_slot_inits``) and how one variable moves
+(``_apply``); see optimizers.py.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack, contextmanager
+
+from ...graph import GraphError, Tensor, current_graph, dtypes, located, name_scope, user_location
+from ...graph.tensor import overload
+from ...graph.variables import Variable as VariableTensor
+from ..numpy_like.core import asarray
+from ..state import Variable, assign, global_step, group
+from .clipping import clip_by_global_norm
+from .schedules import _as_schedule
+
+__all__ = ["Optimizer"]
+
+
+def _error(message: str) -> GraphError:
+    return GraphError(located(message, user_location()))
+
+
+class Optimizer:
+    """Updates Variables from their gradients (TF1's tf.train.Optimizer, optax's math).
+
+    Make one with a factory (``sg.optim.adam(1e-3)``, ``sg.optim.sgd(0.1)``...),
+    then ``train = opt.minimize(loss)`` and ``sess.run([loss, train], feeds)``.
+    """
+
+    kind = "optimizer"  # the default name: the state's scope under each variable
+
+    def __init__(self, learning_rate, *, clip_norm=None, name: str | None = None):
+        if isinstance(learning_rate, bool) or not (
+            isinstance(learning_rate, int | float | Tensor) or callable(learning_rate)
+        ):
+            raise TypeError(
+                f"learning_rate must be a number, a schedule (step -> value) or a Tensor, "
+                f"got {type(learning_rate).__name__}"
+            )
+        if clip_norm is not None and not clip_norm > 0:
+            raise ValueError(f"clip_norm must be positive, got {clip_norm!r}")
+        if name is not None and (not name or "/" in name or ":" in name):
+            raise ValueError(f"bad optimizer name {name!r}: no '/' or ':'")
+        self.learning_rate = learning_rate
+        self.clip_norm = clip_norm
+        self.name = name or self.kind
+        self._slots: dict = {}  # (graph, var name) -> {slot name: Variable}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} learning_rate={self.learning_rate!r}>"
+
+    # -- what a subclass provides ---------------------------------------------
+    def _slot_inits(self, var) -> dict[str, float]:
+        """The state one variable needs: slot name -> initial value (filled to the var's shape)."""
+        return {}
+
+    def _apply(self, var, grad, slots: dict, lr: Tensor, count: Tensor):
+        """The change to add to ``var`` and the new value of each slot.
+
+        ``lr`` and ``count`` (the update number, from 1) are float scalars of the
+        variable's dtype; ``slots`` holds each slot's value at the start of the run.
+        """
+        raise NotImplementedError
+
+    # -- public API -----------------------------------------------------------
+    @property
+    def slot_names(self) -> list[str]:
+        """The names of the state each variable gets, e.g. ``["mu", "nu"]`` for Adam."""
+        return list(self._slot_inits(None))
+
+    def get_slot(self, var, name: str):
+        """The Variable holding state ``name`` of ``var`` (made by minimize / apply_gradients)."""
+        slots = self._slots.get((var.graph, var.var_name))
+        if slots is None or name not in slots:
+            raise KeyError(f"{self.name} has no slot {name!r} for {var.var_name}; slots: {self.slot_names}")
+        return slots[name]
+
+    def learning_rate_at(self, step) -> Tensor | float:
+        """The learning rate at ``step`` (a Tensor such as ``sg.global_step()``, or an int)."""
+        lr = self.learning_rate
+        if isinstance(lr, Tensor):
+            return lr
+        return _as_schedule(lr)(step)
+
+    def compute_gradients(self, loss, var_list=None) -> list:
+        """``[(grad, var), ...]`` for ``loss`` (a scalar) and ``var_list`` (default: the trainable variables)."""
+        loss = asarray(loss)
+        if tuple(loss.shape) != ():
+            raise _error(f"minimize wants a scalar loss, got {loss.type}: reduce it first (e.g. loss.mean())")
+        if loss.dtype.kind != "f":
+            raise _error(f"minimize wants a floating loss, got {loss.type}")
+        if var_list is None:
+            var_list = current_graph().trainable_variables
+            if not var_list:
+                raise _error("minimize: the graph has no trainable variables (make some with sg.Variable)")
+        var_list = list(var_list)
+        self._check_vars(var_list)
+        grads = overload("gradients")(loss, var_list)
+        return list(zip(grads, var_list))
+
+    def minimize(self, loss, var_list=None, global_step=None) -> Tensor:
+        """One train op that moves ``var_list`` (default: trainable variables) down ``loss``.
+
+        ``global_step`` is the int Variable to count updates with (default: ``sg.global_step()``).
+
+            train = sg.optim.adam(1e-3).minimize(loss)
+            l, _ = sess.run([loss, train], {x: xb, y: yb})
+        """
+        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step=global_step)
+
+    def apply_gradients(self, grads_and_vars, global_step=None) -> Tensor:
+        """One train op applying ``[(grad, var), ...]`` (TF1 order); pairs with grad None are skipped.
+
+        Clips by global norm first when the optimizer has ``clip_norm``; adds 1
+        to ``global_step`` (default ``sg.global_step()``) in the same op.
+        """
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
+            raise _error("apply_gradients: no variable has a gradient")
+        variables = [v for _, v in pairs]
+        self._check_vars(variables)
+        grads = []
+        for g, v in pairs:
+            g = asarray(g)
+            if tuple(g.shape) != tuple(v.shape):
+                raise _error(
+                    f"apply_gradients: the gradient for {v.var_name} is {g.type}, not shape {v.shape}"
+                )
+            grads.append(g.astype(v.dtype) if g.dtype is not v.dtype else g)
+        step = _step_variable(global_step)
+        graph = current_graph()
+        with name_scope(self.name):
+            lr = self.learning_rate_at(step)
+            lr = asarray(lr, dtypes.float32) if not isinstance(lr, Tensor) else lr
+            count = (step + 1).astype(dtypes.float32)
+            if self.clip_norm is not None:
+                grads, _ = clip_by_global_norm(grads, self.clip_norm)
+        writes = []
+        for g, v in zip(grads, variables):
+            # state and update math live under the variable's own name, whatever scope we are in
+            with graph, _scopes(v.var_name.split("/") + [self.name]):
+                slots = self._slots_for(graph, v)
+                delta, new = self._apply(v, g, dict(slots), lr.astype(v.dtype), count.astype(v.dtype))
+                writes.append(assign(v, v + delta))
+                writes += [assign(slots[k], new[k]) for k in slots]
+        with name_scope(self.name):
+            writes.append(assign(step, step + 1))
+            return group(*writes, name="train")
+
+    # -- helpers --------------------------------------------------------------
+    def _check_vars(self, variables) -> None:
+        seen = set()
+        for v in variables:
+            if not isinstance(v, VariableTensor):
+                raise _error(f"{self.name} updates Variables, got {v!r}")
+            if v.dtype.kind != "f":
+                raise _error(f"{self.name}: cannot train {v.var_name} {v.type}: only real floating variables")
+            if v.var_name in seen:
+                raise _error(f"{self.name}: {v.var_name} appears twice in the variables to update")
+            seen.add(v.var_name)
+
+    def _slots_for(self, graph, var) -> dict:
+        key = (graph, var.var_name)
+        if key not in self._slots:
+            self._slots[key] = {
+                name: Variable(init, shape=tuple(var.shape), dtype=var.dtype, name=name, trainable=False)
+                for name, init in self._slot_inits(var).items()
+            }
+        return self._slots[key]
+
+
+def _step_variable(step):
+    if step is None:
+        return global_step()
+    if not isinstance(step, VariableTensor) or step.dtype.kind not in "iu" or tuple(step.shape) != ():
+        raise _error(f"global_step must be a scalar int Variable, got {step!r}")
+    return step
+
+
+@contextmanager
+def _scopes(names):
+    """Nested ``sg.name_scope`` for each name in ``names`` (name_scope itself refuses '/')."""
+    with ExitStack() as stack:
+        for n in names:
+            stack.enter_context(name_scope(n))
+        yield

@@ -1,0 +1,56 @@
+"""Gradient clipping by global norm, as TF1's tf.clip_by_global_norm (ops layer).
+
+``clipped, norm = sg.optim.clip_by_global_norm(grads, 1.0)`` scales every
+tensor by ``max_norm / max(norm, max_norm)``, where ``norm`` is the 2-norm
+of all of them taken together; so the direction of the whole gradient is
+kept. None entries pass through (a variable without a gradient).
+"""
+
+from __future__ import annotations
+
+from ...graph import GraphError, Tensor, dtypes, located, user_location
+from .. import numpy_like as snp
+from ..numpy_like.core import asarray
+
+__all__ = ["global_norm", "clip_by_global_norm"]
+
+
+def _norm_dtype(tensors):
+    return dtypes.float64 if any(t.dtype is dtypes.float64 for t in tensors) else dtypes.float32
+
+
+def global_norm(tensors) -> Tensor:
+    """``sqrt(sum of squares of every element of every tensor)``; None entries are skipped.
+
+    Sums in float32 (float64 if any tensor is float64), whatever the tensors' dtypes.
+    """
+    present = [asarray(t) for t in tensors if t is not None]
+    if not present:
+        raise GraphError(located("global_norm wants at least one tensor", user_location()))
+    bad = [t for t in present if t.dtype.kind != "f"]
+    if bad:
+        raise GraphError(located(f"global_norm wants floating tensors, got {bad[0].type}", user_location()))
+    dt = _norm_dtype(present)
+    total = None
+    for t in present:
+        t = t.astype(dt)
+        s = snp.sum(t * t)
+        total = s if total is None else total + s
+    return snp.sqrt(total)
+
+
+def clip_by_global_norm(tensors, max_norm, norm: Tensor | None = None):
+    """Scale ``tensors`` so that their global norm is at most ``max_norm``; returns ``(clipped, norm)``.
+
+    ``norm`` is the global norm before clipping (pass one already computed to
+    reuse it). Each clipped tensor keeps its dtype; None entries stay None.
+
+        grads, norm = sg.optim.clip_by_global_norm(grads, 5.0)
+    """
+    tensors = list(tensors)
+    if norm is None:
+        norm = global_norm(tensors)
+    max_norm = asarray(max_norm, norm.dtype)
+    scale = max_norm / snp.maximum(norm, max_norm)
+    clipped = [None if t is None else asarray(t) * scale.astype(asarray(t).dtype) for t in tensors]
+    return clipped, norm

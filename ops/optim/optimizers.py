@@ -1,0 +1,228 @@
+"""The optimizers: sgd, momentum, adam, adamw, rmsprop, adagrad, with optax's math (ops layer).
+
+Each factory returns an Optimizer (base.py); ``learning_rate`` is a number,
+a schedule (``step -> value``, see schedules.py) or a Tensor (e.g. a
+placeholder fed each run). Every factory takes ``clip_norm`` (clip the
+gradients by their global norm first) and ``name`` (the scope of the state
+under each variable: ``fc1/kernel/<name>/mu``).
+
+Updates, with g the gradient, lr the learning rate and k the update number
+(1 for the first):
+
+- sgd: ``-lr * g``
+- momentum: ``t = g + m * t``; ``-lr * t`` (nesterov: ``-lr * (g + m * t)``)
+- adam: moments ``mu, nu`` of g and g², bias-corrected by ``1 - b ** k``;
+  ``-lr * mu_hat / (sqrt(nu_hat) + eps)``
+- adamw: adam's step plus ``weight_decay * param`` (where ``mask`` says), times ``-lr``
+- rmsprop: ``nu`` of g² (centered: minus ``mu²``, mu of g); ``-lr * g / sqrt(nu + eps)``,
+  then an optional momentum trace of those steps
+- adagrad: ``s += g²``; ``-lr * g / sqrt(s + eps)`` (0 where s is 0)
+"""
+
+from __future__ import annotations
+
+from ...graph import GraphError, located, user_location
+from .. import numpy_like as snp
+from .base import Optimizer
+
+__all__ = ["sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad"]
+
+
+def _check(name: str, value, low: float = 0.0, high: float | None = None, low_open: bool = False) -> float:
+    value = float(value)
+    bad = value < low or (low_open and value == low) or (high is not None and value >= high)
+    if bad:
+        raise ValueError(f"{name} must be in {'(' if low_open else '['}{low}, {high or 'inf'}), got {value}")
+    return value
+
+
+class SGD(Optimizer):
+    kind = "sgd"
+
+    def _apply(self, var, grad, slots, lr, count):
+        return -lr * grad, {}
+
+
+class Momentum(Optimizer):
+    kind = "momentum"
+
+    def __init__(self, learning_rate, momentum=0.9, nesterov=False, **kw):
+        super().__init__(learning_rate, **kw)
+        self.momentum = _check("momentum", momentum, 0.0, 1.0)
+        self.nesterov = bool(nesterov)
+
+    def _slot_inits(self, var):
+        return {"trace": 0.0}
+
+    def _apply(self, var, grad, slots, lr, count):
+        trace = grad + self.momentum * slots["trace"]
+        step = grad + self.momentum * trace if self.nesterov else trace
+        return -lr * step, {"trace": trace}
+
+
+class Adam(Optimizer):
+    kind = "adam"
+
+    def __init__(self, learning_rate, b1=0.9, b2=0.999, eps=1e-8, **kw):
+        super().__init__(learning_rate, **kw)
+        self.b1 = _check("b1", b1, 0.0, 1.0)
+        self.b2 = _check("b2", b2, 0.0, 1.0)
+        self.eps = _check("eps", eps)
+
+    def _slot_inits(self, var):
+        return {"mu": 0.0, "nu": 0.0}
+
+    def _adam_step(self, grad, slots, count):
+        mu = self.b1 * slots["mu"] + (1.0 - self.b1) * grad
+        nu = self.b2 * slots["nu"] + (1.0 - self.b2) * (grad * grad)
+        mu_hat = mu / (1.0 - self.b1**count)
+        nu_hat = nu / (1.0 - self.b2**count)
+        return mu_hat / (snp.sqrt(nu_hat) + self.eps), {"mu": mu, "nu": nu}
+
+    def _apply(self, var, grad, slots, lr, count):
+        step, new = self._adam_step(grad, slots, count)
+        return -lr * step, new
+
+
+class AdamW(Adam):
+    kind = "adamw"
+
+    def __init__(self, learning_rate, b1=0.9, b2=0.999, eps=1e-8, weight_decay=1e-4, mask=None, **kw):
+        super().__init__(learning_rate, b1, b2, eps, **kw)
+        self.weight_decay = _check("weight_decay", weight_decay)
+        if mask is not None and not callable(mask) and not isinstance(mask, dict):
+            raise TypeError(f"mask must be None, a callable var -> bool or a dict name -> bool, got {mask!r}")
+        self.mask = mask
+
+    def decays(self, var) -> bool:
+        """Whether weight decay applies to ``var`` under this optimizer's mask."""
+        mask = self.mask
+        if mask is None:
+            return True
+        if isinstance(mask, dict):
+            if var.var_name not in mask:
+                raise GraphError(
+                    located(
+                        f"adamw mask has no entry for {var.var_name}; it has {sorted(mask)}", user_location()
+                    )
+                )
+            return bool(mask[var.var_name])
+        return bool(mask(var))
+
+    def apply_gradients(self, grads_and_vars, global_step=None):
+        pairs = list(grads_and_vars)
+        if isinstance(self.mask, dict):
+            names = {v.var_name for g, v in pairs if g is not None}
+            unknown = sorted(set(self.mask) - names)
+            if unknown:
+                raise GraphError(located(f"adamw mask names unknown variables: {unknown}", user_location()))
+        return super().apply_gradients(pairs, global_step=global_step)
+
+    def _apply(self, var, grad, slots, lr, count):
+        step, new = self._adam_step(grad, slots, count)
+        if self.weight_decay and self.decays(var):
+            step = step + self.weight_decay * var
+        return -lr * step, new
+
+
+class RMSProp(Optimizer):
+    kind = "rmsprop"
+
+    def __init__(self, learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, centered=False,
+                 momentum=None, nesterov=False, **kw):  # fmt: skip
+        super().__init__(learning_rate, **kw)
+        self.decay = _check("decay", decay, 0.0, 1.0)
+        self.eps = _check("eps", eps)
+        self.initial_scale = _check("initial_scale", initial_scale)
+        self.centered = bool(centered)
+        self.momentum = None if momentum is None else _check("momentum", momentum, 0.0, 1.0)
+        self.nesterov = bool(nesterov)
+
+    def _slot_inits(self, var):
+        slots = {"nu": self.initial_scale}
+        if self.centered:
+            slots["mu"] = 0.0
+        if self.momentum is not None:
+            slots["trace"] = 0.0
+        return slots
+
+    def _apply(self, var, grad, slots, lr, count):
+        d = self.decay
+        nu = d * slots["nu"] + (1.0 - d) * (grad * grad)
+        new = {"nu": nu}
+        if self.centered:
+            new["mu"] = d * slots["mu"] + (1.0 - d) * grad
+            nu = nu - new["mu"] * new["mu"]
+        step = -lr * (grad / snp.sqrt(nu + self.eps))
+        if self.momentum is not None:  # optax traces the lr-scaled steps
+            new["trace"] = step + self.momentum * slots["trace"]
+            step = step + self.momentum * new["trace"] if self.nesterov else new["trace"]
+        return step, new
+
+
+class Adagrad(Optimizer):
+    kind = "adagrad"
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, eps=1e-7, **kw):
+        super().__init__(learning_rate, **kw)
+        self.initial_accumulator_value = _check("initial_accumulator_value", initial_accumulator_value)
+        self.eps = _check("eps", eps)
+
+    def _slot_inits(self, var):
+        return {"sum_of_squares": self.initial_accumulator_value}
+
+    def _apply(self, var, grad, slots, lr, count):
+        total = slots["sum_of_squares"] + grad * grad
+        scale = snp.where(total > 0, 1.0 / snp.sqrt(total + self.eps), 0.0)
+        return -lr * (grad * scale.astype(grad.dtype)), {"sum_of_squares": total}
+
+
+# -- factories ---------------------------------------------------------------------
+def sgd(learning_rate, *, clip_norm=None, name=None) -> Optimizer:
+    """Plain gradient descent: ``var -= lr * g``.
+
+    train = sg.optim.sgd(0.1).minimize(loss)
+    """
+    return SGD(learning_rate, clip_norm=clip_norm, name=name)
+
+
+def momentum(learning_rate, momentum=0.9, nesterov=False, *, clip_norm=None, name=None) -> Optimizer:
+    """SGD with a momentum trace ``t = g + momentum * t`` (optax's sgd with momentum); state ``trace``."""
+    return Momentum(learning_rate, momentum, nesterov, clip_norm=clip_norm, name=name)
+
+
+def adam(learning_rate, b1=0.9, b2=0.999, eps=1e-8, *, clip_norm=None, name=None) -> Optimizer:
+    """Adam with bias correction, eps outside the square root (optax.adam); state ``mu``, ``nu``.
+
+    train = sg.optim.adam(sg.optim.cosine_decay(1e-3, steps=2000)).minimize(loss)
+    """
+    return Adam(learning_rate, b1, b2, eps, clip_norm=clip_norm, name=name)
+
+
+def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, weight_decay=1e-4, mask=None, *,
+          clip_norm=None, name=None) -> Optimizer:  # fmt: skip
+    """Adam with decoupled weight decay: ``-lr * (adam step + weight_decay * param)`` (optax.adamw).
+
+    ``mask`` picks the variables that decay: None (all), a callable ``var -> bool``
+    (e.g. ``lambda v: v.ndim > 1`` to spare biases) or a dict ``{var_name: bool}``
+    naming every variable trained.
+    """
+    return AdamW(learning_rate, b1, b2, eps, weight_decay, mask, clip_norm=clip_norm, name=name)
+
+
+def rmsprop(learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, centered=False, momentum=None,
+            nesterov=False, *, clip_norm=None, name=None) -> Optimizer:  # fmt: skip
+    """RMSProp as optax.rmsprop: ``-lr * g / sqrt(nu + eps)`` (eps inside the root).
+
+    ``centered`` divides by the variance estimate ``nu - mu²``; ``momentum``
+    (None: off) keeps a trace of the steps. State ``nu`` (+ ``mu``, ``trace``).
+    """
+    return RMSProp(learning_rate, decay, eps, initial_scale, centered, momentum, nesterov,
+                   clip_norm=clip_norm, name=name)  # fmt: skip
+
+
+def adagrad(
+    learning_rate, initial_accumulator_value=0.1, eps=1e-7, *, clip_norm=None, name=None
+) -> Optimizer:
+    """Adagrad as optax.adagrad: ``-lr * g / sqrt(sum of g² + eps)``; state ``sum_of_squares``."""
+    return Adagrad(learning_rate, initial_accumulator_value, eps, clip_norm=clip_norm, name=name)

@@ -1,0 +1,232 @@
+"""State in graphs: Variables, assignments, train ops, defaults (ops layer).
+
+``sg.Variable(initializer, shape, dtype, name, trainable)`` declares a
+variable (graph/variables.py) and builds its initial value in the graph: an
+initializer ``init(key, shape, dtype)`` draws from a key folded out of the
+Session's seed with the variable's name, so values are reproducible from
+``Session(g, seed=...)`` and do not change when other variables are added.
+
+``sg.assign(v, x)`` is an ``assign`` node whose output is the new value; a
+run that needs it makes that value an extra program result and the Session
+swaps it in after the run (reads in the same run still see the old value).
+``sg.group(*ops)`` bundles writes into one train op, which fetches as None.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from ..graph import (
+    Attrs,
+    GraphError,
+    NoAttrs,
+    OpDef,
+    Tensor,
+    TensorType,
+    current_graph,
+    dtypes,
+    located,
+    register_overloads,
+    user_location,
+)
+from ..graph import name_scope as _name_scope
+from ..graph.dims import check_shape
+from ..graph.variables import Variable as VariableTensor
+from ..graph.variables import VariableAttrs, seed_op, variable_op
+from . import hlo
+from .compare import convert
+from .numpy_like.core import asarray
+from .numpy_like.manipulation import broadcast_to
+from .random.keys import fold_in
+from .registry import bind
+
+__all__ = [
+    "Variable", "assign", "assign_add", "assign_sub", "group", "placeholder_with_default",
+    "global_variables", "trainable_variables", "global_step", "seed_key",
+]  # fmt: skip
+
+
+def _error(message: str) -> GraphError:
+    return GraphError(located(message, user_location()))
+
+
+# -- assign ----------------------------------------------------------------------
+class AssignAttrs(Attrs):
+    var: str
+    auto: bool = False  # runs whenever the variable is read (a Generator's advance)
+
+
+assign_op = OpDef(
+    "assign",
+    lambda attrs, value: value,
+    lambda ctx, attrs, value: value,
+    attrs=AssignAttrs,
+    reasons={
+        "vjp": "a write to state: gradients do not flow through assignment",
+        "batch": "a write to state",
+    },  # fmt: skip
+    doc="The new value of a Variable; the Session stores it after the run.",
+)
+
+
+def assign(var: VariableTensor, value, *, auto: bool = False) -> Tensor:
+    """Set ``var`` to ``value`` when a run needs this node; returns the new value.
+
+    ``value`` is cast to the variable's dtype where numpy's same_kind casting
+    allows and broadcast to its shape. Two writes to one variable in one run
+    is a GraphError; reads in the run see the value from its start.
+    """
+    if not isinstance(var, VariableTensor):
+        raise _error(f"assign wants a Variable, got {type(var).__name__}")
+    want = var.type
+    value = value if isinstance(value, Tensor) else asarray(value)
+    if value.dtype is not want.dtype:
+        if not np.can_cast(value.dtype.np, want.dtype.np, "same_kind"):
+            raise _error(f"assign to {var.var_name} {want}: cannot cast a {value.type} value")
+        value = convert(value, want.dtype)
+    if tuple(value.shape) != tuple(want.shape):
+        try:
+            value = broadcast_to(value, want.shape)
+        except GraphError:
+            raise _error(f"assign to {var.var_name} {want}: a {value.type} value does not fit") from None
+    return bind(assign_op, value, var=var.var_name, auto=auto, name="assign")
+
+
+def assign_add(var: VariableTensor, delta) -> Tensor:
+    """``var += delta`` (reads the value from the start of the run)."""
+    return assign(var, var + delta)
+
+
+def assign_sub(var: VariableTensor, delta) -> Tensor:
+    """``var -= delta`` (reads the value from the start of the run)."""
+    return assign(var, var - delta)
+
+
+# -- group -----------------------------------------------------------------------
+group_op = OpDef(
+    "group",
+    lambda attrs, *inputs: TensorType((), dtypes.bool_),
+    lambda ctx, attrs, *values: hlo.constant(np.array(True), dtypes.bool_),
+    attrs=NoAttrs,
+    reasons={"vjp": "a train op: its value carries nothing", "batch": "a train op"},
+    doc="One op standing for several (a train op); fetching it runs them and gives None.",
+)
+
+
+def group(*ops, name: str = "group") -> Tensor:
+    """One op that runs all of ``ops`` (assigns, other groups; nests and None allowed).
+
+    ``sess.run(train_op)`` gives None, as TF1's ``tf.group``.
+    """
+    flat = []
+    pending = list(ops)
+    while pending:
+        item = pending.pop(0)
+        if item is None:
+            continue
+        if isinstance(item, list | tuple):
+            pending[:0] = list(item)
+        elif isinstance(item, Tensor):
+            flat.append(item)
+        else:
+            raise _error(f"group wants Tensors (assigns, train ops), got {type(item).__name__}")
+    return bind(group_op, *flat, name=name)
+
+
+# -- placeholder_with_default ------------------------------------------------------
+placeholder_with_default_op = OpDef(
+    "placeholder_with_default",
+    lambda attrs, default: default,
+    lambda ctx, attrs, default: default,
+    vjp=lambda attrs, xs, ys, cts: [cts[0]],
+    attrs=NoAttrs,
+    reasons={"batch": "not written yet"},
+    doc="A graph input that takes its default value when it is not fed.",
+)
+
+
+def placeholder_with_default(value, shape=None, name: str | None = None) -> Tensor:
+    """A placeholder that is ``value`` unless fed (TF1's tf.placeholder_with_default).
+
+    ``training = sg.placeholder_with_default(True, name="training")``; feed
+    ``{training: False}`` to switch it off for one run.
+    """
+    default = asarray(value)
+    if shape is not None and tuple(check_shape(tuple(shape))) != tuple(default.shape):
+        raise _error(f"placeholder_with_default: the default's shape {default.shape} is not {tuple(shape)}")
+    return bind(placeholder_with_default_op, default, name=name or "placeholder_with_default")
+
+
+# -- variables ---------------------------------------------------------------------
+def seed_key() -> Tensor:
+    """The Session's root random key (uint32[2]) in the current graph: ``[0, seed]``."""
+    graph = current_graph()
+    return graph.singleton("seed", lambda: graph.add_node(seed_op, (), NoAttrs(), name="seed").output)
+
+
+def _salt(name: str) -> int:
+    return zlib.crc32(name.encode()) & 0x7FFFFFFF
+
+
+def Variable(initializer, shape=None, dtype=None, name: str | None = None, trainable: bool = True):  # noqa: N802
+    """A variable of the current graph, initialized when a Session starts (TF1's tf.Variable).
+
+    ``initializer`` is an initializer ``init(key, shape, dtype)`` (see
+    sg.nn.initializers; needs ``shape``; dtype defaults to float32) or an
+    initial value (numpy data, a Python number, a Tensor of the graph).
+
+        w = sg.Variable(sg.nn.initializers.glorot_uniform(), (64, 128), name="w")
+        step = sg.Variable(0, name="step", trainable=False)
+    """
+    graph = current_graph()
+    full = graph.unique_name(name or "Variable")
+    local = full.rsplit("/", 1)[-1]
+    with _name_scope(local), _name_scope("init"):
+        value = _initial_value(initializer, shape, dtype, full)
+    if not all(isinstance(d, int) for d in value.shape):
+        raise _error(f"variable {full} wants a static shape, got {value.shape}")
+    if trainable and value.dtype.kind not in "fc":
+        trainable = False  # an integer or bool variable has no gradient to train with
+    attrs = VariableAttrs(
+        var=full, shape=value.shape, dtype=value.dtype, trainable=trainable, init=value.name
+    )
+    return graph.add_node(variable_op, (), attrs, full_name=full).output
+
+
+def _initial_value(initializer, shape, dtype, full: str) -> Tensor:
+    if callable(initializer) and not isinstance(initializer, Tensor):
+        if shape is None:
+            raise _error(f"variable {full}: an initializer needs a shape")
+        shape = check_shape((shape,) if isinstance(shape, int) else tuple(shape))
+        dt = dtypes.dtype(dtype) if dtype is not None else dtypes.float32
+        value = asarray(initializer(fold_in(seed_key(), _salt(full)), shape, dt))
+        if tuple(value.shape) != tuple(shape):
+            raise _error(f"variable {full}: the initializer gave {value.type}, not shape {shape}")
+        return convert(value, dt)
+    value = asarray(initializer, dtype)
+    if shape is not None:
+        shape = check_shape((shape,) if isinstance(shape, int) else tuple(shape))
+        if tuple(value.shape) != tuple(shape):
+            value = broadcast_to(value, shape)
+    return value
+
+
+def global_variables() -> list:
+    """Every Variable of the current graph."""
+    return current_graph().variables
+
+
+def trainable_variables() -> list:
+    """The trainable Variables of the current graph (what optimizers update by default)."""
+    return current_graph().trainable_variables
+
+
+def global_step() -> VariableTensor:
+    """The graph's step counter (int32, not trainable); optimizers add 1 per train step."""
+    graph = current_graph()
+    return graph.singleton("global_step", lambda: Variable(0, (), dtypes.int32, "global_step", False))
+
+
+register_overloads({"assign": assign, "assign_add": assign_add, "assign_sub": assign_sub})
