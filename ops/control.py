@@ -158,6 +158,7 @@ class ScanAttrs(Attrs):
     # tensors of body (node index, output index) also stacked as outputs, after the ys: what the
     # vjp's forward scan saves per step (simplify merges a scan into one that saves more)
     saved: tuple[tuple[int, int], ...] = ()
+    unroll: int = 1  # steps per loop iteration in the lowering (0: all of them); results are the same
 
 
 def _scan_infer(attrs: ScanAttrs, *in_types: TensorType) -> tuple[TensorType, ...]:
@@ -192,10 +193,13 @@ def _scan_lower(ctx, attrs: ScanAttrs, *values):
     y_types = ctx.out_types[nc:]
     ys = [hlo.full(t.shape, 0, t.dtype) for t in y_types]
 
-    def cond(i, *_):
-        return hlo.compare(i, hlo.constant(n, dtypes.int32), "LT", dtypes.int32)
+    per_iter = n if attrs.unroll == 0 else max(1, min(attrs.unroll, n))
+    looped = n - n % per_iter if n else 0
 
-    def step(i, *state):
+    def cond(i, *_):
+        return hlo.compare(i, hlo.constant(looped, dtypes.int32), "LT", dtypes.int32)
+
+    def one_step(i, state):
         t = hlo.sh.subtract(hlo.constant(n - 1, dtypes.int32), i) if attrs.reverse else i
         zero = hlo.constant(0, dtypes.int32)
         x_t = []
@@ -208,10 +212,19 @@ def _scan_lower(ctx, attrs: ScanAttrs, *values):
         for buf, y, ty in zip(state[nc:], outs[nc:], y_types):
             row = hlo.sh.reshape(hlo.tensor_type(TensorType((1, *ty.shape[1:]), ty.dtype)), y)
             new_ys.append(hlo.sh.dynamic_update_slice(buf, row, [t] + [zero] * (ty.ndim - 1)))
-        return [hlo.sh.add(i, hlo.constant(1, dtypes.int32)), *outs[:nc], *new_ys]
+        return hlo.sh.add(i, hlo.constant(1, dtypes.int32)), [*outs[:nc], *new_ys]
+
+    def step(i, *state):
+        state = list(state)
+        for _ in range(per_iter):  # unrolled: several steps per trip around the loop
+            i, state = one_step(i, state)
+        return [i, *state]
 
     out = hlo.while_loop([hlo.constant(0, dtypes.int32), *carry, *ys], cond, step)
-    return out[1:]
+    i, state = out[0], list(out[1:])
+    for _ in range(n - looped):  # the steps left over, straight after the loop
+        i, state = one_step(i, state)
+    return state
 
 
 scan_op = OpDef(
@@ -225,9 +238,18 @@ scan_op = OpDef(
 
 
 def scan_call(
-    body: Function, init, xs, length, reverse: bool = False, remat: bool = False, name: str | None = None
+    body: Function,
+    init,
+    xs,
+    length,
+    reverse: bool = False,
+    remat: bool = False,
+    name: str | None = None,
+    unroll: int = 1,
 ) -> list[Tensor]:
     """Bind scan_op: ``length`` steps of ``body`` from carry ``init`` over stacked ``xs``; carry, then ys."""
     inputs = [*init, *xs, *body.captures]
-    attrs = ScanAttrs(body=body, length_shape=(length,), reverse=reverse, num_carry=len(init), remat=remat)
+    attrs = ScanAttrs(
+        body=body, length_shape=(length,), reverse=reverse, num_carry=len(init), remat=remat, unroll=unroll
+    )
     return list(bind_node(scan_op, inputs, attrs, name=name).outputs)

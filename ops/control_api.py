@@ -267,13 +267,17 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
 
     As jax.lax.scan: ``init`` and ``xs`` may be nests (``xs=None`` needs
     ``length``), ``ys`` stacks the per-step outputs, ``reverse=True`` walks
-    ``xs`` from the end (and writes ``ys`` in the same places). ``unroll``
-    is accepted for compatibility and does not change the result. Lowers to
-    stablehlo.while with dynamic_slice / dynamic_update_slice.
+    ``xs`` from the end (and writes ``ys`` in the same places). ``unroll=k``
+    runs k steps per trip around the loop (``True``: all steps, no loop),
+    trading program size for loop overhead; results do not change. Lowers
+    to stablehlo.while with dynamic_slice / dynamic_update_slice.
 
         h_last, hs = sg.scan(lambda h, x: (snp.tanh(h + x), h), h0, xs)
     """
-    del unroll
+    if isinstance(unroll, bool):
+        unroll = 0 if unroll else 1
+    elif not isinstance(unroll, int) or unroll < 1:
+        raise _error(f"scan wants unroll to be a positive int or a bool, got {unroll!r}")
     carry, ctree = flatten(init)
     carry = [_tensor(c) for c in carry]
     xs_leaves, xtree = flatten(xs)
@@ -305,7 +309,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
             f"scan body {f_fn.name} must keep the carry's structure and types: it takes {ctree} "
             f"{_types_str(c_types)} and returns {c_out} {got}"
         )
-    out = scan_call(f_fn, carry, xs_leaves, n, reverse=reverse, remat=_is_remat(f))
+    out = scan_call(f_fn, carry, xs_leaves, n, reverse=reverse, remat=_is_remat(f), unroll=unroll)
     return unflatten(ctree, out[: len(carry)]), unflatten(y_tree, out[len(carry) :])
 
 

@@ -226,7 +226,7 @@ def _scan_vjp(attrs: ScanAttrs, xs, ys, cts):
     residuals = [x_params[t] if t in x_params else stacked[t] for t in saved]
     out = scan_call(
         bwd_fn, ct_init + acc_init, residuals + ct_ys, length, not attrs.reverse, remat=attrs.remat,
-        name="scan_vjp",
+        name="scan_vjp", unroll=attrs.unroll,
     )  # fmt: skip
     ct_carry, ct_caps, ct_seqs = out[: len(dc)], out[len(dc) : len(dc) + len(dk)], out[len(dc) + len(dk) :]
     result: list = [None] * len(xs)

@@ -174,7 +174,7 @@ def test_json_round_trip_and_printing(rng):
     assert "cond[branches=(@false_fn, @true_fn)](convert, x, w) : f32[3]" in listing
     assert "\n    function true_fn(v: f32[3]) -> (f32[3]) {\n" in listing
     assert (
-        "scan[body=@body_fun, length_shape=(3,), reverse=False, num_carry=2, remat=False, saved=()]"
+        "scan[body=@body_fun, length_shape=(3,), reverse=False, num_carry=2, remat=False, saved=(), unroll=1]"
         in listing
     )
     g2 = sg.Graph.from_json(g.to_json())
@@ -186,3 +186,28 @@ def test_json_round_trip_and_printing(rng):
     np.testing.assert_allclose(got[1], xv + 3 * want, rtol=1e-5)
     if shutil.which("dot"):
         assert "holds @false_fn, @true_fn" in sg.draw(g).source
+
+
+def test_scan_unroll_repeats_the_body_per_trip(rng):
+    """unroll=k emits k copies of the body inside the loop and the leftover steps after it."""
+    g = sg.Graph()
+    with g:
+        xs = sg.placeholder((7, 3), sg.float32, name="xs")
+        outs = [  # (unroll, tanh ops in the program, the scan's outputs)
+            (k, n, sg.scan(lambda c, x: (snp.tanh(c + x), c), snp.zeros(3), xs, unroll=k))
+            for k, n in ((1, 1), (3, 3 + 1), (True, 7))
+        ]  # fmt: skip
+    data = rng.normal(size=(7, 3)).astype(np.float32)
+    h, hs = np.zeros(3, np.float32), []
+    for x in data:
+        hs.append(h)
+        h = np.tanh(h + x)
+    with sg.Session(g) as sess:
+        for k, n_tanh, (carry, ys) in outs:
+            got_c, got_ys = sess.run([carry, ys], {xs: data})
+            np.testing.assert_allclose(got_c, h, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(got_ys, np.stack(hs), rtol=1e-5, atol=1e-6)
+            text = sess.lower(carry, {xs: data})
+            assert text.count("stablehlo.tanh") == n_tanh, k
+    with g, pytest.raises(sg.GraphError, match="unroll"):
+        sg.scan(lambda c, x: (c, c), snp.zeros(3), xs, unroll=0)

@@ -24,9 +24,9 @@ def _scans(h0, xs, w):
         h = snp.tanh(c["h"] * w + x[0] - x[1] * 0.5)
         return {"h": h, "k": c["k"] + 1}, (snp.sin(h) * w, c["k"])
 
-    (c1, (y1, _)) = sg.scan(cell, {"h": h0, "k": 0}, (xs, xs * xs))
+    (c1, (y1, _)) = sg.scan(cell, {"h": h0, "k": 0}, (xs, xs * xs), unroll=3)  # 3 per trip + 1 after
     (c2, (y2, _)) = sg.scan(cell, {"h": h0, "k": 0}, (xs, xs), reverse=True)
-    c3, y3 = sg.scan(lambda c, _: (c * w + 0.1, snp.exp(c)), h0, None, length=3)
+    c3, y3 = sg.scan(lambda c, _: (c * w + 0.1, snp.exp(c)), h0, None, length=3, unroll=True)
     return c1["h"], y1, c2["h"], y2, c3, y3
 
 
