@@ -14,7 +14,6 @@ import glob
 import os
 import re
 import tempfile
-import zipfile
 
 import numpy as np
 
@@ -45,13 +44,17 @@ def save(prefix: str, arrays: dict[str, np.ndarray], step: int | None = None, ke
     return path
 
 
+_SAVEZ_OWN = ("file", "allow_pickle")  # np.savez's own parameter names: such variables get a '~' suffix
+
+
 def _write_npz(f, arrays: dict[str, np.ndarray]) -> None:
-    """The npz layout (one .npy per array in a zip), written member by member: names are
-    taken as they are ('/' included), never as np.savez keywords, and nothing is pickled."""
-    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for name, a in arrays.items():
-            with zf.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asarray(a), allow_pickle=False)
+    """numpy's npz (one .npy per array in a zip), nothing pickled; '/' in names is fine."""
+    members = {(name + "~" if name.rstrip("~") in _SAVEZ_OWN else name): a for name, a in arrays.items()}
+    np.savez(f, allow_pickle=False, **{k: np.asarray(a) for k, a in members.items()})
+
+
+def _name(member: str) -> str:
+    return member[:-1] if member.endswith("~") and member.rstrip("~") in _SAVEZ_OWN else member
 
 
 def load(path: str, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
@@ -63,7 +66,7 @@ def load(path: str, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarr
     found = _find(path)
     try:
         with np.load(found, allow_pickle=False) as data:
-            stored = {k: data[k] for k in data.files}
+            stored = {_name(k): data[k] for k in data.files}
     except (OSError, ValueError) as e:
         raise CheckpointError(f"cannot read checkpoint {found}: {e}") from None
     problems = []
@@ -74,8 +77,8 @@ def load(path: str, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarr
         arr = stored[name]
         if arr.shape != tuple(shape) or arr.dtype != np.dtype(dtype):
             problems.append(
-                f"  {name}: the checkpoint has {arr.dtype}{list(arr.shape)}, "
-                f"the graph wants {np.dtype(dtype)}{list(shape)}"
+                f"  {name}: the checkpoint has shape {arr.shape} {arr.dtype}, "
+                f"the graph wants shape {tuple(shape)} {np.dtype(dtype)}"
             )
     if problems:
         raise CheckpointError(

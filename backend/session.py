@@ -435,7 +435,10 @@ class Session:
     def set(self, var, value) -> None:
         """Give a variable a new value (numpy data of its shape; same_kind casting)."""
         (v,) = self._variables(var)
-        arr = feeding.convert(v, value)
+        try:
+            arr = feeding.convert(v, value)
+        except FeedError as e:
+            raise FeedError(str(e).replace("feed for", "sess.set value for", 1)) from None
         if arr.shape != tuple(v.shape):
             raise FeedError(f"variable {v.var_name} is {v.type}, got a value of shape {arr.shape}")
         self._state[v.var_name] = pjrt.put(arr, self.devices[0])
