@@ -194,9 +194,9 @@ class Session:
 
     ``seed`` makes variable initializers and ``sg.random`` generators
     reproducible; variables are initialized when first needed (by a run,
-    ``get`` or ``save``), unless ``restore`` or ``set`` gave them a value. ``devices=N`` asks for a CPU
-    client with N devices (programs run on the first until sharding places
-    them). Use as a context manager or call close().
+    ``get`` or ``save``), unless ``restore`` or ``set`` gave them a value.
+    ``devices=N`` asks for a CPU client with N devices (programs run on the
+    first until sharding places them). Use as a context manager or call close().
     """
 
     def __init__(self, graph, devices: int | None = None, seed: int = 0):
@@ -443,14 +443,20 @@ class Session:
             raise FeedError(f"variable {v.var_name} is {v.type}, got a value of shape {arr.shape}")
         self._state[v.var_name] = pjrt.put(arr, self.devices[0])
 
-    def save(self, path: str, var_list=None, step: int | None = None, keep: int = 5) -> str:
+    def save(
+        self, path: str, var_list=None, step: int | None = None, keep: int = 5, *,
+        global_step: int | None = None, max_to_keep: int | None = None,
+    ) -> str:  # fmt: skip
         """Write variables (all by default) to ``path`` (``path-<step>`` with ``step``), atomically.
 
         The file is numpy's npz (no pickles); with ``step``, only the newest
         ``keep`` checkpoints of ``path`` are kept. Returns the file written.
+        TF1's names ``global_step=`` and ``max_to_keep=`` work too.
         """
+        step = global_step if step is None else step
+        keep = max_to_keep if max_to_keep is not None else keep
         arrays = {v.var_name: self.get(v) for v in self._variables(var_list)}
-        return checkpoint.save(path, arrays, step=step, keep=keep)
+        return checkpoint.save(path, arrays, step=int(step) if step is not None else None, keep=keep)
 
     def restore(self, path: str, var_list=None) -> str:
         """Load variables (all by default) from a checkpoint written by ``save``.

@@ -160,3 +160,16 @@ def test_variables_named_like_savez_parameters_round_trip(tmp_path):
         sess.restore(str(tmp_path / "odd"))
         np.testing.assert_array_equal(sess.get(a), np.arange(3.0))
         np.testing.assert_array_equal(sess.get(b), np.ones(2))
+
+
+def test_tf1_argument_names_for_steps(tmp_path):
+    g, _, _, _, (_, b, _) = _model()
+    prefix = str(tmp_path / "m")
+    with sg.Session(g) as sess:
+        for step in (3, 4):
+            sess.set(b, np.full(4, float(step)))
+            sess.save(prefix, global_step=step, max_to_keep=1)
+        assert os.listdir(tmp_path) == ["m-4.npz"]
+        sess.set(b, np.zeros(4))
+        sess.restore(prefix)
+        np.testing.assert_array_equal(sess.get(b), np.full(4, 4.0))
