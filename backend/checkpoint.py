@@ -87,14 +87,18 @@ def load(path: str, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarr
     return found, {name: stored[name] for name in expected}
 
 
+def _base(prefix: str) -> str:
+    return prefix[: -len(SUFFIX)] if prefix.endswith(SUFFIX) else prefix
+
+
 def _path(prefix: str, step: int | None) -> str:
-    base = prefix[: -len(SUFFIX)] if prefix.endswith(SUFFIX) else prefix
+    base = _base(prefix)
     return f"{base}-{int(step)}{SUFFIX}" if step is not None else f"{base}{SUFFIX}"
 
 
 def _steps(prefix: str) -> list[tuple[int, str]]:
     """The ``prefix-<step>.npz`` files, oldest step first."""
-    base = prefix[: -len(SUFFIX)] if prefix.endswith(SUFFIX) else prefix
+    base = _base(prefix)
     pattern = re.compile(re.escape(os.path.basename(base)) + r"-(\d+)" + re.escape(SUFFIX) + "$")
     out = []
     for f in glob.glob(glob.escape(base) + "-*" + SUFFIX):

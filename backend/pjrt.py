@@ -226,8 +226,7 @@ class Executable:
 
     def _put_other(self, value, sharding, layout):
         """The dispatcher's fallback for arguments it cannot copy itself."""
-        arr = np.asarray(value)
-        return xc.batched_device_put(_aval(arr.shape, arr.dtype), sharding, [arr], self._devices, True, False)
+        return put(value, self._devices[0])
 
     def cost_analysis(self) -> dict:
         return dict(self._exe.cost_analysis())

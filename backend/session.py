@@ -34,6 +34,7 @@ from ..graph import (
 )  # fmt: skip
 from ..graph.structural import parameter_op, placeholder_op
 from ..graph.variables import seed_op, variable_op
+from ..ops.random.keys import seed_words
 from ..ops.state import assign_op, group_op
 from ..transforms import simplify
 from . import checkpoint, pjrt
@@ -202,12 +203,12 @@ class Session:
     def __init__(self, graph, devices: int | None = None, seed: int = 0):
         self.graph = graph
         self.devices = pjrt.cpu_devices(devices or 1)
-        self.seed = int(seed)
+        self.seed = seed
         self.stats = SessionStats()
         self._cache: dict = {}
         self._repeats: dict = {}
         self._last_signature: dict = {}
-        self._state: dict = {SEED: _root_key(self.seed)}
+        self._state: dict = {SEED: np.array(seed_words(seed, "Session"), np.uint32)}  # as sg.random.key(seed)
         self._closed = False
 
     def __enter__(self) -> Session:
@@ -491,9 +492,3 @@ def _add_write(writes: dict, node) -> None:
             "a run reads every variable once, at its start: combine the two updates into one assign"
         )
     writes[var] = node.output
-
-
-def _root_key(seed: int) -> np.ndarray:
-    """The Session's root key, as sg.random.key(seed): [0, seed] for 32-bit seeds."""
-    s = seed % 2**32 if -(2**31) <= seed < 2**32 else seed % 2**64
-    return np.array([s >> 32, s & 0xFFFFFFFF], dtype=np.uint32)

@@ -154,7 +154,7 @@ def placeholder_with_default(value, shape=None, name: str | None = None) -> Tens
     ``{training: False}`` to switch it off for one run.
     """
     default = asarray(value)
-    if shape is not None and tuple(check_shape(tuple(shape))) != tuple(default.shape):
+    if shape is not None and _shape(shape) != tuple(default.shape):
         raise _error(f"placeholder_with_default: the default's shape {default.shape} is not {tuple(shape)}")
     return bind(placeholder_with_default_op, default, name=name or "placeholder_with_default")
 
@@ -199,7 +199,7 @@ def _initial_value(initializer, shape, dtype, full: str) -> Tensor:
     if callable(initializer) and not isinstance(initializer, Tensor):
         if shape is None:
             raise _error(f"variable {full}: an initializer needs a shape")
-        shape = check_shape((shape,) if isinstance(shape, int) else tuple(shape))
+        shape = _shape(shape)
         dt = dtypes.dtype(dtype) if dtype is not None else dtypes.float32
         value = asarray(initializer(fold_in(seed_key(), _salt(full)), shape, dt))
         if tuple(value.shape) != tuple(shape):
@@ -207,10 +207,14 @@ def _initial_value(initializer, shape, dtype, full: str) -> Tensor:
         return convert(value, dt)
     value = asarray(initializer, dtype)
     if shape is not None:
-        shape = check_shape((shape,) if isinstance(shape, int) else tuple(shape))
+        shape = _shape(shape)
         if tuple(value.shape) != tuple(shape):
             value = broadcast_to(value, shape)
     return value
+
+
+def _shape(shape) -> tuple:
+    return check_shape((shape,) if isinstance(shape, int) else tuple(shape))
 
 
 def global_variables() -> list:

@@ -90,6 +90,12 @@ def _seed_words(seed, who: str) -> tuple[Tensor, Tensor]:
             return full(0, _U32, ()), compare.convert(seed, _U32)
         hi = elementwise_op(elementwise.shift_right_logical, seed, full(32, seed.dtype, ()))
         return compare.convert(hi, _U32), compare.convert(seed, _U32)
+    hi, lo = seed_words(seed, who)
+    return full(hi, _U32, ()), full(lo, _U32, ())
+
+
+def seed_words(seed, who: str = "key") -> tuple[int, int]:
+    """The (high, low) words of a Python/numpy integer seed (the Session's root key uses them too)."""
     if isinstance(seed, np.ndarray | np.generic) and seed.ndim == 0 and seed.dtype.kind in "iu":
         seed = int(seed)
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
@@ -100,7 +106,7 @@ def _seed_words(seed, who: str) -> tuple[Tensor, Tensor]:
     # Seeds that fit 32 bits (int32 or uint32) give [0, seed] like jax.random.PRNGKey;
     # wider ones are read as 64-bit words, like jax with x64 enabled.
     s = seed % 2**32 if -(2**31) <= seed < 2**32 else seed % 2**64
-    return full(s >> 32, _U32, ()), full(s & 0xFFFFFFFF, _U32, ())
+    return s >> 32, s & 0xFFFFFFFF
 
 
 def key(seed) -> Tensor:
