@@ -1,6 +1,7 @@
 # stablegraph's entry points. `make test` and `make demo` bootstrap a fresh machine:
 # a virtual environment in .venv, the package and its test extras (installed again
-# only when pyproject.toml changes), and graphviz's `dot` binary (Debian package).
+# only when pyproject.toml changes), graphviz's `dot` binary (Debian package), and
+# Debian's chromium with its driver (the explorer's browser test).
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -12,11 +13,11 @@ PYTEST_ARGS ?=
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: all setup dot test demo lint bench clean
+.PHONY: all setup dot browser test demo lint bench clean
 
 all: test
 
-setup: $(STAMP) dot
+setup: $(STAMP) dot browser
 
 # Debian's python3 has no ensurepip until python3-venv is installed: do that once, as root.
 $(PY):
@@ -40,6 +41,15 @@ dot:
 	  echo "graphviz's dot is missing and cannot be installed here (needs root and apt-get)" >&2; exit 1; \
 	fi
 
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "chromium or chromedriver is missing: apt-get install chromium chromium-driver"; \
+	  apt-get update -q && apt-get install -y -q --no-install-recommends chromium chromium-driver; \
+	else \
+	  echo "chromium/chromedriver are missing and cannot be installed here (needs root and apt-get)" >&2; exit 1; \
+	fi
+
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -55,6 +65,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/dispatch.py
 	$(PY) benchmarks/grad.py
 	$(PY) benchmarks/train_step.py
+	$(PY) benchmarks/random_compile.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

@@ -68,6 +68,7 @@ from .graph.dtypes import (
 from .ops import constant, nn, optim, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
+from .ops.constants import dim_size
 from .ops.control_api import checkpoint, cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_vjp import custom_vjp
 from .ops.elementwise import stop_gradient
@@ -97,7 +98,7 @@ __all__ = [
     "placeholder_with_default", "trainable_variables", "CheckpointError",
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
-    "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_vjp", "draw", "dtype", "float8_e4m3fn",
+    "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_vjp", "dim_size", "draw", "dtype", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64",
     "function",
     "grad",

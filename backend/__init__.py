@@ -1,5 +1,6 @@
 """Lowering to StableHLO, the PJRT glue, and the Session (backend layer)."""
 
-from .session import Compiled, Lowered, Session
+from .program import Compiled, Lowered
+from .session import Session
 
 __all__ = ["Session", "Lowered", "Compiled"]

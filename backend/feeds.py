@@ -2,8 +2,9 @@
 
 A wrong feed is reported here, in Python, and never reaches XLA: a missing
 placeholder, a name that is not in the graph, a rank or size mismatch, a
-dtype that numpy's same_kind casting would not allow, or one symbol bound to
-two sizes.
+dtype that numpy's same_kind casting would not allow, a value that the cast
+would change (an integer out of range, a finite float overflowing), a ragged
+list, or one symbol bound to two sizes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import FeedError, GraphError, Tensor
-from ..graph.dims import evaluate, factors
+from ..graph.dims import evaluate, linear, substitute, symbols
 
 
 def resolve(graph, key) -> Tensor:
@@ -29,53 +30,157 @@ def resolve(graph, key) -> Tensor:
 
 
 def convert(tensor: Tensor, value) -> np.ndarray:
-    """The fed value as a numpy array of the tensor's dtype (same_kind casting)."""
+    """The fed value as a numpy array of the tensor's dtype (same_kind casting).
+
+    A cast that would change a value is refused rather than done: integers
+    outside the target's range (they would wrap around) and finite floats
+    that overflow to inf or nan.
+    """
     ty = tensor.node.out_types[tensor.index]
     want = ty.dtype.np
-    arr = value if type(value) is np.ndarray else np.asarray(value)
+    arr = value if type(value) is np.ndarray else _as_array(tensor, value)
     if arr.dtype is want and arr.ndim == len(ty.shape):
         return arr
     if arr.dtype != want:
-        if not np.can_cast(arr.dtype, want, casting="same_kind"):
-            raise FeedError(
-                f"feed for {tensor.name} has dtype {arr.dtype}, which does not cast to "
-                f"{tensor.dtype.name} (same_kind); convert it first"
-            )
-        arr = arr.astype(want)
+        arr = _cast(tensor, arr, want)
     if arr.ndim != len(tensor.type.shape):
         raise FeedError(f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
     return arr
 
 
+def _as_array(tensor: Tensor, value) -> np.ndarray:
+    """``np.asarray(value)``, refusing what numpy cannot make a numeric array of."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as e:  # a ragged nest of lists, mostly
+        reason = str(e).split(". ", 1)[-1]
+        raise FeedError(
+            f"feed for {tensor.name} is not a rectangular array ({reason}); expected {_spelled(tensor)}"
+        ) from None
+    if arr.dtype == object:
+        raise FeedError(
+            f"feed for {tensor.name} does not convert to an array of numbers: got {_short(value)} "
+            f"(a ragged list, an int beyond 64 bits, or objects?); expected {_spelled(tensor)}"
+        )
+    return arr
+
+
+def _cast(tensor: Tensor, arr: np.ndarray, want: np.dtype) -> np.ndarray:
+    """``arr`` as ``want`` under same_kind casting, if no value changes on the way."""
+    if not np.can_cast(arr.dtype, want, casting="same_kind"):
+        raise FeedError(
+            f"feed for {tensor.name} has dtype {arr.dtype}, which does not cast to "
+            f"{tensor.dtype.name} (same_kind); convert it first"
+        )
+    if arr.dtype.kind in "iu" and want.kind in "iu":
+        _check_int_range(tensor, arr, want)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, as a FeedError
+        out = arr.astype(want)
+    if tensor.dtype.is_inexact and not np.can_cast(arr.dtype, want, casting="safe"):
+        overflow = np.isfinite(arr) & ~np.isfinite(out)
+        if overflow.any():
+            first = arr[overflow].flat[0].item()
+            raise FeedError(
+                f"feed for {tensor.name} has {arr.dtype} values too large for {tensor.dtype.name} "
+                f"(e.g. {first!r} becomes {out[overflow].flat[0]}); scale or convert it first"
+            )
+    return out
+
+
+def _check_int_range(tensor: Tensor, arr: np.ndarray, want: np.dtype) -> None:
+    """FeedError if an integer feed has values ``want`` cannot hold (astype would wrap them)."""
+    have, info = np.iinfo(arr.dtype), np.iinfo(want)
+    if arr.size == 0 or (have.min >= info.min and have.max <= info.max):
+        return
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < info.min or hi > info.max:
+        raise FeedError(
+            f"feed for {tensor.name} has {arr.dtype} values in [{lo}, {hi}], outside the range of "
+            f"{tensor.dtype.name} [{info.min}, {info.max}]; they would wrap around: convert them "
+            "first or give the placeholder a wider dtype"
+        )
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def bind(fed: list[tuple[Tensor, np.ndarray]]) -> dict[str, int]:
-    """Symbol -> size from the feeds; FeedError on any mismatch."""
+    """Symbol -> size from the feeds; FeedError on any mismatch.
+
+    A dim that is one symbol binds it; then a dim ``k*s + c`` whose only unbound
+    symbol is s solves for it (repeated while that binds more); then every dim of
+    every feed must evaluate to the fed size. Errors name the symbol, the feeds
+    that disagree and their shapes.
+    """
     bindings: dict[str, int] = {}
-    source: dict[str, str] = {}
-    later = []
+    source: dict[str, tuple] = {}  # symbol -> (tensor, fed shape) that bound it
     for t, arr in fed:
         for d, n in zip(t.type.shape, arr.shape):
             if isinstance(d, int):
                 if d != n:
                     raise FeedError(f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}")
-                continue
-            coef, syms = factors(d)
-            if coef != 1 or len(syms) != 1:
-                later.append((t, arr))
-                continue
-            if d in bindings and bindings[d] != n:
-                raise FeedError(
-                    f"dim {d} is {bindings[d]} in the feed for {source[d]} but {n} in the feed for "
-                    f"{t.name} (shape {arr.shape})"
-                )
-            bindings[d], source[d] = n, t.name
-    for t, arr in later:
-        try:
-            want = tuple(evaluate(d, bindings) for d in t.type.shape)
-        except KeyError:
-            continue
-        if want != arr.shape:
-            raise FeedError(f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)} = {want}")
+            elif linear(d) == (d, 1, 0):
+                _bind_symbol(bindings, source, d, n, t, arr.shape)
+    _solve_linear(fed, bindings, source)
+    for t, arr in fed:
+        _check_feed(t, arr.shape, bindings, source)
     return bindings
+
+
+def _bind_symbol(bindings, source, sym: str, n: int, t: Tensor, shape) -> None:
+    if sym in bindings and bindings[sym] != n:
+        first, first_shape = source[sym]
+        raise FeedError(
+            f"dim {sym} is {bindings[sym]} in the feed for {first.name} but {n} in the feed for {t.name}: "
+            f"symbol {sym} cannot be both (shape {first_shape} fed for {_spelled(first)}, "
+            f"shape {shape} fed for {_spelled(t)})"
+        )
+    bindings[sym], source[sym] = n, (t, shape)
+
+
+def _solve_linear(fed, bindings, source) -> None:
+    """Bind the symbols of dims ``k*s + c`` (s the one unbound symbol) from their fed sizes."""
+    progress = True
+    while progress:
+        progress = False
+        for t, arr in fed:
+            for d, n in zip(t.type.shape, arr.shape):
+                solved = linear(substitute(d, bindings)) if isinstance(d, str) else None
+                if solved is None:
+                    continue
+                sym, k, c = solved
+                value, rest = divmod(n - c, k)
+                if rest or value < 0:
+                    raise FeedError(
+                        f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}: dim {d} cannot be "
+                        f"{n} for any size {sym} >= 0"
+                    )
+                _bind_symbol(bindings, source, sym, value, t, arr.shape)
+                progress = True
+
+
+def _check_feed(t: Tensor, shape, bindings, source) -> None:
+    for d, n in zip(t.type.shape, shape):
+        if isinstance(d, int):
+            continue
+        unknown = [s for s in symbols(d) if s not in bindings]
+        if unknown:
+            raise FeedError(
+                f"symbol{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of dim {d} in {t.name} {_spelled(t)} could not be determined from "
+                "the feeds: feed a tensor with a dim that is the symbol alone (or k*symbol + c)"
+            )
+        want = evaluate(d, bindings)
+        if want != n:
+            known = "; ".join(
+                f"{s} = {bindings[s]} from the feed for {source[s][0].name} (shape {source[s][1]})"
+                for s in symbols(d)
+            )
+            raise FeedError(
+                f"feed for {t.name} has shape {shape}, expected {_spelled(t)}: dim {d} is {n} in the feed but "
+                f"{want} with {known}"
+            )
 
 
 def _spelled(t: Tensor) -> str:

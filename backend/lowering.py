@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..graph import FeedError, GraphError, TensorType, located
+from ..graph.dims import evaluate
 from ..ops import hlo
 
 
@@ -26,6 +27,19 @@ class LowerContext:
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
 
+    def dim(self, d) -> int:
+        """The int value of a dim held in an attribute (an expression in the bound symbols)."""
+        try:
+            return evaluate(d, self.bindings)
+        except KeyError as e:
+            raise FeedError(
+                located(
+                    f"the value of {d} is not known: no feed binds {e.args[0]}",
+                    self.node.location,
+                    self.node.name,
+                )
+            ) from None
+
     def lower_function(self, fn, values, extra=()) -> list:
         """Emit a Function's body inline on ``values`` (its params, then its captures).
 
@@ -39,16 +53,33 @@ class LowerContext:
 
 
 def concrete_type(tensor, bindings) -> TensorType:
+    """The tensor's type with every symbol bound; a dim that the feeds make negative
+    (``batch - 5`` with batch = 3) is a GraphError at the node that made it."""
+    ty = tensor.type
+    if ty.is_concrete:
+        return ty
     try:
-        return tensor.type.evaluate(bindings)
+        sizes = [evaluate(d, bindings) for d in ty.shape]
     except KeyError as e:
         raise FeedError(
             located(
-                f"the size of dim {e.args[0]} of {tensor.type} is not known from the feeds",
+                f"the size of dim {e.args[0]} of {ty} is not known from the feeds",
                 tensor.node.location,
                 tensor.node.name,
             )
         ) from None
+    bad = [(d, n) for d, n in zip(ty.shape, sizes) if n < 0]
+    if bad:
+        spelled = ", ".join(f"{k} = {v}" for k, v in sorted(bindings.items()) if k in ty.symbols)
+        raise GraphError(
+            located(
+                f"dim {bad[0][0]} of {ty} is {bad[0][1]} with {spelled}: the feeds are too small for the "
+                "sizes this graph assumed",
+                tensor.node.location,
+                tensor.node.name,
+            )
+        )
+    return TensorType(tuple(sizes), ty.dtype)
 
 
 def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:

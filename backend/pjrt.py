@@ -273,3 +273,13 @@ def put(value: np.ndarray, device):
 
 def is_device_array(value) -> bool:
     return type(value) is _jax.ArrayImpl
+
+
+def is_deleted(array) -> bool:
+    """Whether a device array's buffer is gone: deleted, or donated to a program."""
+    return type(array) is _jax.ArrayImpl and array.is_deleted()
+
+
+def copy(array):
+    """A new device array with ``array``'s value on its device (through the host: a rare path)."""
+    return put(to_numpy(array), array._sharding._device)

@@ -8,23 +8,24 @@ lower to StableHLO, compile with XLA, execute through PJRT. Executables are
 cached by (fetches, fed tensors, feed shapes); dtypes are fixed per tensor,
 so shapes are what can change.
 
-Variables live on the device in the Session (``self._state``), one buffer
-each. The variables a run reads become extra arguments of its program and
-the assigns it needs extra results; a variable that is both read and written
-is donated, so XLA updates it in place and no new buffer is allocated.
+Variables live on the device in the Session (``self._state``, see
+state.py), one buffer each. The variables a run reads become extra arguments
+of its program and the assigns it needs extra results; a variable that is
+both read and written is donated, so XLA updates it in place and no new
+buffer is allocated. A Session may be shared by threads: runs that read
+variables go concurrently, runs that write any are serialized (state.py).
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections import OrderedDict
 
 import numpy as np
 
 from ..graph import (
-    CompileError,
-    ExecutionError,
     FeedError,
+    Graph,
     GraphError,
     Tensor,
     extract,
@@ -40,154 +41,11 @@ from ..transforms import simplify
 from . import checkpoint, pjrt
 from . import feeds as feeding
 from .lowering import concrete_type, lower_module
+from .program import Lowered, Program, Repeat, compile_text, is_fetch_leaf, repeat_key
+from .state import State
 from .stats import CompileRecord, SessionStats, change_reason
 
 SEED = "\0seed"  # the root random key's entry among the Session's state buffers
-
-
-class Program:
-    """A compiled program and how to call it.
-
-    Its arguments are the feeds at ``arg_positions``, then the state buffers
-    named in ``state_in``; its results are the fetches (``fetch_slots`` maps
-    each fetch to a result, None for a train op), then the new values of the
-    variables in ``state_out``.
-    """
-
-    __slots__ = (
-        "executable",
-        "arg_positions",
-        "state_in",
-        "state_out",
-        "fetch_slots",
-        "text",
-        "nodes",
-        "runs",
-    )
-
-    def __init__(self, executable, arg_positions, text, nodes, state_in=(), state_out=(), fetch_slots=None):
-        self.executable = executable
-        self.arg_positions = arg_positions
-        self.state_in = tuple(state_in)
-        self.state_out = tuple(state_out)
-        self.fetch_slots = fetch_slots
-        self.text = text
-        self.nodes = nodes
-        self.runs = 0
-
-
-class Lowered(str):
-    """The StableHLO text of a program; ``.compile()`` gives its cost and memory analysis."""
-
-    def __new__(cls, text: str, devices):
-        self = super().__new__(cls, text)
-        self._devices = devices
-        return self
-
-    def compile(self) -> Compiled:
-        return Compiled(_compile(str(self), self._devices, ()))
-
-
-class Compiled:
-    """A compiled program's analyses: cost (flops, bytes) and memory sizes."""
-
-    def __init__(self, executable: pjrt.Executable):
-        self._exe = executable
-
-    def cost_analysis(self) -> dict:
-        return self._exe.cost_analysis()
-
-    def memory_analysis(self) -> dict:
-        return self._exe.memory_analysis()
-
-    def as_text(self) -> str:
-        return self._exe.hlo_text()
-
-
-_EXECUTABLES: OrderedDict = OrderedDict()  # (text, devices, types) -> Executable, shared by Sessions
-_EXECUTABLES_KEPT = 64
-
-
-def _compile(text: str, devices, nodes, arg_types=(), out_types=(), n_host=None) -> pjrt.Executable:
-    """Compile ``text`` (or reuse the executable another Session compiled from the same text)."""
-    key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host)
-    exe = _EXECUTABLES.get(key)
-    if exe is not None:
-        _EXECUTABLES.move_to_end(key)
-        return exe
-    try:
-        exe = pjrt.compile(text, devices, arg_types, out_types, n_host)
-    except pjrt.XlaRuntimeError as e:
-        raise CompileError(_with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
-    _EXECUTABLES[key] = exe
-    if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
-        _EXECUTABLES.popitem(last=False)
-    return exe
-
-
-def _types_key(types) -> tuple:
-    return tuple((tuple(shape), np.dtype(dt).str) for shape, dt in types)
-
-
-def _with_nodes(message: str, nodes) -> str:
-    named = [n for n in nodes if n.name in message] or list(nodes)[-3:]
-    where = "\n".join(f"  {located(n.op.name, n.location, n.name)}" for n in named)
-    return f"{message}\nnodes involved:\n{where}" if where else message
-
-
-def _is_fetch_leaf(x) -> bool:
-    return isinstance(x, Tensor | str)
-
-
-def _repeat_key(fetches, feeds):
-    """A hashable key for a run whose fetches are a Tensor or a flat list/tuple of them."""
-    kind = type(fetches)
-    if kind is Tensor:
-        head = fetches
-    elif kind is list or kind is tuple:
-        head = tuple(fetches)
-    else:
-        return None
-    if feeds is None:
-        key = (kind, head)
-    elif type(feeds) is dict:
-        key = (kind, head, *feeds)
-    else:
-        return None
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-class _Repeat:
-    """The fast path for a run repeating an earlier one: same fetches, same feed keys.
-
-    It applies when every fed value is a numpy array of the dtype and shape
-    fed last time, so no conversion, check or signature is needed.
-    """
-
-    __slots__ = ("program", "specs", "kind")
-
-    def __init__(self, program: Program, fed, kind):
-        self.program = program
-        self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
-        self.kind = kind
-
-    def values_if_unchanged(self, feeds) -> list | None:
-        if feeds is None:
-            return []
-        values = list(feeds.values())
-        for v, (dt, shape) in zip(values, self.specs):
-            if type(v) is not np.ndarray or v.dtype is not dt or v.shape != shape:
-                return None
-        return values
-
-    def shape_results(self, results: list):
-        if self.kind is Tensor:
-            return results[0]
-        return results if self.kind is list else tuple(results)
 
 
 class Session:
@@ -201,6 +59,11 @@ class Session:
     """
 
     def __init__(self, graph, devices: int | None = None, seed: int = 0):
+        if not isinstance(graph, Graph):
+            raise TypeError(
+                f"sg.Session takes a Graph, got {type(graph).__name__}: build ops inside "
+                "`with g:` for a g = sg.Graph() and pass g"
+            )
         self.graph = graph
         self.devices = pjrt.cpu_devices(devices or 1)
         self.seed = seed
@@ -208,7 +71,9 @@ class Session:
         self._cache: dict = {}
         self._repeats: dict = {}
         self._last_signature: dict = {}
-        self._state: dict = {SEED: np.array(seed_words(seed, "Session"), np.uint32)}  # as sg.random.key(seed)
+        root = np.array(seed_words(seed, "Session"), np.uint32)  # as sg.random.key(seed)
+        self._state = State({SEED: root})
+        self._init_lock = threading.Lock()  # one thread initializes what is missing
         self._closed = False
 
     def __enter__(self) -> Session:
@@ -218,10 +83,15 @@ class Session:
         self.close()
 
     def close(self) -> None:
+        """Drop the compiled programs and the variables' buffers; the Session refuses use after."""
+        self._closed = True
+        self._state.close()
         self._cache.clear()
         self._repeats.clear()
-        self._state.clear()
-        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise FeedError("this Session is closed")
 
     # -- running ---------------------------------------------------------------
     def run(self, fetches, feeds=None):
@@ -232,13 +102,13 @@ class Session:
         """
         if self._closed:
             raise FeedError("this Session is closed")
-        key = _repeat_key(fetches, feeds)
+        key = repeat_key(fetches, feeds)
         repeat = self._repeats.get(key) if key is not None else None
         if repeat is not None:
             values = repeat.values_if_unchanged(feeds)
             if values is not None:
                 return repeat.shape_results(self._execute(repeat.program, values))
-        leaves, tree = flatten(fetches, is_leaf=_is_fetch_leaf)
+        leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         fed = self._convert_feeds(feeds)
         signature = tuple([(t, arr.shape) for t, arr in fed])
@@ -251,7 +121,7 @@ class Session:
             and all(type(f) is Tensor for f in leaves)
             and tree in (None, (type(fetches), (None,) * len(leaves)))
         ):
-            self._repeats[key] = _Repeat(program, fed, type(fetches))
+            self._repeats[key] = Repeat(program, fed, type(fetches))
         return unflatten(tree, self._execute(program, [arr for _, arr in fed]))
 
     def _execute(self, program: Program, values) -> list:
@@ -260,19 +130,12 @@ class Session:
             self.stats.cache_hits += 1
         program.runs += 1
         args = [values[i] for i in program.arg_positions]
-        state = self._state
-        if program.state_in:
-            args += [state[v] for v in program.state_in]
-        try:
-            outs = program.executable(args)
-        except pjrt.XlaRuntimeError as e:
-            raise ExecutionError(
-                _with_nodes(f"the program failed while running: {e}", program.nodes)
-            ) from None
         if program.state_out:
-            n = len(outs) - len(program.state_out)
-            state.update(zip(program.state_out, outs[n:]))
-            outs = outs[:n]
+            outs = self._state.write(program, args)
+        elif program.state_in:
+            outs = self._state.read(program, args)
+        else:
+            outs = self._state.call(program, args)
         if program.fetch_slots is not None:
             return [None if i is None else outs[i] for i in program.fetch_slots]
         return outs
@@ -355,7 +218,7 @@ class Session:
         return nodes, text, bindings, layout, program.results
 
     def _check_state(self, state_in) -> None:
-        missing = [v for v in state_in if v not in self._state]
+        missing = [v for v in state_in if not self._state.has_value(v)]
         if missing:
             raise FeedError(f"variables {missing} are not in this Session: were they made in another graph?")
 
@@ -367,7 +230,7 @@ class Session:
         arg_types = [(fed[i][1].shape, fed[i][1].dtype) for i in layout.positions]
         arg_types += [(tuple(ty.shape), ty.dtype.np) for ty in layout.arg_types[len(layout.positions) :]]
         out_types = [(ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results)]
-        executable = _compile(text, self.devices[:1], nodes, arg_types, out_types, layout.n_host)
+        executable = compile_text(text, self.devices[:1], nodes, arg_types, out_types, layout.n_host)
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
@@ -384,20 +247,29 @@ class Session:
 
     def lower(self, fetches, feeds=None) -> Lowered:
         """The StableHLO text that ``run(fetches, feeds)`` would compile."""
-        leaves, _ = flatten(fetches, is_leaf=_is_fetch_leaf)
+        self._check_open()
+        leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         text = self._lower(fetch_ts, self._convert_feeds(feeds))[1]
         return Lowered(text, self.devices[:1])
 
     # -- variables ---------------------------------------------------------------
     def _initialize_missing(self) -> None:
-        """Run the initializers of the graph's variables that have no value yet."""
-        todo = [v for v in self.graph.variables if v.var_name not in self._state]
-        if todo:
-            self.initialize(todo)
+        """Run the initializers of the graph's variables that have no value yet (not those
+        lost or pending: they are never reset behind the user's back)."""
+        if not self._missing():
+            return
+        with self._init_lock:  # decided again under the lock, so two threads never both initialize
+            todo = self._missing()
+            if todo:
+                self.initialize(todo)
+
+    def _missing(self) -> list:
+        return [v for v in self.graph.variables if not self._state.has_value(v.var_name)]
 
     def initialize(self, var_list=None) -> None:
         """(Re)set variables to their initial values (all by default), from the Session's seed."""
+        self._check_open()
         variables = self._variables(var_list)
         writes = {}
         for v in variables:
@@ -425,16 +297,16 @@ class Session:
         return out
 
     def get(self, var):
-        """The current value of a variable (or a list of them) as numpy."""
-        if isinstance(var, list | tuple):
-            return [self.get(v) for v in var]
-        (v,) = self._variables(var)
-        if v.var_name not in self._state:
-            self._initialize_missing()
-        return np.array(pjrt.to_numpy(self._state[v.var_name]))  # a copy: the buffer may be donated next run
+        """The current value of a variable (or a list of them, all from one moment) as numpy."""
+        self._check_open()
+        variables = self._variables(var if isinstance(var, list | tuple) else [var])
+        self._initialize_missing()
+        values = self._state.values([v.var_name for v in variables])
+        return values if isinstance(var, list | tuple) else values[0]
 
     def set(self, var, value) -> None:
         """Give a variable a new value (numpy data of its shape; same_kind casting)."""
+        self._check_open()
         (v,) = self._variables(var)
         try:
             arr = feeding.convert(v, value)
@@ -442,7 +314,7 @@ class Session:
             raise FeedError(str(e).replace("feed for", "sess.set value for", 1)) from None
         if arr.shape != tuple(v.shape):
             raise FeedError(f"variable {v.var_name} is {v.type}, got a value of shape {arr.shape}")
-        self._state[v.var_name] = pjrt.put(arr, self.devices[0])
+        self._state.assign({v.var_name: pjrt.put(arr, self.devices[0])})
 
     def save(
         self, path: str, var_list=None, step: int | None = None, keep: int = 5, *,
@@ -456,7 +328,8 @@ class Session:
         """
         step = global_step if step is None else step
         keep = max_to_keep if max_to_keep is not None else keep
-        arrays = {v.var_name: self.get(v) for v in self._variables(var_list)}
+        variables = self._variables(var_list)
+        arrays = dict(zip([v.var_name for v in variables], self.get(variables)))
         return checkpoint.save(path, arrays, step=int(step) if step is not None else None, keep=keep)
 
     def restore(self, path: str, var_list=None) -> str:
@@ -466,10 +339,10 @@ class Session:
         is taken). Names, shapes and dtypes are checked first; every mismatch
         is reported and nothing changes unless all match. Returns the file read.
         """
+        self._check_open()
         variables = self._variables(var_list)
         found, arrays = checkpoint.load(path, {v.var_name: (tuple(v.shape), v.dtype.np) for v in variables})
-        for v in variables:
-            self._state[v.var_name] = pjrt.put(arrays[v.var_name], self.devices[0])
+        self._state.assign({v.var_name: pjrt.put(arrays[v.var_name], self.devices[0]) for v in variables})
         return found
 
 

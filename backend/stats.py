@@ -22,7 +22,11 @@ class CompileRecord:
 
 @dataclass
 class SessionStats:
-    """Counters of a Session: runs, cache hits, and one record per compile."""
+    """Counters of a Session: runs, cache hits, and one record per compile.
+
+    The counters are kept without a lock, so runs from several threads at once
+    may miss a few counts.
+    """
 
     runs: int = 0
     cache_hits: int = 0

@@ -24,7 +24,7 @@ from .opdef import Attrs, NoAttrs, OpDef, all_ops, lookup
 from .serialize import FunctionAttr
 from .structural import parameter_op, placeholder, placeholder_op
 from .tensor import Tensor, register_overloads
-from .tree import flatten, unflatten
+from .tree import describe, flatten, leaf_paths, unflatten
 from .types import TensorType
 from .verify import verify
 
@@ -32,7 +32,8 @@ __all__ = [
     "ArrayAttr", "Attrs", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
-    "current_graph", "dtypes", "emitting_for", "extract", "flatten", "function", "inline", "located", "lookup",
+    "current_graph", "describe", "dtypes", "emitting_for", "extract", "flatten", "function", "inline",
+    "leaf_paths", "located", "lookup",
     "name_scope", "parameter_op", "placeholder", "placeholder_op", "promote_types",
     "register_overloads", "result_type", "unflatten", "user_location", "verify",
 ]  # fmt: skip

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import inspect
 
-from .attrs import is_shape_field
-from .dims import check_shape, factors, mul
+from . import dims
+from .attrs import dim_fields
+from .dims import div, linear
 from .errors import GraphError, located
 from .graph import Graph, building, current_graph
 from .location import user_location
 from .opdef import Attrs
-from .printing import display_html, function_listing
+from .printing import display_bundle, display_html, function_listing
 from .structural import InputAttrs, parameter_op
 from .tensor import Tensor, overload
 from .tree import flatten, unflatten
@@ -82,6 +83,9 @@ class Function:
     def _repr_html_(self) -> str:
         return display_html(self)
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return display_bundle(self)
+
     def __call__(self, *args):
         """Add this function's nodes to the graph being built; returns its results."""
         if len(args) != len(self.params):
@@ -103,40 +107,49 @@ def _as_arg(value, ty: TensorType) -> Tensor:
 
 
 def bind_symbols(declared, actual, what: str) -> dict[str, object]:
-    """Match declared parameter types to argument types; symbol -> dim."""
-    subst: dict[str, object] = {}
+    """Match declared parameter types to argument types; symbol -> dim.
+
+    A declared dim that is one symbol binds it; then a dim ``k*s + c`` in one
+    unbound symbol solves for it (``2*n`` taking 6 gives n = 3); every dim
+    must then equal the argument's.
+    """
     for i, (d, a) in enumerate(zip(declared, actual)):
         if d.dtype is not a.dtype or len(d.shape) != len(a.shape):
             raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
-        for dd, ad in zip(d.shape, a.shape):
-            coef, syms = factors(dd)
-            if isinstance(dd, str) and coef == 1 and len(syms) == 1:
-                if subst.setdefault(dd, ad) != ad:
-                    raise GraphError(f"{what}: symbol {dd} is {subst[dd]} and {ad} at once")
-            elif substitute_dim(dd, subst) != ad:
-                raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
+    pairs = [(dd, ad) for d, a in zip(declared, actual) for dd, ad in zip(d.shape, a.shape)]
+    subst: dict[str, object] = {}
+    for dd, ad in pairs:
+        if isinstance(dd, str) and linear(dd) == (dd, 1, 0):
+            if subst.setdefault(dd, ad) != ad:
+                raise GraphError(f"{what}: symbol {dd} is {subst[dd]} and {ad} at once")
+    for dd, ad in pairs:
+        solved = linear(substitute_dim(dd, subst)) if isinstance(dd, str) else None
+        if solved is not None:
+            sym, k, c = solved
+            value = div(dims.sub(ad, c), k)
+            if value is not None:
+                subst[sym] = value
+    for i, (d, a) in enumerate(zip(declared, actual)):
+        if any(substitute_dim(dd, subst) != ad for dd, ad in zip(d.shape, a.shape)):
+            raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
     return subst
 
 
 def substitute_dim(d, subst):
-    if isinstance(d, int) or not subst:
-        return d
-    coef, syms = factors(d)
-    out = coef
-    for s in syms:
-        out = mul(out, subst.get(s, s))
-    return out
+    """d with the symbols in ``subst`` (symbol -> Dim) replaced."""
+    return dims.substitute(d, subst)
 
 
 def substitute_attrs(attrs: Attrs, subst) -> Attrs:
-    """The same attrs with symbols in shape fields replaced (see graph.attrs)."""
+    """The same attrs with symbols in their dim fields replaced (see graph.attrs)."""
     if not subst:
         return attrs
-    changes = {
-        k: check_shape(tuple(substitute_dim(d, subst) for d in getattr(attrs, k)))
-        for k in type(attrs).model_fields
-        if is_shape_field(k)
-    }
+    changes = {}
+    for k in dim_fields(type(attrs)):
+        v = getattr(attrs, k)
+        changes[k] = (
+            tuple(substitute_dim(d, subst) for d in v) if isinstance(v, tuple) else substitute_dim(v, subst)
+        )
     return attrs.model_copy(update=changes) if changes else attrs
 
 

@@ -8,6 +8,7 @@ node built inside with ``model/``.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from contextlib import contextmanager
 
@@ -15,11 +16,12 @@ from .errors import GraphError, located
 from .location import SourceLocation, user_location
 from .node import Node
 from .nxview import ancestors, to_networkx
-from .printing import display_html, graph_listing
+from .printing import display_bundle, display_html, graph_listing
 from .tensor import Tensor
 from .types import TensorType
 
 _state = threading.local()
+_unnamed = itertools.count(1)
 
 
 def _frames() -> list:
@@ -63,25 +65,28 @@ def name_scope(name: str):
 
 
 @contextmanager
-def emitting_for(location):
+def emitting_for(location, origin: str | None = None):
     """Give nodes built inside the source location of the node they derive from.
 
     Transforms use it so that, e.g., gradient nodes point at the user's line
     of the forward op rather than at the line that asked for the gradient.
+    ``origin`` (that node's name) is kept on each node as ``derived_from``,
+    so drawings can tie a gradient node to its forward node.
     """
-    previous = getattr(_state, "emitting_for", None)
-    _state.emitting_for = location
+    previous = getattr(_state, "emitting_for", None), getattr(_state, "origin", None)
+    _state.emitting_for, _state.origin = location, origin
     try:
         yield
     finally:
-        _state.emitting_for = previous
+        _state.emitting_for, _state.origin = previous
 
 
 class Graph:
     """A computation graph: nodes in the order they were built."""
 
-    def __init__(self, name: str = "graph"):
-        self.name = name
+    def __init__(self, name: str | None = None):
+        # unnamed graphs get distinct names, so messages can tell two of them apart
+        self.name = name if name is not None else f"graph_{next(_unnamed)}"
         self.nodes: list[Node] = []
         self._by_name: dict[str, Node] = {}
         self._name_counts: dict[str, int] = {}
@@ -135,6 +140,7 @@ class Graph:
             raise GraphError(located(str(e), location, node_name)) from None
         out_types = (out,) if isinstance(out, TensorType) else tuple(out)
         node = Node(op, attrs, inputs, out_types, node_name, location, self, len(self.nodes))
+        node.derived_from = getattr(_state, "origin", None)
         self.nodes.append(node)
         self._by_name[node_name] = node
         return node
@@ -236,10 +242,14 @@ class Graph:
     def _repr_html_(self) -> str:
         return display_html(self)
 
-    def to_json(self, indent: int | None = None) -> str:
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return display_bundle(self)
+
+    def to_json(self, indent: int | None = None, locations: bool = True) -> str:
+        """JSON through pydantic (see graph/serialize.py); ``locations=False`` leaves out source lines."""
         from .serialize import graph_to_json
 
-        return graph_to_json(self, indent)
+        return graph_to_json(self, indent, locations)
 
     @classmethod
     def from_json(cls, text: str) -> Graph:

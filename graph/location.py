@@ -3,6 +3,9 @@
 The location is the innermost stack frame whose file is not part of the
 library itself. The library's own tests, notebooks and benchmarks count as
 user code, so error tests can assert their own file:line.
+
+``portable_file`` is how a location's file is written into saved graphs
+(JSON): relative to the working directory, never as an absolute path.
 """
 
 from __future__ import annotations
@@ -55,3 +58,23 @@ def user_location() -> SourceLocation | None:
             return SourceLocation(filename, frame.f_lineno)
         frame = frame.f_back
     return None
+
+
+def portable_file(file: str, root: str | None = None) -> str:
+    """``file`` as saved graphs store it: relative to ``root`` (default: the working directory).
+
+    A file inside ``root`` becomes its relative path ("/" separated); a file
+    outside it keeps only its base name, which is what errors print anyway;
+    paths that are already relative and names such as "<stdin>" stay as they
+    are. Absolute paths would tie a saved graph to one machine and spell out
+    the user's home folder.
+    """
+    if file.startswith("<") or not os.path.isabs(file):
+        return file
+    try:
+        rel = os.path.relpath(file, root if root is not None else os.getcwd())
+    except ValueError:  # another drive (Windows)
+        return os.path.basename(file)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return os.path.basename(file)
+    return rel.replace(os.sep, "/")

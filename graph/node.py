@@ -16,10 +16,22 @@ class Node:
     """An op applied to input Tensors, with its output types, name and source line.
 
     Nodes are immutable once built; ``outputs`` holds the one Tensor object
-    per output.
+    per output. ``derived_from`` names the node a transform made this one
+    for (a gradient node's forward node), or is None.
     """
 
-    __slots__ = ("op", "attrs", "inputs", "out_types", "name", "location", "graph", "outputs", "id")
+    __slots__ = (
+        "op",
+        "attrs",
+        "inputs",
+        "out_types",
+        "name",
+        "location",
+        "graph",
+        "outputs",
+        "id",
+        "derived_from",
+    )
 
     def __init__(self, op: OpDef, attrs: Attrs, inputs, out_types, name, location, graph, id_):
         self.op = op
@@ -30,6 +42,7 @@ class Node:
         self.location: SourceLocation | None = location
         self.graph = graph
         self.id = id_
+        self.derived_from: str | None = None  # the node a transform derived this one from (its name)
         cls = op.tensor_class or Tensor
         self.outputs = tuple(cls(self, i) for i in range(len(self.out_types)))
 

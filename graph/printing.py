@@ -11,6 +11,8 @@ import html
 
 import numpy as np
 
+from .dims import SymbolicSize
+
 _SMALL_ARRAY = 8
 
 
@@ -27,7 +29,7 @@ def format_value(v) -> str:
         return "(" + ", ".join(items) + ("," if len(v) == 1 else "") + ")"
     if hasattr(v, "listing_name"):  # a Function held as an attribute
         return v.listing_name
-    return repr(v) if isinstance(v, str) else str(v)
+    return repr(v) if isinstance(v, str) and not isinstance(v, SymbolicSize) else str(v)  # dims print bare
 
 
 def format_attrs(attrs) -> str:
@@ -93,3 +95,8 @@ def display_html(obj) -> str:
         if out is not None:
             return out
     return f"<pre>{html.escape(str(obj))}</pre>"
+
+
+def display_bundle(obj) -> dict:
+    """Jupyter's ``_repr_mimebundle_`` of a Graph, Function or Tensor: its repr and display_html."""
+    return {"text/plain": repr(obj), "text/html": display_html(obj)}

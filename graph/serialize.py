@@ -1,106 +1,347 @@
-"""JSON round trip of graphs and functions through pydantic models (graph layer). Never pickle."""
+"""JSON round trip of graphs and functions through pydantic models (graph layer). Never pickle.
+
+A document (format ``stablegraph.graph/2``) is flat::
+
+    {"format": "stablegraph.graph/2", "name": "g", "nodes": [NODE, ...], "functions": [BODY, ...]}
+    NODE = {"name": "m/x", "op": "add", "attrs": {...}, "inputs": [[node index, output index], ...],
+            "location": {"file": "train.py", "line": 17}}          # location: optional
+    BODY = {"name": "true_fn", "nodes": [NODE, ...], "params": [node index, ...],
+            "capture_params": [node index, ...], "results": [[node index, output index], ...]}
+
+A Function held in an attribute (a cond branch, a scan body) is written as
+``{"function": i}``, an index into ``functions``, which lists every body
+once, each after the bodies it uses. So the nesting depth of the document
+does not grow with the nesting of bodies, and writing and reading are loops,
+not recursion: 200 levels of cond inside cond are fine.
+
+Locations are written relative to the working directory (see
+``location.portable_file``), or left out with ``locations=False``; a loaded
+graph keeps them as written. Reading trusts nothing: every malformed
+document is a GraphError that says where (``function 2 (true_fn) node 5
+(add): ...``) and what is wrong.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
-from pydantic import BaseModel, PlainSerializer, PlainValidator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    TypeAdapter,
+    ValidationError,
+)
 
 from .errors import GraphError
 from .function import Function, FunctionGraph
 from .graph import Graph
-from .location import SourceLocation
+from .location import SourceLocation, portable_file
 from .opdef import lookup
+from .structural import parameter_op
 
-FORMAT = "stablegraph.graph/1"
+FORMAT = "stablegraph.graph/2"
+_WRITING = "stablegraph.function_index"  # serialization context: id(Function) -> index in "functions"
+_READING = "stablegraph.functions"  # validation context: the Functions loaded so far
+# what a node's infer or an attribute validator may raise on a document that makes no sense
+_BAD_INPUT = (TypeError, ValueError, IndexError, KeyError, AttributeError, ArithmeticError)
 
 
-class LocationModel(BaseModel):
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LocationModel(_Model):
     file: str
     line: int
 
 
-class NodeModel(BaseModel):
-    name: str
+class NodeModel(_Model):
+    name: str = Field(min_length=1)
     op: str
-    attrs: dict
-    inputs: list[tuple[str, int]]
+    attrs: dict[str, Any] = {}
+    inputs: list[tuple[int, int]] = []
     location: LocationModel | None = None
+    derived_from: str | None = None  # the node a transform made this one for (Node.derived_from)
 
 
-class GraphModel(BaseModel):
-    format: str = FORMAT
+class BodyModel(_Model):
+    """A graph's nodes; for a Function also its parameters and results."""
+
     name: str
     nodes: list[NodeModel]
+    params: list[int] = []
+    capture_params: list[int] = []
+    results: list[tuple[int, int]] = []
 
 
-def _graph_model(graph: Graph) -> GraphModel:
+class DocumentModel(_Model):
+    """A whole document: a graph (or a Function: then params and results too) and its bodies."""
+
+    format: str
+    name: str
+    nodes: list[NodeModel]
+    params: list[int] = []
+    capture_params: list[int] = []
+    results: list[tuple[int, int]] = []
+    functions: list[BodyModel] = []  # every nested body, each after those it uses
+
+
+# -- writing -------------------------------------------------------------------------------------
+def graph_to_json(graph: Graph, indent: int | None = None, locations: bool = True) -> str:
+    """The JSON document of ``graph``; ``locations=False`` leaves out the source lines."""
+    return _document(graph, None, locations).model_dump_json(indent=indent, exclude_defaults=True)
+
+
+def _document(graph: Graph, fn: Function | None, locations: bool) -> DocumentModel:
+    order = _bodies(graph)
+    context = {_WRITING: {id(f): i for i, f in enumerate(order)}}
+    bodies = [BodyModel(**_body(f.graph, f, context, locations)) for f in order]
+    return DocumentModel(format=FORMAT, functions=bodies, **_body(graph, fn, context, locations))
+
+
+def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> dict:
     nodes = [
         NodeModel(
             name=n.name,
             op=n.op.name,
-            attrs=n.attrs.model_dump(mode="json"),
-            inputs=[(t.node.name, t.index) for t in n.inputs],
-            location=LocationModel(file=n.location.file, line=n.location.line) if n.location else None,
+            attrs=n.attrs.model_dump(mode="json", context=context),
+            inputs=[(t.node.id, t.index) for t in n.inputs],
+            location=_location(n.location) if locations and n.location else None,
+            derived_from=n.derived_from,
         )
         for n in graph.nodes
     ]
-    return GraphModel(name=graph.name, nodes=nodes)
+    if fn is None:
+        return {"name": graph.name, "nodes": nodes}
+    return {
+        "name": fn.name,
+        "nodes": nodes,
+        "params": [p.node.id for p in fn.params],
+        "capture_params": [p.node.id for p in fn.capture_params],
+        "results": [(r.node.id, r.index) for r in fn.results],
+    }
 
 
-def graph_to_json(graph: Graph, indent: int | None = None) -> str:
-    return _graph_model(graph).model_dump_json(indent=indent)
+def _location(loc: SourceLocation) -> LocationModel:
+    return LocationModel(file=portable_file(loc.file), line=loc.line)
 
 
-def graph_from_json(text: str) -> Graph:
-    return _graph_from_model(GraphModel.model_validate_json(text), Graph)
+def _uses(graph: Graph) -> list[Function]:
+    """The Functions that the attributes of ``graph``'s nodes hold (in tuples, lists, dicts too)."""
+    out = []
+    for node in graph.nodes:
+        stack = [getattr(node.attrs, f) for f in reversed(type(node.attrs).model_fields)]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, Function):
+                out.append(v)
+            elif isinstance(v, tuple | list):
+                stack.extend(reversed(v))
+            elif isinstance(v, dict):
+                stack.extend(reversed(list(v.values())))
+    return out
 
 
-def _graph_from_model(model: GraphModel, cls) -> Graph:
-    if model.format != FORMAT:
-        raise GraphError(f"unknown graph format {model.format!r}, expected {FORMAT!r}")
-    graph = cls(model.name)
-    for nm in model.nodes:
-        op = lookup(nm.op)
-        inputs = [graph.node(name).outputs[i] for name, i in nm.inputs]
-        loc = SourceLocation(nm.location.file, nm.location.line) if nm.location else None
-        node = graph.add_node(op, inputs, op.attrs.model_validate(nm.attrs), name=nm.name, location=loc)
-        if node.name != nm.name:
-            raise GraphError(f"node name {nm.name!r} appears twice in the JSON graph")
+def _bodies(graph: Graph) -> list[Function]:
+    """Every Function nested in ``graph``, once each, each after the ones it uses (no recursion)."""
+    order: list[Function] = []
+    seen: set[int] = set()
+    stack = [(f, False) for f in reversed(_uses(graph))]
+    while stack:
+        fn, done = stack.pop()
+        if done:
+            order.append(fn)
+        elif id(fn) not in seen:
+            seen.add(id(fn))
+            stack.append((fn, True))
+            stack.extend((f, False) for f in reversed(_uses(fn.graph)) if id(f) not in seen)
+    return order
+
+
+def _function_out(fn: Function, info) -> dict:
+    """A Function attribute: its index in the document being written, or a document of its own."""
+    table = info.context.get(_WRITING, {}) if isinstance(info.context, dict) else {}
+    if id(fn) in table:
+        return {"function": table[id(fn)]}
+    return _document(fn.graph, fn, True).model_dump(mode="json", exclude_defaults=True)
+
+
+# -- reading -------------------------------------------------------------------------------------
+def graph_from_json(text: str | bytes) -> Graph:
+    """The Graph of a document written by ``graph_to_json``; a GraphError says what is malformed."""
+    try:
+        raw = json.loads(text)
+    except (ValueError, TypeError, RecursionError) as e:
+        raise GraphError(f"a graph must be a JSON document: {type(e).__name__}: {e}") from None
+    doc = _parse(raw)
+    return _load_graph(doc, Graph, _functions(doc), f"graph {doc.name!r}")
+
+
+def _parse(raw) -> DocumentModel:
+    if not isinstance(raw, dict):
+        raise GraphError(f"a graph document is a JSON object, got {type(raw).__name__}")
+    if raw.get("format") != FORMAT:
+        got = repr(raw["format"]) if "format" in raw else "no 'format' key"
+        raise GraphError(f"unknown graph format: {got}, expected {FORMAT!r}")
+    try:
+        return DocumentModel.model_validate(raw)
+    except ValidationError as e:
+        lines = [_describe(raw, err) for err in e.errors()]
+        more = [f"... and {len(lines) - 10} more"] if len(lines) > 10 else []
+        raise GraphError("malformed graph document:\n  " + "\n  ".join(lines[:10] + more)) from None
+
+
+def _describe(raw: dict, err: dict) -> str:
+    """One pydantic error as "function 2 (f) node 5 (add): inputs.0.1: what is wrong"."""
+    loc, body, where = list(err["loc"]), raw, f"graph {_label(raw)!r}"
+    if loc[:1] == ["functions"] and len(loc) > 1:
+        body = _item(raw.get("functions"), loc[1])
+        where, loc = f"function {loc[1]} ({_label(body)})", loc[2:]
+    if loc[:1] == ["nodes"] and len(loc) > 1:
+        where += f" node {loc[1]} ({_label(_item(_get(body, 'nodes'), loc[1]))})"
+        loc = loc[2:]
+    return f"{where}: {'.'.join(str(part) for part in loc) or 'the entry'}: {err['msg']}"
+
+
+def _get(obj, key):
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def _item(seq, i):
+    return seq[i] if isinstance(seq, list) and isinstance(i, int) and 0 <= i < len(seq) else None
+
+
+def _label(obj) -> str:
+    name = _get(obj, "name")
+    return name if isinstance(name, str) else "?"
+
+
+def _functions(doc: DocumentModel) -> list[Function]:
+    """The document's function table, built in order: each body only uses those before it."""
+    functions: list[Function] = []
+    for i, body in enumerate(doc.functions):
+        functions.append(_load_function(body, functions, f"function {i} ({body.name})"))
+    return functions
+
+
+def _load_graph(
+    body: BodyModel | DocumentModel, cls: type[Graph], functions: list[Function], where: str
+) -> Graph:
+    graph = cls(body.name)
+    for k, nm in enumerate(body.nodes):
+        _load_node(graph, nm, functions, f"{where} node {k} ({nm.name})")
     return graph
 
 
-class FunctionModel(BaseModel):
-    """A Function held as an op attribute: its graph, which nodes are its
-    parameters (declared ones, then captures) and which tensors its results."""
+def _load_node(graph: Graph, nm: NodeModel, functions: list[Function], at: str) -> None:
+    try:
+        op = lookup(nm.op)
+    except GraphError as e:
+        raise GraphError(f"{at}: {e}") from None
+    inputs = [_ref(graph, ref, at, "input") for ref in nm.inputs]
+    attrs = _attrs(op, nm.attrs, functions, at)
+    loc = SourceLocation(nm.location.file, nm.location.line) if nm.location else None
+    try:
+        node = graph.add_node(op, inputs, attrs, location=loc, full_name=nm.name)
+    except GraphError as e:
+        raise GraphError(f"{at}: {e}") from None
+    except _BAD_INPUT as e:  # e.g. the wrong number of inputs for the op's infer
+        types = ", ".join(str(t.type) for t in inputs)
+        raise GraphError(
+            f"{at}: op {op.name} cannot take {len(inputs)} inputs ({types}) with these attributes: "
+            f"{type(e).__name__}: {e}"
+        ) from None
+    if loc is None:
+        node.location = None  # add_node looked up the caller's line; the document has none
+    node.derived_from = nm.derived_from
 
-    graph: GraphModel
-    params: list[str]
-    capture_params: list[str]
-    results: list[tuple[str, int]]
+
+def _ref(graph: Graph, ref: tuple[int, int], at: str, what: str):
+    """The tensor [node index, output index] names among the nodes built so far."""
+    i, j = ref
+    if not 0 <= i < len(graph.nodes):
+        before = f"nodes 0..{len(graph.nodes) - 1}" if graph.nodes else "no nodes"
+        raise GraphError(f"{at}: {what} [{i}, {j}] refers to node {i}, but there are {before} before it")
+    node = graph.nodes[i]
+    if not 0 <= j < len(node.outputs):
+        raise GraphError(
+            f"{at}: {what} [{i}, {j}] refers to output {j} of node {i} ({node.name}), "
+            f"which has {len(node.outputs)} output(s)"
+        )
+    return node.outputs[j]
 
 
-def _function_out(fn) -> dict:
-    return FunctionModel(
-        graph=_graph_model(fn.graph),
-        params=[p.node.name for p in fn.params],
-        capture_params=[p.node.name for p in fn.capture_params],
-        results=[(r.node.name, r.index) for r in fn.results],
-    ).model_dump(mode="json")
+def _attrs(op, raw: dict, functions: list[Function], at: str):
+    try:
+        return op.attrs.model_validate(raw, context={_READING: functions})
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'attrs'}: {err['msg']}" for err in e.errors()
+        )
+        raise GraphError(f"{at}: bad attributes for op {op.name}: {problems}") from None
+    except _BAD_INPUT as e:
+        field = _culprit(op, raw, functions)
+        raise GraphError(f"{at}: bad attributes for op {op.name}: {field}: {type(e).__name__}: {e}") from None
 
 
-def _function_in(value):
-    if isinstance(value, Function):
-        return value
-    model = FunctionModel.model_validate(value)
-    graph = _graph_from_model(model.graph, FunctionGraph)
-    params = [graph.node(n).output for n in model.params]
-    captured = {graph.node(n).output: graph.node(n).output for n in model.capture_params}
-    results = [graph.node(n).outputs[i] for n, i in model.results]
-    fn = Function(graph, params, results, name=model.graph.name)
+def _culprit(op, raw: dict, functions: list[Function]) -> str:
+    """The attribute whose validator raised a plain error (which pydantic does not locate)."""
+    for name, field in op.attrs.model_fields.items():
+        try:
+            if name in raw:
+                TypeAdapter(field.rebuild_annotation()).validate_python(
+                    raw[name], context={_READING: functions}
+                )
+        except _BAD_INPUT:
+            return name
+    return "attrs"
+
+
+def _load_function(body: BodyModel | DocumentModel, functions: list[Function], where: str) -> Function:
+    graph = _load_graph(body, FunctionGraph, functions, where)
+    params = [_param(graph, i, where, "params") for i in body.params]
+    captured = [_param(graph, i, where, "capture_params") for i in body.capture_params]
+    listed = body.params + body.capture_params
+    unlisted = [n.name for n in graph.nodes if n.op is parameter_op and n.id not in listed]
+    if len(set(listed)) != len(listed) or unlisted:
+        raise GraphError(
+            f"{where}: every parameter node must be listed once in params or capture_params"
+            + (f"; not listed: {', '.join(unlisted)}" if unlisted else "; some are listed twice")
+        )
+    results = [_ref(graph, r, where, "result") for r in body.results]
+    fn = Function(graph, params, results, name=body.name)
     # Captured outer tensors are the node's inputs once saved: keep their parameters.
     fn.capture_params = tuple(captured)
     return fn
+
+
+def _param(graph: Graph, i: int, where: str, what: str):
+    if not 0 <= i < len(graph.nodes) or graph.nodes[i].op is not parameter_op:
+        raise GraphError(f"{where}: {what} lists node {i}, which is not a parameter node of the function")
+    return graph.nodes[i].output
+
+
+def _function_in(value, info) -> Function:
+    """A Function attribute from ``{"function": i}`` (the document's table) or a document of its own."""
+    if isinstance(value, Function):
+        return value
+    functions = info.context.get(_READING) if isinstance(info.context, dict) else None
+    if isinstance(value, dict) and set(value) == {"function"} and functions is not None:
+        i = value["function"]
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(functions):
+            before = f"functions 0..{len(functions) - 1}" if functions else "no functions"
+            raise ValueError(f"refers to function {i!r}, but the document defines {before} before it")
+        return functions[i]
+    if isinstance(value, dict) and "format" in value:
+        doc = _parse(value)
+        return _load_function(doc, _functions(doc), f"function {doc.name!r}")
+    raise ValueError(
+        f"a function attribute is {{'function': <index>}} in a graph document, got {value!r:.80}"
+    )
 
 
 FunctionAttr = Annotated[Function, PlainValidator(_function_in), PlainSerializer(_function_out)]

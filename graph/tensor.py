@@ -93,6 +93,12 @@ class Tensor:
     def __repr__(self) -> str:
         return f"<Tensor {self.name} : {self.type}>"
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """In Jupyter: a drawing of what this tensor needs (viz registers it; see graph.printing)."""
+        from .printing import display_bundle  # printing imports dims, which imports this module
+
+        return display_bundle(self)
+
     def __bool__(self):
         raise GraphError(
             f"Tensor {self.name} has no truth value while the graph is built; "

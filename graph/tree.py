@@ -1,7 +1,8 @@
 """Nested structures of leaves (lists, tuples, dicts, None) for fetches and results.
 
 ``flatten(nest)`` gives the leaves and a treedef; ``unflatten(treedef, leaves)``
-rebuilds the same structure. Dicts keep their key order.
+rebuilds the same structure. Dicts keep their key order. ``describe`` and
+``leaf_paths`` spell a treedef for error messages.
 """
 
 from __future__ import annotations
@@ -52,3 +53,33 @@ def _build(td, it):
     if kind is tuple:
         return tuple(items)
     return kind(*items)  # namedtuple
+
+
+def describe(treedef) -> str:
+    """A treedef spelled like the nest it stands for, leaves as ``*``: ``(*, {'a': *})``."""
+    if treedef is None:
+        return "*"
+    if treedef == ("none",):
+        return "None"
+    kind = treedef[0]
+    if kind is dict:
+        return "{" + ", ".join(f"{k!r}: {describe(sub)}" for k, sub in zip(treedef[1], treedef[2])) + "}"
+    items = [describe(sub) for sub in treedef[1]]
+    if kind is list:
+        return "[" + ", ".join(items) + "]"
+    if kind is tuple:
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return f"{kind.__name__}(" + ", ".join(items) + ")"
+
+
+def leaf_paths(treedef) -> list[str]:
+    """Each leaf's place in the nest, as an indexing suffix: ``[0]``, ``['a'][1]``, ``''`` for a bare leaf."""
+    if treedef is None:
+        return [""]
+    if treedef == ("none",):
+        return []
+    if treedef[0] is dict:
+        keyed = zip((f"[{k!r}]" for k in treedef[1]), treedef[2])
+    else:
+        keyed = zip((f"[{i}]" for i in range(len(treedef[1]))), treedef[1])
+    return [key + rest for key, sub in keyed for rest in leaf_paths(sub)]

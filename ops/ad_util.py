@@ -25,6 +25,18 @@ def zeros_like(x: Tensor) -> Tensor:
     return full_like(x, 0)
 
 
+def alias(x: Tensor) -> Tensor:
+    """A new tensor equal to x (an identity broadcast that simplify removes).
+
+    vjp differentiates with respect to aliases of its primals, so the paths
+    through the primal tensor itself (closed over, or captured into a body)
+    are not followed. Built in the graph being built: an outer x is captured.
+    """
+    return bind(
+        shape.broadcast_in_dim_op, x, shape=x.shape, broadcast_dimensions=tuple(range(x.ndim)), name="primal"
+    )
+
+
 def add(x: Tensor, y: Tensor) -> Tensor:
     return bind(elementwise.add, x, y)
 

@@ -1,11 +1,16 @@
-"""Primitives that make values from nothing: constant, iota, dim_size (ops layer)."""
+"""Primitives that make values from nothing: constant, iota, dim_size, dim_value (ops layer).
+
+dim_size and dim_value stand for sizes known only once a Session binds the
+symbols of the shapes (graph/dims.py); they lower to constants.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..graph import ArrayAttr, Attrs, DTypeAttr, GraphError, OpDef, ShapeAttr, TensorType, dtypes
-from ..graph.dims import check_shape
+from ..graph.attrs import DimAttr
+from ..graph.dims import as_dim, check_shape
 from ..graph.dtypes import canonical_array
 from . import hlo
 from .registry import bind
@@ -115,3 +120,38 @@ def dim_size(x, axis: int, dtype=dtypes.int32):
     if isinstance(d, int):
         return constant(np.asarray(d, dtypes.dtype(dtype).np))
     return bind(dim_size_op, x, axis=axis % x.ndim, dtype=dtypes.dtype(dtype))
+
+
+# -- dim_value -----------------------------------------------------------------
+class DimValueAttrs(Attrs):
+    dim: DimAttr
+    dtype: DTypeAttr = dtypes.int32
+
+
+def _dim_value_infer(attrs: DimValueAttrs) -> TensorType:
+    if not attrs.dtype.is_integer and not attrs.dtype.is_inexact:
+        raise GraphError(f"dim_value wants a numeric dtype, got {attrs.dtype.name}")
+    return TensorType((), attrs.dtype)
+
+
+def _dim_value_lower(ctx, attrs: DimValueAttrs):
+    return hlo.constant(np.asarray(ctx.dim(attrs.dim)), attrs.dtype)
+
+
+dim_value_op = OpDef(
+    "dim_value",
+    _dim_value_infer,
+    _dim_value_lower,
+    attrs=DimValueAttrs,
+    reasons={"vjp": _NO_INPUTS, "batch": _NO_INPUTS, "jvp": _NO_INPUTS},
+    doc="The value of a dim expression in the shapes' symbols; a stablehlo.constant once they are bound.",
+)
+
+
+def dim_value(d, dtype=dtypes.int32):
+    """A scalar holding the size ``d`` (an int, or a dim expression such as ``x.shape[0] - 1``),
+    known once the Session binds the symbols. ``loss / x.shape[0]`` builds one."""
+    d, dt = as_dim(d), dtypes.dtype(dtype)
+    if isinstance(d, int):
+        return constant(np.asarray(d, dt.np))
+    return bind(dim_value_op, dim=d, dtype=dt)

@@ -134,7 +134,8 @@ while_op = OpDef(
     _while_lower,
     attrs=WhileAttrs,
     reasons={
-        "vjp": "reverse mode through while_loop needs max_steps= (bounded loop); not written yet",
+        "vjp": "a loop of unknown length: give sg.while_loop a bound with max_steps=, or give "
+        "sg.fori_loop Python int bounds",
         "batch": "not written yet",
     },
     doc="Repeats body_fn on the carry while cond_fn holds; stablehlo.while.",

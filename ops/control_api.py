@@ -20,16 +20,18 @@ from ..graph import (
     GraphError,
     Tensor,
     TensorType,
+    describe,
     dtypes,
     flatten,
     function,
+    leaf_paths,
     located,
     unflatten,
     user_location,
 )
 from . import elementwise as ew
 from .compare import clamp, compare, convert, select
-from .constants import constant, dim_size
+from .constants import constant
 from .control import cond_call, scan_call, while_call
 from .registry import bind
 from .shape import broadcast_in_dim
@@ -140,8 +142,8 @@ def _case(index, branches, operands, labels):
     for fn, (_, t) in zip(fns, traced):
         if t != traced[0][1]:
             raise _error(
-                f"cond wants every branch to return the same structure, got {traced[0][1]} from "
-                f"{fns[0].name} and {t} from {fn.name}"
+                f"cond wants every branch to return the same structure, got {describe(traced[0][1])} from "
+                f"{fns[0].name} and {describe(t)} from {fn.name}"
             )
     return unflatten(traced[0][1], cond_call(index, fns, leaves))
 
@@ -183,7 +185,7 @@ def _bounded_loop(cond_fun, body_fun, leaves, tree, max_steps: int) -> list[Tens
         if new_tree != tree:
             raise _error(
                 f"while_loop body {_name(body_fun, 'body_fun')} must keep the carry's structure: it takes "
-                f"{tree} and returns {new_tree}"
+                f"{describe(tree)} and returns {describe(new_tree)}"
             )
         new = [_tensor(x, t.dtype) if not isinstance(x, Tensor) else x for x, t in zip(new, types)]
         kept = [select(broadcast_in_dim(go, v.type.shape, ()), n, v) for n, v in zip(new, val)]
@@ -199,7 +201,7 @@ def _named(fn, name: str):
     return fn
 
 
-def _loop(cond_fun, body_fun, leaves, tree, spread: bool = False) -> list[Tensor]:
+def _loop(cond_fun, body_fun, leaves, tree, spread: bool = False, name: str = "while_loop") -> list[Tensor]:
     """while_op over flat ``leaves``; the bodies get the carry as one nest (or spread as arguments)."""
     types = [x.type for x in leaves]
     arg_tree = tree if spread else _unary_tree(tree)
@@ -207,10 +209,10 @@ def _loop(cond_fun, body_fun, leaves, tree, spread: bool = False) -> list[Tensor
     body_fn, out_tree = _trace(body_fun, types, _name(body_fun, "body_fun"), arg_tree, types)
     if out_tree != tree:
         raise _error(
-            f"while_loop body {body_fn.name} must keep the carry's structure: it takes {tree} and returns "
-            f"{out_tree}"
+            f"while_loop body {body_fn.name} must keep the carry's structure: it takes {describe(tree)} and "
+            f"returns {describe(out_tree)}"
         )
-    return while_call(cond_fn, body_fn, leaves)
+    return while_call(cond_fn, body_fn, leaves, name=name)
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -235,7 +237,7 @@ def fori_loop(lower, upper, body_fun, init_val):
         return (_add(i, constant(1, dt)), body_fun(i, val))
 
     _named(loop_body, _name(body_fun, "body_fun"))
-    out = _loop(loop_cond, loop_body, [lo, *leaves], (tuple, (None, tree)), spread=True)
+    out = _loop(loop_cond, loop_body, [lo, *leaves], (tuple, (None, tree)), spread=True, name="fori_loop")
     return unflatten(tree, out[1:])
 
 
@@ -251,7 +253,7 @@ def _static_fori(lower: int, upper: int, body_fun, leaves, tree) -> list[Tensor]
         if new_tree != tree:
             raise _error(
                 f"fori_loop body {_name(body_fun, 'body_fun')} must keep the carry's structure: it takes "
-                f"{tree} and returns {new_tree}"
+                f"{describe(tree)} and returns {describe(new_tree)}"
             )
         new = [_tensor(x, t.dtype) if not isinstance(x, Tensor) else x for x, t in zip(new, types)]
         return [_add(i, constant(1, dtypes.int32)), *new], ()
@@ -282,7 +284,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
     carry = [_tensor(c) for c in carry]
     xs_leaves, xtree = flatten(xs)
     xs_leaves = [_tensor(x) for x in xs_leaves]
-    n = _scan_length(xs_leaves, length)
+    n = _scan_length(xs_leaves, xtree, length)
     x_types = [TensorType(x.type.shape[1:], x.type.dtype) for x in xs_leaves]
     c_types = [c.type for c in carry]
     trees = []
@@ -306,8 +308,8 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
     if c_out != ctree or list(f_fn.out_types[: len(carry)]) != c_types:
         got = _types_str(f_fn.out_types[: len(carry)])
         raise _error(
-            f"scan body {f_fn.name} must keep the carry's structure and types: it takes {ctree} "
-            f"{_types_str(c_types)} and returns {c_out} {got}"
+            f"scan body {f_fn.name} must keep the carry's structure and types: it takes {describe(ctree)} "
+            f"{_types_str(c_types)} and returns {describe(c_out)} {got}"
         )
     out = scan_call(f_fn, carry, xs_leaves, n, reverse=reverse, remat=_is_remat(f), unroll=unroll)
     return unflatten(ctree, out[: len(carry)]), unflatten(y_tree, out[len(carry) :])
@@ -317,24 +319,18 @@ def _types_str(types) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
-def _scan_length(xs_leaves, length):
-    sizes = {x.type.shape[0] for x in xs_leaves if x.ndim > 0}
+def _scan_length(xs_leaves, xtree, length):
     if any(x.ndim == 0 for x in xs_leaves):
         raise _error("scan wants xs with a leading axis to scan over, got a scalar")
+    lengths = [(f"xs{path}", x.type.shape[0]) for path, x in zip(leaf_paths(xtree), xs_leaves)]
     if length is not None:
-        sizes.add(int(length))
-    if len(sizes) != 1:
-        if not sizes:
-            raise _error("scan wants xs or length, got neither")
-        raise _error(
-            f"scan wants xs (and length) to agree on the number of steps, got {sorted(map(str, sizes))}"
-        )
-    return sizes.pop()
-
-
-def _dim(xs_leaves, n) -> Tensor:
-    x = next(x for x in xs_leaves if x.type.shape[0] == n)
-    return dim_size(x, 0, dtypes.int32)
+        lengths.append(("length", int(length)))
+    if not lengths:
+        raise _error("scan wants xs or length, got neither")
+    if len({n for _, n in lengths}) != 1:
+        spelled = ", ".join(f"{where} has {n}" for where, n in lengths)
+        raise _error(f"scan wants xs (and length) to agree on the number of steps, got: {spelled}")
+    return lengths[0][1]
 
 
 def checkpoint(fn):

@@ -19,6 +19,7 @@ from ..graph import (
     FunctionAttr,
     GraphError,
     OpDef,
+    SourceLocation,
     Tensor,
     TensorType,
     flatten,
@@ -112,13 +113,31 @@ class custom_vjp:  # noqa: N801  (spelled like jax.custom_vjp)
         node = bind_node(custom_vjp_call_op, args + outs + res, attrs, name=self.__name__)
         return unflatten(out_tree, list(node.outputs))
 
+    def _bwd_error(self, what: str) -> GraphError:
+        """An error about the user's bwd, at its definition (where the fix goes) and naming the call."""
+        code = getattr(self.bwd, "__code__", None)
+        where = SourceLocation(code.co_filename, code.co_firstlineno) if code else user_location()
+        name = getattr(self.bwd, "__name__", "bwd")
+        return GraphError(located(f"custom_vjp function {self.__name__}: its bwd {name} {what}", where))
+
     def _bwd_flat(self, args, res_tree, out_tree, n_res):
         def bwd(*res_and_cts):
             residuals = unflatten(res_tree, list(res_and_cts[:n_res]))
             cts = unflatten(out_tree, list(res_and_cts[n_res:]))
             grads = self.bwd(residuals, cts)
             if not isinstance(grads, tuple | list) or len(grads) != len(args):
-                raise GraphError(f"{self.__name__}'s bwd must return a tuple of {len(args)} cotangents")
+                got = f"{len(grads)} values" if isinstance(grads, tuple | list) else type(grads).__name__
+                raise self._bwd_error(
+                    f"must return a tuple of {len(args)} cotangents, one per argument, got {got}"
+                )
+            grads = [
+                g if g is None or isinstance(g, Tensor) else constant(g, a.dtype) for g, a in zip(grads, args)
+            ]
+            for i, (g, a) in enumerate(zip(grads, args)):
+                if g is not None and g.type != a.type:
+                    raise self._bwd_error(
+                        f"returned a cotangent {g.type} for argument {i}, which is {a.type}"
+                    )
             return [g if g is not None else ad.zeros_like(a) for g, a in zip(grads, args)]
 
         return bwd

@@ -138,6 +138,10 @@ def _erf_vjp(x, y, ct):
     return ad.mul(ad.scale(ct, 2 / np.sqrt(np.pi)), gauss)
 
 
+def _erf_inv_vjp(x, y, ct):
+    return ad.mul(ad.scale(ct, np.sqrt(np.pi) / 2), bind(exp, ad.mul(y, y)))  # 1 / erf'(y)
+
+
 neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct),
             doc="-x; stablehlo.negate")  # fmt: skip
 abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp,
@@ -176,6 +180,8 @@ logistic = unary("logistic", sh.logistic, vjp=lambda x, y, ct: ad.mul(ct, ad.mul
                  doc="1 / (1 + e**-x); stablehlo.logistic")  # fmt: skip
 erf = unary("erf", chlo.erf, "f", vjp=_erf_vjp,
             doc="the error function; chlo.erf")  # fmt: skip
+erf_inv = unary("erf_inv", chlo.erf_inv, "f", vjp=_erf_inv_vjp,
+                doc="the inverse error function on [-1, 1] (+-inf at +-1); chlo.erf_inv")  # fmt: skip
 is_finite = unary("is_finite", sh.is_finite, "f", out_dtype="bool", reasons={"vjp": _BOOL_OUT},
                   doc="not inf and not NaN; stablehlo.is_finite")  # fmt: skip
 not_ = unary("not", sh.not_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
@@ -277,7 +283,7 @@ def apply(op: OpDef, *xs, name: str | None = None):
 
 
 UNARY = (neg, abs_, sign, floor, ceil, round_, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan,
-         tanh, logistic, erf, is_finite, not_, stop_gradient_op)  # fmt: skip
+         tanh, logistic, erf, erf_inv, is_finite, not_, stop_gradient_op)  # fmt: skip
 BINARY = (add, sub, mul, div, rem, pow_, max_, min_, atan2, and_, or_, xor, shift_left,
           shift_right_arithmetic, shift_right_logical)  # fmt: skip
 __all__ = ["unary", "binary", "apply", "stop_gradient", "UNARY", "BINARY", "Attrs"]

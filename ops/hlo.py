@@ -169,3 +169,32 @@ def alias_arguments(func_op, n_args: int, aliases: dict[int, int]) -> None:
         for i in range(n_args)
     ]
     func_op.arg_attrs = ir.ArrayAttr.get(attrs)
+
+
+def _module_body(block: ir.Block) -> ir.Block:
+    """The body of the module that ``block`` (at any depth of regions) belongs to."""
+    op = block.owner
+    while op.operation.name != "builtin.module":
+        op = op.parent
+    return op.regions[0].blocks[0]
+
+
+def call_private(name: str, arg_types, result_types, body, args) -> list:
+    """Call the module's private function ``name``, defining it on first use.
+
+    ``body(*params) -> [values]`` builds the function; later calls with the
+    same name reuse it (one definition per program, whichever site comes first).
+    """
+    module = _module_body(ir.InsertionPoint.current.block)
+    known = any(
+        op.operation.name == "func.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == name
+        for op in module.operations
+    )
+    if not known:
+        with ir.InsertionPoint.at_block_begin(module), ir.Location.name(name):
+            fn = func.FuncOp(name, (list(arg_types), list(result_types)))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            entry = fn.add_entry_block()
+            with ir.InsertionPoint(entry):
+                func.ReturnOp(list(body(*entry.arguments)))
+    return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(args)).results)

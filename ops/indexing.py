@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
+from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType, dims
 from ..graph.dims import check_shape, is_symbolic, prod, shape_str
 from . import ad_util as ad
 from . import compare, constants, elementwise, hlo, reduce, shape, slicing
@@ -66,6 +66,13 @@ def _check_index_map(op: str, what: str, index_map, n: int, x: TensorType, batch
         raise GraphError(f"{op} wants {what} {index_map} disjoint from the operand batching dims {batching}")
 
 
+def _exceeds(window, size) -> bool:
+    """Whether a window is larger than its dim for every value of the symbols; windows the dims
+    cannot compare (batch - 1 in batch, 3 in batch) are checked when lowered (see _fits)."""
+    gap = dims.difference(size, window)
+    return gap is not None and gap < 0
+
+
 def _fits(op: str, window, operand) -> None:
     # A static window in a symbolic dim can only be checked once the Session binds the symbol.
     if any(w > d for w, d in zip(window, operand)):
@@ -80,7 +87,7 @@ class GatherAttrs(Attrs):
     start_indices_batching_dims: tuple[int, ...] = ()
     start_index_map: tuple[int, ...]
     index_vector_dim: int
-    slice_shape: ShapeAttr  # StableHLO's slice_sizes; a symbol must equal the operand dim (taken whole)
+    slice_shape: ShapeAttr  # StableHLO's slice_sizes (dims)
     indices_are_sorted: bool = False
     mode: Literal["clip"] = "clip"  # StableHLO clamps every start index into [0, dim - slice size]
 
@@ -92,8 +99,7 @@ def _gather_infer(attrs: GatherAttrs, x: TensorType, idx: TensorType) -> TensorT
     if len(sizes) != x.ndim:
         raise GraphError(f"gather wants one slice size per dim of {x}, got {shape_str(sizes)}")
     for i, (s, d) in enumerate(zip(sizes, x.shape)):
-        bad_symbol = is_symbolic(s) and s != d
-        if bad_symbol or (not is_symbolic(s) and not is_symbolic(d) and s > d):
+        if _exceeds(s, d):
             raise GraphError(f"gather wants slice sizes within {x}, got {shape_str(sizes)} (dim {i})")
     _check_dims("gather", "collapsed_slice_dims", a.collapsed_slice_dims, x.ndim)
     _check_dims("gather", "operand_batching_dims", a.operand_batching_dims, x.ndim)
@@ -127,7 +133,7 @@ def _gather_infer(attrs: GatherAttrs, x: TensorType, idx: TensorType) -> TensorT
 
 def _gather_lower(ctx, attrs: GatherAttrs, x, idx):
     operand = ctx.in_types[0].shape
-    sizes = [d if is_symbolic(s) else s for s, d in zip(attrs.slice_shape, operand)]
+    sizes = [ctx.dim(s) for s in attrs.slice_shape]
     _fits("gather", sizes, operand)
     dnums = hlo.sh.GatherDimensionNumbers.get(
         offset_dims=list(attrs.offset_dims),
@@ -167,19 +173,11 @@ def _gather_vjp(attrs: GatherAttrs, xs, ys, cts):
 def _start_limits(x, idx, index_map, window, index_vector_dim: int):
     """The largest start of each index vector component that keeps a window inside x, shaped like idx."""
     dt = idx.dtype
-    if not any(is_symbolic(x.shape[o]) and not is_symbolic(window[o]) for o in index_map):
-        limits = [0 if is_symbolic(window[o]) else x.shape[o] - window[o] for o in index_map]
-        vector = constants.constant(np.asarray(limits, dt.np))
+    last = [dims.sub(x.shape[o], window[o]) for o in index_map]
+    if all(isinstance(n, int) for n in last):
+        vector = constants.constant(np.asarray(last, dt.np))
     else:
-        parts = []
-        for o in index_map:
-            w = window[o]
-            last = (
-                constants.constant(0, dt)
-                if is_symbolic(w)
-                else ad.sub(constants.dim_size(x, o, dt), constants.constant(w, dt))
-            )
-            parts.append(shape.reshape(last, (1,)))
+        parts = [shape.reshape(constants.dim_value(n, dt), (1,)) for n in last]
         vector = slicing.concatenate(parts, 0)
     if index_vector_dim == idx.ndim:
         return shape.broadcast_in_dim(shape.reshape(vector, ()), idx.shape, ())
@@ -281,7 +279,7 @@ def _scatter_infer(attrs: ScatterAttrs, x: TensorType, idx: TensorType, upd: Ten
         )
     for i, w in zip(a.update_window_dims, window):
         u = upd.shape[i]
-        if (is_symbolic(u) and u != w) or (not is_symbolic(u) and not is_symbolic(w) and u > w):
+        if _exceeds(u, w):
             raise GraphError(f"scatter wants update windows within the operand, got {upd} for {x}")
     _check_batching(
         "scatter", x, a.input_batching_dims, idx, a.scatter_indices_batching_dims, a.index_vector_dim

@@ -1,25 +1,39 @@
 """Slicing primitives: slice, rev, pad, concatenate, dynamic_slice, dynamic_update_slice (ops layer).
 
-Static windows (slice, rev, pad, concatenate) take ints in their attributes;
+Static windows (slice, rev, pad, concatenate) take dims in their attributes:
+ints, or expressions in the symbols of the shapes (``x[1:]`` of a ``batch``
+dim starts at 1 and has ``batch - 1`` elements; see graph/dims.py). Bounds the
+dims cannot decide at build time are checked once the Session binds them.
 dynamic_slice and dynamic_update_slice take their start indices as scalar
 integer tensors, which StableHLO clamps so the window stays inside the operand.
 """
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dtypes, located
-from ..graph.dims import check_shape, factors, is_symbolic, mul, prod, shape_str
+from ..graph import Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, dtypes, located
+from ..graph.attrs import DimsAttr
+from ..graph.dims import check_shape, shape_str
 from . import ad_util as ad
-from . import hlo, reduce, shape
+from . import hlo, reduce
 from .constants import constant
 from .registry import bind
 
 
 # -- slice ---------------------------------------------------------------------
 class SliceAttrs(Attrs):
-    start_indices: tuple[int, ...]
-    limit_shape: ShapeAttr  # the limit indices; may hold a symbol to mean "up to the end"
+    start_indices: DimsAttr  # dims: ``x[1:]`` of a (batch,) tensor starts at 1, ``x[-2:]`` at batch - 2
+    limit_shape: ShapeAttr  # the limit indices (dims)
     strides: tuple[int, ...]
+
+
+def _check_order(x: TensorType, i: int, start, limit) -> None:
+    """0 <= start <= limit <= size in dim i, where the dims decide it (else checked when bound)."""
+    for lo, hi in ((0, start), (start, limit), (limit, x.shape[i])):
+        gap = dims.difference(hi, lo)
+        if gap is not None and gap < 0:
+            raise GraphError(
+                f"slice wants 0 <= start <= limit <= size in dim {i} of {x}, got start {start}, limit {limit}"
+            )
 
 
 def _slice_infer(attrs: SliceAttrs, x: TensorType) -> TensorType:
@@ -28,40 +42,35 @@ def _slice_infer(attrs: SliceAttrs, x: TensorType) -> TensorType:
         raise GraphError(
             f"slice wants one start, limit and stride per dim of {x}, got {starts}, {limits}, {strides}"
         )
+    if any(st < 1 for st in strides):
+        raise GraphError(f"slice wants strides >= 1, got {strides}")
     out = []
-    for i, (s, lim, st, d) in enumerate(zip(starts, limits, strides, x.shape)):
-        if st < 1:
-            raise GraphError(f"slice wants strides >= 1, got {strides}")
-        if isinstance(lim, str) or isinstance(d, str):
-            if lim != d or s != 0 or st != 1:
-                raise GraphError(
-                    f"slice of symbolic dim {i} of {x} must take all of it (start 0, stride 1, limit {d}); "
-                    f"got start {s}, limit {lim}, stride {st}"
-                )
-            out.append(d)
-            continue
-        if not 0 <= s <= lim <= d:
-            raise GraphError(
-                f"slice wants 0 <= start <= limit <= size in dim {i} of {x}, got start {s}, limit {lim}"
-            )
-        out.append(-(-(lim - s) // st))
+    for i, (s, lim, st) in enumerate(zip(starts, limits, strides)):
+        _check_order(x, i, s, lim)
+        out.append(dims.floordiv(dims.add(dims.sub(lim, s), st - 1), st))  # ceil((limit - start) / stride)
     return TensorType(tuple(out), x.dtype)
 
 
 def _slice_lower(ctx, attrs: SliceAttrs, x):
-    limits = [
-        ctx.in_types[0].shape[i] if isinstance(lim, str) else lim for i, lim in enumerate(attrs.limit_shape)
-    ]
-    return hlo.sh.slice(
-        x, hlo.dense_i64(attrs.start_indices), hlo.dense_i64(limits), hlo.dense_i64(attrs.strides)
-    )
+    starts = [ctx.dim(s) for s in attrs.start_indices]
+    limits = [ctx.dim(lim) for lim in attrs.limit_shape]
+    sizes = ctx.in_types[0].shape
+    if not all(0 <= s <= lim <= d for s, lim, d in zip(starts, limits, sizes)):
+        _run_time_error(
+            ctx,
+            f"slice wants 0 <= start <= limit <= size, got starts {tuple(starts)} and limits {tuple(limits)} "
+            f"for shape {sizes} with {_spelled_bindings(ctx)}",
+        )
+    return hlo.sh.slice(x, hlo.dense_i64(starts), hlo.dense_i64(limits), hlo.dense_i64(attrs.strides))
 
 
 def _slice_vjp(attrs: SliceAttrs, xs, ys, cts):
     # Put each element back where it came from: low = start, stride - 1 zeros between, the rest high.
     ct, high = cts[0], []
     for s, st, n, d in zip(attrs.start_indices, attrs.strides, ct.shape, xs[0].shape):
-        high.append(0 if is_symbolic(d) else d - s - (1 + (n - 1) * st if n else 0))
+        high.append(
+            dims.sub(d, s) if n == 0 else dims.sub(dims.sub(d, s), dims.add(1, dims.mul(dims.sub(n, 1), st)))
+        )
     return [pad(ct, _zero(ct), attrs.start_indices, high, [st - 1 for st in attrs.strides])]
 
 
@@ -71,18 +80,28 @@ slice_op = OpDef(
     _slice_lower,
     attrs=SliceAttrs,
     vjp=_slice_vjp,
-    doc="Elements start:limit:stride per dim (static); stablehlo.slice.",
+    doc="Elements start:limit:stride per dim (static dims); stablehlo.slice.",
 )
 
 
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
-    """x[start:limit:stride] in every dim, with static ints (a symbolic dim is taken whole)."""
+    """x[start:limit:stride] in every dim. Starts and limits are dims: ints, or expressions in
+    the symbols of x's shape (``slice(x, (1,), ("batch",))`` is ``x[1:]``, of size ``batch - 1``).
+    Bounds the dims cannot decide are assumed to hold and checked when the Session binds them."""
     strides = tuple(strides) if strides is not None else (1,) * x.ndim
     return bind(
         slice_op, x,
-        start_indices=tuple(int(s) for s in start_indices), limit_shape=check_shape(tuple(limit_indices)),
+        start_indices=_dims(start_indices), limit_shape=check_shape(tuple(limit_indices)),
         strides=tuple(int(s) for s in strides),
     )  # fmt: skip
+
+
+def _dims(values) -> tuple:
+    return tuple(dims.as_dim(v) for v in values)
+
+
+def _spelled_bindings(ctx) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in sorted(ctx.bindings.items())) or "no symbols"
 
 
 # -- rev -----------------------------------------------------------------------
@@ -124,24 +143,16 @@ def _run_time_error(ctx, message: str):
 
 # -- pad -----------------------------------------------------------------------
 class PadAttrs(Attrs):
-    low: tuple[int, ...]
-    high: tuple[int, ...]
+    low: DimsAttr  # dims, negative to crop
+    high: DimsAttr
     interior: tuple[int, ...]
 
 
-def _pad_dim(i: int, d, lo: int, hi: int, inner: int, x: TensorType):
-    if not is_symbolic(d):
-        out = lo + hi + d + max(d - 1, 0) * inner
-        if out < 0:
-            raise GraphError(f"pad of {x} leaves dim {i} with negative size {out}")
-        return out
-    # (inner + 1) * d - inner + lo + hi is a product of symbols only when lo + hi == inner.
-    if lo + hi != inner:
-        raise GraphError(
-            f"pad of symbolic dim {i} of {x} wants low + high == interior (size stays a multiple of {d}), "
-            f"got low {lo}, high {hi}, interior {inner}"
-        )
-    return mul(inner + 1, d)
+def _pad_dim(d, lo, hi, inner: int):
+    """The padded size: lo + hi + d + (d - 1) * inner (a symbolic d is taken to be >= 1)."""
+    if isinstance(d, int):
+        return dims.add(dims.add(lo, hi), d + max(d - 1, 0) * inner)
+    return dims.add(dims.add(lo, hi), dims.sub(dims.mul(d, inner + 1), inner))
 
 
 def _pad_infer(attrs: PadAttrs, x: TensorType, value: TensorType) -> TensorType:
@@ -154,64 +165,36 @@ def _pad_infer(attrs: PadAttrs, x: TensorType, value: TensorType) -> TensorType:
         )
     if any(n < 0 for n in interior):
         raise GraphError(f"pad wants interior >= 0, got {interior}")
-    shape = tuple(_pad_dim(i, *args, x) for i, args in enumerate(zip(x.shape, low, high, interior)))
+    shape = tuple(_pad_dim(*args) for args in zip(x.shape, low, high, interior))
+    for i, n in enumerate(shape):
+        if isinstance(n, int) and n < 0:
+            raise GraphError(f"pad of {x} leaves dim {i} with negative size {n}")
     return TensorType(shape, x.dtype)
 
 
 def _pad_lower(ctx, attrs: PadAttrs, x, value):
     x_type, out_type = ctx.in_types[0], ctx.out_types[0]
-    sizes = tuple(
-        _pad_dim(i, *args, x_type)
-        for i, args in enumerate(zip(x_type.shape, attrs.low, attrs.high, attrs.interior))
-    )
+    low, high = [ctx.dim(n) for n in attrs.low], [ctx.dim(n) for n in attrs.high]
+    sizes = tuple(_pad_dim(*args) for args in zip(x_type.shape, low, high, attrs.interior))
     if sizes != out_type.shape:  # interior padding of a symbolic dim that the feeds bound to 0
         _run_time_error(ctx, f"pad of {x_type} gives shape {sizes}, not {out_type.shape} as its symbols said")
     return hlo.sh.pad(
-        x,
-        value,
-        hlo.dense_i64(attrs.low),
-        hlo.dense_i64(attrs.high),
-        hlo.dense_i64(attrs.interior),
-        results=[hlo.tensor_type(ctx.out_types[0])],
-    )
+        x, value, hlo.dense_i64(low), hlo.dense_i64(high), hlo.dense_i64(attrs.interior),
+        results=[hlo.tensor_type(out_type)],
+    )  # fmt: skip
 
 
 def _pad_vjp(attrs: PadAttrs, xs, ys, cts):
-    # The operand's elements sit at low + k * (interior + 1). Static dims: undo the edges (crop what
-    # was added, zeros for what was cropped), then take every (interior + 1)-th element. A symbolic
-    # dim with interior padding is (interior + 1) * d long: see _take_every.
-    x, ct = xs[0], cts[0]
-    strided = [i for i, (d, n) in enumerate(zip(x.shape, attrs.interior)) if is_symbolic(d) and n > 0]
-    low = [0 if i in strided else -n for i, n in enumerate(attrs.low)]
-    high = [0 if i in strided else -n for i, n in enumerate(attrs.high)]
-    t = pad(ct, _zero(ct), low, high) if any(low) or any(high) else ct
-    strides = [1 if i in strided else n + 1 for i, n in enumerate(attrs.interior)]
+    # The operand's elements sit at low + k * (interior + 1): undo the edges (crop what was
+    # added, zeros for what was cropped), then take every (interior + 1)-th element.
+    ct = cts[0]
+    low, high = [dims.sub(0, n) for n in attrs.low], [dims.sub(0, n) for n in attrs.high]
+    t = pad(ct, _zero(ct), low, high) if any(n != 0 for n in low + high) else ct
+    strides = [n + 1 for n in attrs.interior]
     if any(st > 1 for st in strides):
         t = slice(t, (0,) * t.ndim, t.shape, strides)
-    for i in strided:
-        t = _take_every(t, i, attrs.low[i], attrs.interior[i] + 1, x.shape[i])
     everything = tuple(range(ct.ndim))
     return [t, ad.sub(reduce.reduce(ct, "sum", everything), reduce.reduce(t, "sum", everything))]
-
-
-def _take_every(t, axis: int, low: int, step: int, d):
-    """Elements low + k * step (k < d, zero where outside) of a symbolic dim of size step * d.
-
-    Element low + k * step is row k + q, column r of the dim viewed as (d, step), where
-    (q, r) = divmod(low, step); the row shift by q is a pad, which a symbolic dim allows.
-    """
-    q, r = divmod(low, step)
-    rows = t.shape[:axis] + (d, step) + t.shape[axis + 1 :]
-    starts, limits = [0] * len(rows), list(rows)
-    starts[axis + 1], limits[axis + 1] = r, r + 1
-    column = shape.reshape(
-        slice(shape.reshape(t, rows), starts, limits), t.shape[:axis] + (d,) + rows[axis + 2 :]
-    )
-    if q == 0:
-        return column
-    low_pad, high_pad = [0] * column.ndim, [0] * column.ndim
-    low_pad[axis], high_pad[axis] = -q, q
-    return pad(column, _zero(column), low_pad, high_pad)
 
 
 def _zero(t):
@@ -232,32 +215,19 @@ def pad(x, padding_value, low, high, interior=None):
     """``x`` padded with the scalar ``padding_value``: ``low[i]`` elements before dim i,
     ``high[i]`` after and ``interior[i]`` between neighbours (negative low/high crop).
 
-    Size of dim i: ``low + high + d + max(d - 1, 0) * interior``. Lowers to ``stablehlo.pad``.
+    Size of dim i: ``low + high + d + max(d - 1, 0) * interior``; low and high may be dims
+    (expressions in the symbols). Lowers to ``stablehlo.pad``.
     ``pad(x, zero, (1, 0), (1, 0), (0, 0))`` adds a border of zeros in dim 0.
     """
     interior = tuple(interior) if interior is not None else (0,) * x.ndim
     return bind(
-        pad_op, x, padding_value,
-        low=tuple(int(n) for n in low), high=tuple(int(n) for n in high),
-        interior=tuple(int(n) for n in interior),
-    )  # fmt: skip
+        pad_op, x, padding_value, low=_dims(low), high=_dims(high), interior=tuple(int(n) for n in interior)
+    )
 
 
 # -- concatenate ---------------------------------------------------------------
 class ConcatenateAttrs(Attrs):
     dimension: int
-
-
-def _concat_size(sizes, dim: int):
-    """The sum of the sizes along the joined dim: ints, or multiples of one symbol product."""
-    parts = [factors(d) for d in sizes]
-    syms = {s for _, s in parts}
-    if len(syms) != 1:
-        raise GraphError(
-            f"concatenate cannot add sizes {', '.join(map(str, sizes))} along dim {dim}: a dim is an int "
-            "or a product of symbols, not a sum (make the joined sizes static or multiples of one symbol)"
-        )
-    return prod((sum(c for c, _ in parts), *syms.pop()))
 
 
 def _concatenate_infer(attrs: ConcatenateAttrs, *xs: TensorType) -> TensorType:
@@ -275,7 +245,7 @@ def _concatenate_infer(attrs: ConcatenateAttrs, *xs: TensorType) -> TensorType:
                 f"concatenate wants operands of one dtype and rank, equal outside dim {dim}, got {spelled}"
             )
     shape = list(x.shape)
-    shape[dim] = _concat_size([y.shape[dim] for y in xs], dim)
+    shape[dim] = dims.total(y.shape[dim] for y in xs)
     return TensorType(tuple(shape), x.dtype)
 
 
@@ -285,18 +255,12 @@ def _concatenate_lower(ctx, attrs: ConcatenateAttrs, *xs):
 
 def _concatenate_vjp(attrs: ConcatenateAttrs, xs, ys, cts):
     ct, dim = cts[0], attrs.dimension
-    parts = [factors(x.shape[dim]) for x in xs]
-    syms = parts[0][1]
-    # Symbolic sizes are multiples c * S of one symbol product S: view the dim as (sum c, S) and
-    # cut whole rows, so every cut is static.
-    rows = ct.shape[:dim] + (sum(c for c, _ in parts), prod(syms)) + ct.shape[dim + 1 :]
-    whole = shape.reshape(ct, rows) if syms else ct
     out, offset = [], 0
-    for x, (c, _) in zip(xs, parts):
-        starts, limits = [0] * whole.ndim, list(whole.shape)
-        starts[dim], limits[dim] = offset, offset + c
-        out.append(shape.reshape(slice(whole, starts, limits), x.shape))
-        offset += c
+    for x in xs:
+        starts, limits = [0] * ct.ndim, list(ct.shape)
+        starts[dim], limits[dim] = offset, dims.add(offset, x.shape[dim])
+        out.append(slice(ct, starts, limits))
+        offset = limits[dim]
     return out
 
 
@@ -333,17 +297,16 @@ def _check_starts(op: str, x: TensorType, starts) -> None:
 
 
 def _check_window(op: str, x, window, what: str) -> None:
-    for i, (w, d) in enumerate(zip(window, x)):
-        if is_symbolic(w) and w != d:
-            raise GraphError(
-                f"{op} wants a symbolic {what} to equal the operand's dim, got {w} in dim {i} of {shape_str(x)}"
-            )
-        if not is_symbolic(w) and not is_symbolic(d) and w > d:
+    # A window the dims cannot compare with the operand (batch - 1 in batch, 3 in batch) is
+    # checked when the Session binds the symbols (see _fits).
+    for w, d in zip(window, x):
+        gap = dims.difference(d, w)
+        if gap is not None and gap < 0:
             raise GraphError(f"{op} wants {what} <= operand size, got {shape_str(window)} for {shape_str(x)}")
 
 
 class DynamicSliceAttrs(Attrs):
-    slice_shape: ShapeAttr  # the slice sizes; a symbol must equal the operand's dim (taken whole)
+    slice_shape: ShapeAttr  # the slice sizes (dims)
 
 
 def _dynamic_slice_infer(attrs: DynamicSliceAttrs, x: TensorType, *starts: TensorType) -> TensorType:

@@ -6,6 +6,9 @@ many ops into one graph and fetch them all from one run.
 
 from __future__ import annotations
 
+import json
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -48,3 +51,20 @@ def run():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def kernel_name(tmp_path, monkeypatch) -> str:
+    """A Jupyter kernelspec that runs this interpreter (the venv's python), for executing notebooks."""
+    name = "stablegraph-test"
+    spec_dir = tmp_path / "jupyter" / "kernels" / name
+    spec_dir.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "stablegraph test (venv python)",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet debugpy under -X frozen_modules
+    return name

@@ -1,13 +1,13 @@
 """Every notebook in notebooks/ runs top to bottom without an error.
 
 The kernel is this interpreter (the venv's python), named by a kernelspec
-written for the test, so a python3 kernelspec elsewhere on the machine can
-not run the notebook against another installation.
+written for the test (the ``kernel_name`` fixture in conftest.py), so a
+python3 kernelspec elsewhere on the machine can not run the notebook against
+another installation.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -17,24 +17,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-KERNEL = "stablegraph-test"
-
-
-@pytest.fixture
-def kernel_name(tmp_path, monkeypatch) -> str:
-    spec_dir = tmp_path / "jupyter" / "kernels" / KERNEL
-    spec_dir.mkdir(parents=True)
-    spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "stablegraph test (venv python)",
-        "language": "python",
-    }
-    (spec_dir / "kernel.json").write_text(json.dumps(spec))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    monkeypatch.setenv(
-        "PYDEVD_DISABLE_FILE_VALIDATION", "1"
-    )  # quiet debugpy's warning under -X frozen_modules
-    return KERNEL
 
 
 def test_there_are_notebooks():

@@ -36,6 +36,10 @@ def _as_tensors(values) -> list[Tensor]:
     return [v if isinstance(v, Tensor) else asarray(v) for v in values]
 
 
+def _local(graph, t: Tensor) -> Tensor:
+    return t if t.graph is graph else graph.capture(t)
+
+
 def _zeros_for(t: Tensor, ct: Tensor | None) -> Tensor:
     return ct if ct is not None else ad_util.zeros_like(t)
 
@@ -49,6 +53,10 @@ def vjp(fn, *primals, has_aux: bool = False):
     graph = current_graph()
     primals = _as_tensors(primals)
     check_differentiable(primals)
+    # fn sees fresh aliases of the primals: the derivative follows only the
+    # paths through its arguments, so a tensor fn also closes over (or an outer
+    # tensor that a body being built reads through a capture) stays a constant.
+    primals = [ad_util.alias(p) for p in primals]
     start = len(graph.nodes)
     result = fn(*primals)
     out, aux = (result[0], result[1]) if has_aux else (result, None)
@@ -99,9 +107,27 @@ def jvp(fn, primals, tangents):
     return out, unflatten(out_tree, [_zeros_for(o, t) for o, t in zip(out_leaves, tangent_out)])
 
 
+def _argnums(fn, argnums, num_args: int) -> tuple[int, ...]:
+    """argnums as a tuple of non-negative positions, or a GraphError at the user's line."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    name = getattr(fn, "name", None) or getattr(fn, "__name__", "fn")
+    for i in nums:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise GraphError(located(f"argnums wants ints, got {i!r}", user_location()))
+        if not -num_args <= i < num_args:
+            raise GraphError(
+                located(
+                    f"grad of {name} with argnums={argnums!r} needs at least {(i if i >= 0 else -i - 1) + 1} "
+                    f"positional arguments, got {num_args}",
+                    user_location(),
+                )
+            )
+    return tuple(i % num_args for i in nums)
+
+
 def _grad_impl(fn, args, argnums, has_aux: bool, with_value: bool):
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    nums = _argnums(fn, argnums, len(args))
     args = _as_tensors(args)
     wrt = [args[i] for i in nums]
 
@@ -128,6 +154,7 @@ def _grad_impl(fn, args, argnums, has_aux: bool, with_value: bool):
 
 def _transform(fn, argnums, has_aux, with_value, prefix):
     if isinstance(fn, Function):
+        _argnums(fn, argnums, len(fn.params))
         return function(
             lambda *args: _grad_impl(fn, args, argnums, has_aux, with_value),
             fn.in_types,
@@ -162,9 +189,10 @@ def gradients(ys, xs, grad_ys=None):
     ``grad_ys`` gives the cotangents of ys (ones by default). An x no y
     depends on gets zeros.
     """
-    ys = [ys] if isinstance(ys, Tensor) else list(ys)
-    xs_list = [xs] if isinstance(xs, Tensor) else list(xs)
     graph = current_graph()
+    # inside a body being built, outer tensors are read through their captures
+    ys = [_local(graph, y) for y in ([ys] if isinstance(ys, Tensor) else ys)]
+    xs_list = [_local(graph, x) for x in ([xs] if isinstance(xs, Tensor) else xs)]
     check_differentiable(xs_list)
     if grad_ys is None:
         grad_ys = [ad_util.full_like(y, 1) for y in ys]

@@ -65,7 +65,7 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
             why = node.op.reasons.get("vjp", "not written yet")
             raise GraphError(located(f"cannot differentiate through {node.op.name}: it has no vjp rule ({why})",
                                      node.location, node.name))  # fmt: skip
-        with emitting_for(node.location), name_scope("grad"):
+        with emitting_for(node.location, origin=node.name), name_scope("grad"):
             in_cts = rule(node.attrs, node.inputs, node.outputs, out_cts)
         for t, ct in zip(node.inputs, in_cts):
             if ct is not None and ad_util.is_differentiable(t):

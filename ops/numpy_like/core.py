@@ -11,10 +11,10 @@ import numbers
 import numpy as np
 
 from ...graph import GraphError, Tensor, dtypes, located, result_type, user_location
-from ...graph.dims import shape_str
+from ...graph.dims import SymbolicSize, shape_str
 from ...graph.dtypes import weak_point
 from ..compare import convert
-from ..constants import constant
+from ..constants import constant, dim_value
 from ..shape import broadcast_in_dim
 
 
@@ -29,10 +29,12 @@ def is_scalar(x) -> bool:
 
 def asarray(x, dtype=None) -> Tensor:
     """A Tensor for ``x``: Tensors pass through (converted if ``dtype`` is given);
-    Python and numpy data become constants."""
+    Python and numpy data become constants; a symbolic size (``x.shape[0]``) a dim_value."""
     if isinstance(x, Tensor):
         return x if dtype is None else convert(x, dtype)
-    if isinstance(x, list | tuple) and any(isinstance(v, Tensor) for v in _leaves(x)):
+    if isinstance(x, SymbolicSize):
+        return dim_value(x, dtypes.int32 if dtype is None else dtype)
+    if isinstance(x, list | tuple) and any(isinstance(v, Tensor | SymbolicSize) for v in _leaves(x)):
         from .manipulation import stack
 
         out = stack(list(x))  # stack promotes with Python scalars kept weak
@@ -54,6 +56,8 @@ def dtype_point(x):
         return x.dtype
     if isinstance(x, bool):
         return dtypes.bool_
+    if isinstance(x, SymbolicSize):
+        return weak_point(0)  # a size is a Python int whose value comes later
     if is_scalar(x):
         return weak_point(x)
     if isinstance(x, np.ndarray | np.generic):

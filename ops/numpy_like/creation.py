@@ -1,8 +1,9 @@
 """Array creation in numpy spelling: zeros, ones, full, arange, linspace, eye, tri, ... (ops layer).
 
 Filled arrays are one scalar constant broadcast to the shape, so shapes may
-hold symbols (``zeros(("batch", 3))``) and ``*_like`` works on tensors with
-symbolic dims. Ranges and masks are built from iota. The default dtype is
+hold symbols and sizes (``zeros(("batch", 3))``, ``zeros((x.shape[0] - 1, 3))``)
+and ``*_like`` works on tensors with symbolic dims; ``arange(x.shape[0])``
+has a symbolic length. Ranges and masks are built from iota. The default dtype is
 float32; ranges of Python ints are int32.
 """
 
@@ -14,7 +15,7 @@ import numbers
 import numpy as np
 
 from ...graph import GraphError, Tensor, dtypes
-from ...graph.dims import check_shape
+from ...graph.dims import SymbolicSize, check_shape, range_length
 from ..compare import convert
 from ..constants import iota
 from ..shape import broadcast_in_dim
@@ -111,6 +112,8 @@ def arange(start, stop=None, step=None, dtype=None):
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
+    if isinstance(start, SymbolicSize) or isinstance(stop, SymbolicSize):
+        return _symbolic_arange(start, stop, step, dtype)
     args = [_static_number(v, "arange") for v in (start, stop, step)]
     dt = dtypes.dtype(dtype) if dtype is not None else result_dtype(*args)
     start, stop, step = (v.item() if isinstance(v, np.generic) else v for v in args)
@@ -130,6 +133,20 @@ def arange(start, stop=None, step=None, dtype=None):
     if start != 0:
         values = add(values, asarray(start, work))
     return convert(values, dt)
+
+
+def _symbolic_arange(start, stop, step, dtype):
+    """arange with symbolic sizes as bounds (``arange(x.shape[0])``): its length is a dim."""
+    for v in (start, stop):
+        if not isinstance(v, numbers.Integral | SymbolicSize) or isinstance(v, bool):
+            raise error(f"arange with a symbolic size wants int or symbolic bounds, got {v!r}")
+    if not isinstance(step, numbers.Integral) or step == 0:
+        raise error(f"arange with a symbolic size wants a nonzero int step, got {step!r}")
+    dt = dtypes.int32 if dtype is None else dtypes.dtype(dtype)
+    values = iota(dt, (range_length(start, stop, int(step)),))
+    if step != 1:
+        values = multiply(values, asarray(int(step), dt))
+    return values if start == 0 else add(values, asarray(start, dt))
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis=0):

@@ -8,8 +8,10 @@ constant boolean mask becomes its ``np.nonzero`` arrays).
 
 Out-of-bounds integers that are known when the graph is built raise like
 numpy; Tensor indices only known at run time wrap when negative. Boolean
-Tensor masks are refused: the result's shape would depend on data. Slices of
-a symbolic dim must take it whole (``:`` or ``::-1``).
+Tensor masks are refused: the result's shape would depend on data. A slice of
+a symbolic dim has a dim expression for its size (``x[1:]`` of ``batch`` is
+``batch - 1``, ``x[::2]`` is ``(batch + 1) // 2``); ints on a symbolic dim are
+read with a gather.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...graph import Tensor, dtypes
+from ...graph import Tensor, dims, dtypes
 from ...graph.dims import Dim, is_symbolic
 from .. import slicing as sl
 from ..compare import convert
@@ -37,6 +39,7 @@ class IndexEntry:
     start: int = 0  # slice: first element; int: the index
     step: int = 1
     count: Dim = 0  # slice: number of elements taken
+    stop: Dim | None = None  # slice of a symbolic dim: where it stops (one past the last, in its direction)
     value: object = None  # array: an int numpy array or an integer Tensor (already wrapped)
 
 
@@ -148,13 +151,24 @@ def _slice_entry(x: Tensor, d: int, s: slice) -> IndexEntry:
     if not is_symbolic(n):
         start, stop, step = s.indices(n)
         return IndexEntry("slice", start=start, step=step, count=len(range(start, stop, step)))
-    whole = (None, 0) if step == 1 else (None, -1)
-    if step not in (1, -1) or s.start not in whole or s.stop is not None:
-        raise error(
-            f"cannot slice symbolic dim {d} ({n}) of {x.type} with {_spelled(s)}: its "
-            "size is unknown until run time, so only ':' and '::-1' are allowed there"
-        )
-    return IndexEntry("slice", start=0, step=step, count=n)
+    start, stop = _symbolic_bounds(n, s, step)
+    return IndexEntry("slice", start=start, step=step, count=dims.range_length(start, stop, step), stop=stop)
+
+
+def _symbolic_bounds(n: Dim, s: slice, step: int) -> tuple:
+    """(first index, stop) of slice s on a symbolic dim of size n, as dims.
+
+    Like JAX, bounds are taken to lie inside the dim (``x[2:5]`` on ``batch`` has 3
+    elements): the dim is assumed large enough, and the slice checks it when the
+    Session binds the symbols. Negative bounds count from the end (``n + i``).
+    """
+
+    def at(i):
+        return i if i >= 0 else dims.add(n, i)
+
+    if step > 0:
+        return (0 if s.start is None else at(s.start)), (n if s.stop is None else at(s.stop))
+    return (dims.sub(n, 1) if s.start is None else at(s.start)), (-1 if s.stop is None else at(s.stop))
 
 
 def _spelled(s: slice) -> str:

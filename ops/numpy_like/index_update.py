@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph import Tensor, register_overloads
-from ...graph.dims import is_symbolic
+from ...graph import Tensor, dims, dtypes, register_overloads
 from .. import indexing as prim
 from .. import slicing as sl
 from ..compare import convert
+from ..constants import dim_value, iota
 from ..shape import broadcast_in_dim, reshape, transpose
 from .core import asarray, error
 from .index_spec import IndexEntry, arrays_adjacent, index_array_shape, parse_index, stack_indices
@@ -91,11 +91,21 @@ def _component(d: int, e: IndexEntry, strided) -> np.ndarray | Tensor:
         return v.reshape(v.shape + trail) if isinstance(v, np.ndarray) else reshape(v, tuple(v.shape) + trail)
     if d in strided:
         j = strided.index(d)
-        steps = np.arange(e.count, dtype=np.int64) * e.step + e.start
-        return steps.reshape((-1,) + (1,) * (len(strided) - 1 - j))
-    if e.kind == "slice" and e.step < 0 and not is_symbolic(e.count) and e.count:
-        return np.asarray(e.start + (e.count - 1) * e.step)  # the window's lowest element
-    return np.asarray(e.start)
+        column = (-1,) if isinstance(e.count, int) else (e.count,)
+        column += (1,) * (len(strided) - 1 - j)
+        if isinstance(e.count, int) and isinstance(e.start, int):
+            return (np.arange(e.count, dtype=np.int64) * e.step + e.start).reshape(column)
+        start = e.start if isinstance(e.start, int) else dim_value(e.start)
+        steps = add(multiply(iota(dtypes.int32, (e.count,)), e.step), start)
+        return reshape(steps, column)
+    if e.kind == "slice" and e.step < 0 and e.count != 0:  # the window's lowest element
+        return _index(dims.add(e.start, dims.mul(dims.sub(e.count, 1), e.step)))
+    return _index(e.start)
+
+
+def _index(d) -> np.ndarray | Tensor:
+    """A static index as numpy data, a symbolic one (``batch - 3``) as a dim_value scalar."""
+    return np.asarray(d) if isinstance(d, int) else dim_value(d, dtypes.int32)
 
 
 class _IndexUpdateRef:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph import Tensor, dtypes, register_overloads
+from ...graph import Tensor, dims, dtypes, register_overloads
 from ...graph.dims import Dim, is_symbolic
 from .. import indexing as prim
 from .. import slicing as sl
@@ -55,12 +55,14 @@ def _window(e: IndexEntry, n: Dim):
     """(start, limit, stride) of the static slice that takes entry e (after rev for step < 0)."""
     if e.kind == "int":
         return e.start, e.start + 1, 1
-    if e.kind == "array" or is_symbolic(n):
+    if e.kind == "array":
         return 0, n, 1
     if e.count == 0:
         return 0, 0, 1
-    start, step = (e.start, e.step) if e.step > 0 else (n - 1 - e.start, -e.step)
-    return start, start + (e.count - 1) * step + 1, step
+    start, step = (e.start, e.step) if e.step > 0 else (dims.sub(dims.sub(n, 1), e.start), -e.step)
+    if e.stop is not None and not isinstance(e.count, int):  # symbolic: cut at the stop itself
+        return start, e.stop if e.step > 0 else dims.sub(dims.sub(n, 1), e.stop), step
+    return start, dims.add(start, dims.add(dims.mul(dims.sub(e.count, 1), step), 1)), step
 
 
 def _basic(x: Tensor, entries):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ...graph import dtypes
 from ...graph.dims import prod as dims_prod
 from ..compare import convert
-from ..constants import dim_size
 from ..reduce import reduce
 from ..shape import reshape
 from .core import accumulate_dtype, asarray, normalize_axes
@@ -56,13 +55,7 @@ def any(a, axis=None, keepdims: bool = False):  # noqa: A001
 
 def _count(x, axes, dt):
     """How many elements each reduced slice has, as a scalar of dtype ``dt``."""
-    n = dims_prod(x.shape[a] for a in axes)
-    if isinstance(n, int):
-        return asarray(n, dt)
-    out = asarray(1, dt)
-    for a in axes:
-        out = multiply(out, convert(dim_size(x, a), dt))
-    return out
+    return asarray(dims_prod(x.shape[a] for a in axes), dt)  # a symbolic count becomes a dim_value
 
 
 def _float_of(dt: dtypes.DType) -> dtypes.DType:

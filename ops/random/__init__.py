@@ -3,7 +3,7 @@
 A key is a uint32[2] Tensor; the same key always gives the same numbers, in
 any Session and on any number of devices. ``k1, k2 = sg.random.split(key)``
 makes independent keys; ``sg.random.normal(k1, ("batch", 16))`` draws.
-Built only from primitives (ops layer).
+Built only from primitives, threefry2x32 the one of its own (ops layer).
 """
 
 from .distributions import *  # noqa: F403
@@ -11,5 +11,6 @@ from .distributions import __all__ as _dist_all
 from .generator import Generator, default_generator  # noqa: E402  (after keys: it builds on them)
 from .keys import *  # noqa: F403
 from .keys import __all__ as _keys_all
+from .threefry import threefry2x32
 
-__all__ = [*_keys_all, *_dist_all, "Generator", "default_generator"]
+__all__ = [*_keys_all, *_dist_all, "Generator", "default_generator", "threefry2x32"]

@@ -1,15 +1,17 @@
 """Threefry-2x32 keys: key, split, fold_in and bits (sg.random, ops layer).
 
 A key is a uint32[2] Tensor, the raw key of jax's default "threefry2x32"
-implementation. Everything here is built from uint32/uint64 primitives and
-follows jax's partitionable construction (its default since 0.5): the
-counter of element i of a draw of any shape is the pair (i >> 32, i & 0xffffffff)
-of its row-major flat index, hashed under the key. So split, fold_in and bits
-give the same numbers as jax.random with the same key.
+implementation. Everything here hashes with the threefry2x32 primitive
+(threefry.py) and follows jax's partitionable construction (its default
+since 0.5): the counter of element i of a draw of any shape is the pair
+(i >> 32, i & 0xffffffff) of its row-major flat index, hashed under the key.
+So split, fold_in and bits give the same numbers as jax.random with the
+same key.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -19,10 +21,9 @@ from ...graph.dims import check_shape
 from .. import compare, constants, elementwise, slicing
 from .. import shape as shape_ops
 from ..numpy_like.core import error
+from .threefry import threefry2x32
 
 _U32, _U64 = dtypes.uint32, dtypes.uint64
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = 0x1BD11BDA  # Threefry's key-schedule constant
 
 
 def full(value, dtype, shape) -> Tensor:
@@ -34,35 +35,6 @@ def full(value, dtype, shape) -> Tensor:
 def elementwise_op(op, *xs) -> Tensor:
     """Bind an elementwise primitive on operands of one shape and dtype (no promotion)."""
     return elementwise.apply(op, *xs)
-
-
-def _rotl(x: Tensor, r: int) -> Tensor:
-    left = elementwise_op(elementwise.shift_left, x, full(r, _U32, x.shape))
-    right = elementwise_op(elementwise.shift_right_logical, x, full(32 - r, _U32, x.shape))
-    return elementwise_op(elementwise.or_, left, right)
-
-
-def threefry2x32(k1: Tensor, k2: Tensor, x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
-    """The Threefry-2x32 block cipher with 20 rounds (Salmon et al., Random123).
-
-    ``k1, k2`` are uint32 scalars (the key), ``x1, x2`` uint32 counters of one
-    shape; returns the two encrypted words, of that shape.
-    """
-    shape = x1.shape
-    k3 = elementwise_op(elementwise.xor, elementwise_op(elementwise.xor, k1, k2), full(_PARITY, _U32, ()))
-    ks = [shape_ops.broadcast_in_dim(k, shape, ()) if shape else k for k in (k1, k2, k3)]
-    a, b = elementwise_op(elementwise.add, x1, ks[0]), elementwise_op(elementwise.add, x2, ks[1])
-    for block in range(5):  # 5 x 4 rounds, a key injection after each 4
-        for r in _ROTATIONS[block % 2]:
-            a = elementwise_op(elementwise.add, a, b)
-            b = elementwise_op(elementwise.xor, a, _rotl(b, r))
-        a = elementwise_op(elementwise.add, a, ks[(block + 1) % 3])
-        b = elementwise_op(
-            elementwise.add,
-            elementwise_op(elementwise.add, b, ks[(block + 2) % 3]),
-            full(block + 1, _U32, shape),
-        )
-    return a, b
 
 
 # -- keys ----------------------------------------------------------------------
@@ -130,6 +102,10 @@ def _static_size(shape, who: str) -> int:
 
 def _counters(shape) -> tuple[Tensor, Tensor]:
     """(hi, lo) uint32 words of the row-major flat index of each element of ``shape``."""
+    size = math.prod(shape) if all(isinstance(d, int) for d in shape) else None
+    if size is not None and size < 2**32:  # the common case in four nodes: high words 0
+        flat = constants.iota(_U32, (size,))
+        return full(0, _U32, shape), flat if len(shape) == 1 else shape_ops.reshape(flat, tuple(shape))
     flat = None
     stride = None  # uint64 scalar Tensor, or an int while every dim is static
     static = 1
@@ -206,4 +182,4 @@ def bits(key, shape=(), dtype=dtypes.uint32) -> Tensor:
     return compare.convert(elementwise_op(elementwise.xor, a, b), dt)
 
 
-__all__ = ["PRNGKey", "bits", "fold_in", "key", "split", "threefry2x32"]
+__all__ = ["PRNGKey", "bits", "fold_in", "key", "split"]

@@ -118,9 +118,9 @@ def test_a_save_that_fails_halfway_leaves_the_previous_checkpoint(tmp_path, monk
             raise OSError("disk full")
 
         monkeypatch.setattr(ckpt.np, "savez", broken_savez)
-        with pytest.raises(OSError, match="disk full"):
+        with pytest.raises(sg.CheckpointError, match="disk full"):
             sess.save(prefix)
-        with pytest.raises(OSError, match="disk full"):
+        with pytest.raises(sg.CheckpointError, match="disk full"):
             sess.save(prefix, step=7)
         monkeypatch.undo()
         assert sorted(os.listdir(tmp_path)) == ["m.npz"]  # no temporary files, no step file

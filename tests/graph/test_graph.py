@@ -1,6 +1,7 @@
 """Graph building: explicit graphs, name scopes, listings, JSON, networkx, errors with the user's line."""
 
 import inspect
+import os
 
 import numpy as np
 import pytest
@@ -92,7 +93,9 @@ def test_json_round_trip_gives_the_same_graph_and_results():
     feed = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
     with sg.Session(g) as s1, sg.Session(g2) as s2:
         np.testing.assert_array_equal(s1.run(y, {x: feed}), s2.run(y.name, {"m/x": feed}))
-    assert g2.node("m/x").location == x.node.location
+    loc = g2.node("m/x").location  # stored relative to the working directory, printed the same
+    assert loc.line == x.node.location.line and str(loc) == str(x.node.location)
+    assert os.path.abspath(loc.file) == x.node.location.file
 
 
 def test_json_never_pickles():
@@ -108,3 +111,15 @@ def test_placeholder_accepts_tf1_argument_order():
     with g:
         x = sg.placeholder(sg.int32, (None, 4))
     assert x.dtype is sg.int32 and x.shape[1] == 4 and isinstance(x.shape[0], str)
+
+
+def test_gradient_nodes_name_their_forward_node_and_keep_it_through_json():
+    g = sg.Graph("derived")
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+        sg.grad(lambda v: snp.sum(snp.sin(v)))(x)
+    origins = {n.name: n.derived_from for n in g.nodes if n.name.startswith("grad/")}
+    assert origins["grad/cos"] == "sin" and g.node("sin").op.name == "sin"
+    assert all(n.derived_from is None for n in g.nodes if not n.name.startswith("grad/"))
+    again = sg.Graph.from_json(g.to_json())
+    assert {n.name: n.derived_from for n in again.nodes} == {n.name: n.derived_from for n in g.nodes}

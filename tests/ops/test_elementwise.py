@@ -26,6 +26,10 @@ def above_minus_one(dt):
     return RNG.uniform(-0.9, 3.0, size=SHAPE).astype(dt)
 
 
+def inside_unit(dt):
+    return np.linspace(-0.99, 0.99, np.prod(SHAPE)).reshape(SHAPE).astype(dt)
+
+
 def ints(dt):
     info = np.iinfo(dt)
     return RNG.integers(max(info.min, -50), min(info.max, 50), size=SHAPE).astype(dt)
@@ -81,6 +85,7 @@ UNARY_CASES = [
     (ew.tanh, np.tanh, FLOATS, normal),
     (ew.logistic, scipy.special.expit, FLOATS, normal),
     (ew.erf, scipy.special.erf, FLOATS, normal),
+    (ew.erf_inv, scipy.special.erfinv, FLOATS, inside_unit),
     (ew.is_finite, np.isfinite, FLOATS, specials),
     (ew.not_, np.logical_not, [np.bool_], bools),
     (ew.not_, np.invert, SIGNED + UNSIGNED, ints),
@@ -114,7 +119,7 @@ BINARY_CASES = [
 def _cases():
     for op, ref, dts, *makers in UNARY_CASES + BINARY_CASES:
         for dt in dts:
-            if makers[0] in (normal, positive, above_minus_one, specials) and not np.issubdtype(
+            if makers[0] in (normal, positive, above_minus_one, inside_unit, specials) and not np.issubdtype(
                 dt, np.floating
             ):
                 makers = [ints] * len(makers)

@@ -169,6 +169,55 @@ def test_symbolic_batch_dim(run, rng):
         np.testing.assert_array_equal(got[k], w, err_msg=k)
 
 
+# Each case: (build from x and a padding value v, numpy reference on an array and a fill value).
+# The references give the vjp oracle too: run on an array of element numbers, they say where
+# each output element came from, and the cotangent goes back there.
+EXPRESSION_CASES = {
+    "strided": (lambda x, v: S.slice(x, (1, 0), (x.shape[0] - 1, 3), (2, 1)), lambda a, f: a[1:-1:2]),
+    "from_end": (lambda x, v: S.slice(x, (x.shape[0] - 3, 1), (x.shape[0], 3)), lambda a, f: a[-3:, 1:]),
+    "pad_by_n": (lambda x, v: S.pad(x, v, (0, 0), (x.shape[0], 1)), lambda a, f: _pad_ref(a, f, (0, 0), (len(a), 1), (0, 0))),
+    "crop_to_2": (lambda x, v: S.pad(x, v, (2 - x.shape[0], 0), (0, 0)), lambda a, f: a[-2:]),
+    "dilate": (lambda x, v: S.pad(x, v, (1, 0), (-1, 0), (2, 0)), lambda a, f: _pad_ref(a, f, (1, 0), (-1, 0), (2, 0))),
+    "concat": (lambda x, v: S.concatenate([x, S.slice(x, (1, 0), x.shape), x], 0), lambda a, f: np.concatenate([a, a[1:], a])),
+    "dslice": (lambda x, v: S.dynamic_slice(x, (sg.constant(3), sg.constant(0)), (x.shape[0] - 1, 2)), lambda a, f: a[1:, :2]),
+}  # fmt: skip
+
+
+def test_dims_in_attributes_compute_shapes_values_and_vjps(rng):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("n", 3), sg.float32, name="x")
+        v = sg.constant(np.float32(-1))
+        outs = {k: build(x, v) for k, (build, _) in EXPRESSION_CASES.items()}
+        cts = {k: sg.placeholder(y.shape, sg.float32, name=f"ct_{k}") for k, y in outs.items()}
+        grads = {k: sg.gradients((outs[k] * cts[k]).sum(), [x])[0] for k in outs}
+    assert outs["strided"].shape == ("(n + 1) // 2 - 1", 3) and outs["crop_to_2"].shape == (2, 3)
+    assert outs["pad_by_n"].shape == ("2*n", 4) and outs["concat"].shape == ("3*n - 1", 3)
+    assert outs["dilate"].shape == ("3*n - 2", 3)
+    with sg.Session(g) as sess:
+        for n in (5, 8):
+            xv = rng.standard_normal((n, 3)).astype(np.float32)
+            want = {k: ref(xv, np.float32(-1)) for k, (_, ref) in EXPRESSION_CASES.items()}
+            feeds = {
+                x: xv,
+                **{cts[k]: rng.standard_normal(w.shape).astype(np.float32) for k, w in want.items()},
+            }
+            got, got_grads = sess.run([outs, grads], feeds)
+            for k, (_, ref) in EXPRESSION_CASES.items():
+                np.testing.assert_array_equal(got[k], want[k], err_msg=f"{k} at n = {n}")
+                np.testing.assert_allclose(
+                    got_grads[k], _transposed(ref, xv.shape, feeds[cts[k]]), 1e-6, 1e-6, err_msg=k
+                )
+
+
+def _transposed(ref, shape, ct):
+    """The cotangent of x for an op that moves elements: each output element's ct goes where it came from."""
+    where = ref(np.arange(int(np.prod(shape))).reshape(shape), -1)
+    out = np.zeros(int(np.prod(shape)), ct.dtype)
+    np.add.at(out, where[where >= 0], ct[where >= 0])
+    return out.reshape(shape)
+
+
 @given(
     shape=st.lists(st.integers(0, 4), min_size=1, max_size=3),
     data=st.data(),
@@ -192,7 +241,7 @@ f32, i32 = sg.float32, sg.int32
 ERROR_CASES = [
     (lambda x, s: S.slice(x, (0, 0), (2, 4), (1, 0)), [(2, 4), ()], ["slice wants strides >= 1"]),
     (lambda x, s: S.slice(x, (0, 0), (3, 4)), [(2, 4), ()], ["slice wants 0 <= start <= limit <= size", "f32[2,4]"]),
-    (lambda x, s: S.slice(x, (1, 0), ("b", 4)), [("b", 4), ()], ["slice of symbolic dim 0", "f32[b,4]"]),
+    (lambda x, s: S.slice(x, (0, 0), ("b + 1", 4)), [("b", 4), ()], ["slice wants 0 <= start <= limit <= size in dim 0 of f32[b,4]", "limit b + 1"]),
     (lambda x, s: S.rev(x, (0, 0)), [(2, 4), ()], ["rev wants distinct dims", "f32[2,4]"]),
     (lambda x, s: S.rev(x, (2,)), [(2, 4), ()], ["rev wants distinct dims"]),
     (lambda x, s: S.pad(x, s, (0,), (0,), (0,)), [(2, 4), ()], ["pad wants one low, high and interior per dim", "f32[2,4]"]),
@@ -200,16 +249,16 @@ ERROR_CASES = [
     (lambda x, s: S.pad(x, sg.constant(1), (0, 0), (0, 0)), [(2, 4), ()], ["pad wants a scalar padding value of dtype float32", "i32[]"]),
     (lambda x, s: S.pad(x, s, (0, 0), (0, 0), (0, -1)), [(2, 4), ()], ["pad wants interior >= 0"]),
     (lambda x, s: S.pad(x, s, (-3, 0), (0, 0)), [(2, 4), ()], ["pad of f32[2,4] leaves dim 0 with negative size -1"]),
-    (lambda x, s: S.pad(x, s, (1, 0), (0, 0)), [("b", 4), ()], ["pad of symbolic dim 0 of f32[b,4]", "low 1, high 0"]),
+    (lambda x, s: S.pad(x, s, ("-b - 1", 0), (0, 0)), [("b", 4), ()], ["pad of f32[b,4] leaves dim 0 with negative size -1"]),
     (lambda x, s: S.concatenate([x, S.rev(x, (0,))], 2), [(2, 4), ()], ["concatenate wants 0 <= dimension < rank", "f32[2,4]"]),
     (lambda x, s: S.concatenate([x, S.slice(x, (0, 0), (2, 3))], 0), [(2, 4), ()], ["concatenate wants operands of one dtype and rank, equal outside dim 0", "f32[2,3]"]),
     (lambda x, s: S.concatenate([x, sg.constant(np.ones((2, 4), np.int32))], 0), [(2, 4), ()], ["concatenate wants operands of one dtype", "i32[2,4]"]),
-    (lambda x, s: S.concatenate([x, sg.constant(np.ones((3, 4), np.float32))], 0), [("b", 4), ()], ["concatenate cannot add sizes b, 3 along dim 0"]),
+    (lambda x, s: S.concatenate([x, S.slice(x, (1, 0), ("b", 4))], 1), [("b", 4), ()], ["concatenate wants operands of one dtype and rank, equal outside dim 1", "f32[b - 1,4]"]),
     (lambda x, s: S.concatenate([], 0), [(2, 4), ()], ["concatenate wants at least one operand"]),
     (lambda x, s: S.dynamic_slice(x, (s, s), (1, 1)), [(2, 4), ()], ["dynamic_slice wants scalar start indices of one integer dtype", "f32[]"]),
     (lambda x, s: S.dynamic_slice(x, (0,), (1, 1)), [(2, 4), ()], ["dynamic_slice wants one start index per dim of f32[2,4], got 1"]),
     (lambda x, s: S.dynamic_slice(x, (0, 0), (3, 1)), [(2, 4), ()], ["dynamic_slice wants slice size <= operand size", "(3, 1)", "(2, 4)"]),
-    (lambda x, s: S.dynamic_slice(x, (0, 0), ("c", 1)), [("b", 4), ()], ["dynamic_slice wants a symbolic slice size to equal the operand's dim", "(b, 4)"]),
+    (lambda x, s: S.dynamic_slice(x, (0, 0), ("b + 1", 1)), [("b", 4), ()], ["dynamic_slice wants slice size <= operand size", "(b + 1, 1)", "(b, 4)"]),
     (lambda x, s: S.dynamic_slice(x, (0, 0), (1,)), [(2, 4), ()], ["dynamic_slice wants one slice size per dim"]),
     (lambda x, s: S.dynamic_slice(x, (sg.constant(0), sg.constant(np.int64(0))), (1, 1)), [(2, 4), ()], ["dynamic_slice wants scalar start indices of one integer dtype", "i64[]"]),
     (lambda x, s: S.dynamic_update_slice(x, s, (0, 0)), [(2, 4), ()], ["dynamic_update_slice wants an update of the operand's dtype and rank", "f32[]"]),

@@ -126,6 +126,7 @@ PRIMITIVES = {
     "tanh": un(ew.tanh, normal(2, 3), cplx(2) * 0.5),
     "logistic": un(ew.logistic, normal(2, 3), cplx(2) * 0.5),
     "erf": un(ew.erf, normal(2, 3)),
+    "erf_inv": un(ew.erf_inv, np.linspace(-0.8, 0.8, 6).reshape(2, 3)),
     "add": bin_(ew.add, (normal(2, 3), normal(2, 3)), (cplx(2), cplx(2))),
     "sub": bin_(ew.sub, (normal(2, 3), normal(2, 3)), (cplx(2), cplx(2))),
     "mul": bin_(ew.mul, (normal(2, 3), normal(2, 3)), (cplx(2), cplx(2))),

@@ -410,7 +410,7 @@ def test_session_lowers_the_simplified_program():
 
 
 def test_extract_makes_feeds_parameters():
-    g = sg.Graph()
+    g = sg.Graph("graph")
     with g:
         x = sg.placeholder((2,), f32, name="x")
         h = snp.exp(x)

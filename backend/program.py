@@ -1,0 +1,178 @@
+"""Compiled programs, the executable cache they share, and the repeat fast path (backend).
+
+A Program is immutable once made: it records everything a run needs (which
+feeds are arguments, which variables it reads and writes, where each fetch
+comes from), so the per-run path does no planning. ``Lowered`` and
+``Compiled`` are what ``sess.lower(...)`` and ``.compile()`` give users.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..graph import CompileError, Tensor
+from ..graph.printing import display_html
+from . import pjrt
+from .state import with_nodes
+
+# A program is called from a worker thread when the main thread runs it, so that
+# Ctrl-C reaches Python during the run, if it has a loop (which may never end) or
+# at least this many flops (some tenths of a second on a CPU core and more).
+LONG_FLOPS = 1e9
+
+
+class Program:
+    """A compiled program and how to call it.
+
+    Its arguments are the feeds at ``arg_positions``, then the state buffers
+    named in ``state_in``; its results are the fetches (``fetch_slots`` maps
+    each fetch to a result, None for a train op), then the new values of the
+    variables in ``state_out``. ``interruptible``: see ``LONG_FLOPS``.
+    """
+
+    __slots__ = (
+        "executable",
+        "arg_positions",
+        "state_in",
+        "state_out",
+        "fetch_slots",
+        "text",
+        "nodes",
+        "runs",
+        "interruptible",
+    )
+
+    def __init__(self, executable, arg_positions, text, nodes, state_in=(), state_out=(), fetch_slots=None):
+        self.executable = executable
+        self.arg_positions = arg_positions
+        self.state_in = tuple(state_in)
+        self.state_out = tuple(state_out)
+        self.fetch_slots = fetch_slots
+        self.text = text
+        self.nodes = nodes
+        self.runs = 0
+        self.interruptible = "stablehlo.while" in text or _flops(executable) >= LONG_FLOPS
+
+
+def _flops(executable) -> float:
+    try:
+        return float(executable.cost_analysis().get("flops", 0.0))
+    except Exception:  # no analysis for this program: it is only a hint, so run it inline
+        return 0.0
+
+
+class Lowered(str):
+    """The StableHLO text of a program; ``.compile()`` gives its cost and memory analysis."""
+
+    def __new__(cls, text: str, devices):
+        self = super().__new__(cls, text)
+        self._devices = devices
+        return self
+
+    def compile(self) -> Compiled:
+        return Compiled(compile_text(str(self), self._devices, ()))
+
+    def _repr_html_(self) -> str:
+        return display_html(self)  # viz renders it: cost and memory analysis, the text folded
+
+
+class Compiled:
+    """A compiled program's analyses: cost (flops, bytes) and memory sizes."""
+
+    def __init__(self, executable: pjrt.Executable):
+        self._exe = executable
+
+    def cost_analysis(self) -> dict:
+        return self._exe.cost_analysis()
+
+    def memory_analysis(self) -> dict:
+        return self._exe.memory_analysis()
+
+    def as_text(self) -> str:
+        return self._exe.hlo_text()
+
+
+_EXECUTABLES: OrderedDict = OrderedDict()  # (text, devices, types) -> Executable, shared by Sessions
+_EXECUTABLES_KEPT = 64
+_EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the cache
+
+
+def compile_text(text: str, devices, nodes, arg_types=(), out_types=(), n_host=None) -> pjrt.Executable:
+    """Compile ``text`` (or reuse the executable another Session compiled from the same text)."""
+    key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host)
+    with _EXECUTABLES_LOCK:
+        exe = _EXECUTABLES.get(key)
+        if exe is not None:
+            _EXECUTABLES.move_to_end(key)
+            return exe
+    try:
+        exe = pjrt.compile(text, devices, arg_types, out_types, n_host)
+    except pjrt.XlaRuntimeError as e:
+        raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
+    with _EXECUTABLES_LOCK:
+        _EXECUTABLES[key] = exe
+        if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
+            _EXECUTABLES.popitem(last=False)
+    return exe
+
+
+def _types_key(types) -> tuple:
+    return tuple((tuple(shape), np.dtype(dt).str) for shape, dt in types)
+
+
+def is_fetch_leaf(x) -> bool:
+    return isinstance(x, Tensor | str)
+
+
+def repeat_key(fetches, feeds):
+    """A hashable key for a run whose fetches are a Tensor or a flat list/tuple of them."""
+    kind = type(fetches)
+    if kind is Tensor:
+        head = fetches
+    elif kind is list or kind is tuple:
+        head = tuple(fetches)
+    else:
+        return None
+    if feeds is None:
+        key = (kind, head)
+    elif type(feeds) is dict:
+        key = (kind, head, *feeds)
+    else:
+        return None
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+class Repeat:
+    """The fast path for a run repeating an earlier one: same fetches, same feed keys.
+
+    It applies when every fed value is a numpy array of the dtype and shape
+    fed last time, so no conversion, check or signature is needed.
+    """
+
+    __slots__ = ("program", "specs", "kind")
+
+    def __init__(self, program: Program, fed, kind):
+        self.program = program
+        self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
+        self.kind = kind
+
+    def values_if_unchanged(self, feeds) -> list | None:
+        if feeds is None:
+            return []
+        values = list(feeds.values())
+        for v, (dt, shape) in zip(values, self.specs):
+            if type(v) is not np.ndarray or v.dtype is not dt or v.shape != shape:
+                return None
+        return values
+
+    def shape_results(self, results: list):
+        if self.kind is Tensor:
+            return results[0]
+        return results if self.kind is list else tuple(results)

@@ -1,0 +1,304 @@
+"""A Session's variable buffers and the order of the runs that use them (backend).
+
+Runs that only read variables go concurrently; a run that writes any (an
+assign, a train op, a Generator's automatic advance) runs alone: it closes
+a gate, waits for the reading runs in flight, runs, and opens the gate.
+Writers donate their variables' buffers to XLA, and PJRT's CPU client
+deadlocks when a program donates a buffer that another running program
+reads, so this order is needed, not only tidy. Runs that use no variable
+take no lock at all.
+
+A variable of the Session is in one of four conditions: it has a buffer;
+it is lost (its buffer was donated to a run that failed; runs that need it
+are refused, naming it, until ``initialize``, ``set`` or ``restore`` gives
+it a value); it is pending (a run interrupted by Ctrl-C still computes its
+new value, which it takes when that run ends); or it has no value yet (the
+Session initializes it when first needed).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..graph import ExecutionError, located
+from . import interrupt, pjrt
+
+
+class RunGate:
+    """A readers-writer lock that costs a reader one uncontended lock and two list calls.
+
+    A writer holds the gate for its whole run, so new readers wait behind it;
+    readers hold the gate only to register, so a waiting writer is next. The
+    writer then waits until the readers in flight have left.
+    """
+
+    __slots__ = ("_gate", "_readers", "_drained", "_writer_waiting")
+
+    def __init__(self):
+        self._gate = threading.Lock()
+        self._readers: list = []  # one entry per reader in flight; append and pop are atomic
+        self._drained = threading.Event()
+        self._writer_waiting = False
+
+    def enter_read(self) -> None:
+        with self._gate:
+            self._readers.append(None)
+
+    def exit_read(self) -> None:
+        readers = self._readers
+        readers.pop()
+        if self._writer_waiting and not readers:
+            self._drained.set()
+
+    def enter_write(self) -> None:
+        self._gate.acquire()
+        if self._readers:
+            try:
+                self._wait_for_readers()
+            except BaseException:  # Ctrl-C while waiting: leave the gate open
+                self._gate.release()
+                raise
+
+    def exit_write(self) -> None:
+        self._gate.release()
+
+    def _wait_for_readers(self) -> None:
+        # set the flag before looking again, so the last reader out sees it and wakes us
+        self._writer_waiting = True
+        self._drained.clear()
+        try:
+            while self._readers:
+                self._drained.wait(0.05)
+        finally:
+            self._writer_waiting = False
+
+
+class State:
+    """The device buffers of a Session's variables (and its root key), by name.
+
+    ``read`` and ``write`` run a program over them (see the module docstring
+    for who waits for whom); ``values``, ``assign`` and ``close`` are the
+    Session's other ways in.
+    """
+
+    def __init__(self, buffers: dict):
+        self.buffers = buffers
+        self.lost: dict[str, str] = {}  # name -> why its value is gone
+        self.pending: dict[str, interrupt.Job] = {}  # name -> interrupted run computing its value
+        self.held: dict[str, set] = {}  # name -> interrupted runs still reading its buffer
+        self.gate = RunGate()
+        self.closed = False
+
+    def __getitem__(self, name: str):
+        """The buffer of a variable that has one (KeyError otherwise)."""
+        return self.buffers[name]
+
+    def has_value(self, name: str) -> bool:
+        return name in self.buffers or name in self.lost or name in self.pending
+
+    # -- runs ------------------------------------------------------------------
+    def read(self, program, args) -> list:
+        """Run a program that reads variables and writes none, beside other readers."""
+        gate = self.gate
+        gate.enter_read()
+        try:
+            return self.call(program, args + self._inputs(program))
+        finally:
+            gate.exit_read()
+
+    def write(self, program, args) -> list:
+        """Run a program that writes variables, alone; store their new buffers."""
+        self.gate.enter_write()
+        try:
+            args = args + self._inputs(program)
+            if self.held:
+                self._unhold(program, args, len(args) - len(program.state_in))
+            try:
+                outs = self.call(program, args)
+            except BaseException as e:
+                lost = self._lose_donated(program, e)
+                if lost and isinstance(e, ExecutionError):
+                    raise ExecutionError(f"{e}\n{_lost_message(lost, self.lost)}") from None
+                raise
+            n = len(outs) - len(program.state_out)
+            self._store(program.state_out, outs[n:])
+            return outs[:n]
+        finally:
+            self.gate.exit_write()
+
+    def _inputs(self, program) -> list:
+        buffers = self.buffers
+        try:
+            return [buffers[v] for v in program.state_in]
+        except KeyError:
+            raise self.unavailable(program.state_in, program.nodes) from None
+
+    def call(self, program, args) -> list:
+        """The executable on ``args`` (by itself: for a program that uses no variable).
+
+        From the main thread, a program that may run long runs on a worker, so
+        that Ctrl-C interrupts the wait (the program itself runs on; see ``_abandon``).
+        """
+        try:
+            if program.interruptible and threading.get_ident() == interrupt.MAIN_THREAD:
+                return self._call_interruptibly(program, args)
+            return program.executable(args)
+        except pjrt.XlaRuntimeError as e:
+            raise ExecutionError(
+                with_nodes(f"the program failed while running: {e}", program.nodes)
+            ) from None
+
+    def _call_interruptibly(self, program, args) -> list:
+        job = interrupt.start(program.executable, args)
+        try:
+            return job.wait()
+        except KeyboardInterrupt:
+            self._abandon(program, job)
+            if not job.abandon(self._settle_later(program)):
+                self._settle(program, job)  # it ended as the interrupt came: take its values now
+            raise
+
+    # -- interrupted runs -------------------------------------------------------
+    def _abandon(self, program, job) -> None:
+        """Ctrl-C left ``job`` running: the variables it writes wait for it (pending);
+        those it only reads are held (a later run copies them before donating)."""
+        for v in program.state_out:
+            self.pending[v] = job
+            self.buffers.pop(v, None)
+        for v in program.state_in:
+            if v not in self.pending:
+                self.held.setdefault(v, set()).add(job)
+
+    def _settle_later(self, program):
+        def settle(job) -> None:  # on the worker thread, when the abandoned run has ended
+            self.gate.enter_write()
+            try:
+                if not self.closed:
+                    self._settle(program, job)
+            finally:
+                self.gate.exit_write()
+
+        return settle
+
+    def _settle(self, program, job) -> None:
+        """An abandoned run ended: release what it held; the variables still waiting for
+        it take its values (or are lost, if it failed)."""
+        for v in program.state_in:
+            jobs = self.held.get(v)
+            if jobs is not None:
+                jobs.discard(job)
+                if not jobs:
+                    del self.held[v]
+        n = len(program.state_out)
+        for k, v in enumerate(program.state_out):
+            if self.pending.get(v) is not job:
+                continue  # given a new value meanwhile
+            del self.pending[v]
+            if job.error is None:
+                self.buffers[v] = job.result[len(job.result) - n + k]
+            else:
+                self.lost[v] = (
+                    f"the run interrupted by Ctrl-C that was computing it failed: {_first_line(job.error)}"
+                )
+
+    def _unhold(self, program, args, first) -> None:
+        """Copy the buffers this run would donate while an interrupted run still reads them
+        (donating a buffer that a running program reads deadlocks PJRT's CPU client)."""
+        for k, v in enumerate(program.state_in):
+            if v in self.held and v in program.state_out:
+                copy = pjrt.copy(self.buffers[v])
+                self.buffers[v] = args[first + k] = copy
+                del self.held[v]
+
+    # -- failures and unavailable variables --------------------------------------
+    def _lose_donated(self, program, error) -> list[str]:
+        """After a failed run: the variables whose buffers it consumed are lost."""
+        lost = []
+        for v in program.state_in:
+            buf = self.buffers.get(v)
+            if buf is not None and pjrt.is_deleted(buf):
+                del self.buffers[v]
+                self.lost[v] = f"the run its buffer was donated to failed: {_first_line(error)}"
+                lost.append(v)
+        return lost
+
+    def unavailable(self, names, nodes=()) -> Exception:
+        """The error for a run or ``get`` that needs variables without a value now."""
+        if self.closed:
+            return ExecutionError("this Session is closed")
+        lost = [v for v in names if v in self.lost]
+        if lost:
+            return ExecutionError(_lost_message(lost, self.lost))
+        pending = [v for v in names if v in self.pending]
+        if pending:
+            one = len(pending) == 1
+            head = f"variable {pending[0]} is" if one else f"variables {', '.join(pending)} are"
+            return ExecutionError(
+                f"{head} being updated by a run interrupted by Ctrl-C that is still running on the "
+                f"device; {'it takes its value' if one else 'they take their values'} from that run "
+                f"when it ends (run again then), or sess.initialize, sess.set or sess.restore gives "
+                f"{'it a new value' if one else 'them new values'} now"
+            )
+        missing = [v for v in names if v not in self.buffers]
+        return ExecutionError(with_nodes(f"variables {missing} have no value in this Session", nodes))
+
+    # -- the Session's other ways in ----------------------------------------------
+    def values(self, names) -> list:
+        """Copies of the variables' values as numpy, all from one moment."""
+        self.gate.enter_read()
+        try:
+            buffers = self.buffers
+            if any(v not in buffers for v in names):
+                raise self.unavailable(names)
+            # copies: the buffer may be donated by the next run
+            return [pjrt.to_numpy(buffers[v]).copy() for v in names]
+        finally:
+            self.gate.exit_read()
+
+    def assign(self, buffers: dict) -> None:
+        """Give variables new buffers (set, restore), between runs."""
+        self.gate.enter_write()
+        try:
+            self._store(list(buffers), list(buffers.values()))
+        finally:
+            self.gate.exit_write()
+
+    def _store(self, names, buffers) -> None:
+        self.buffers.update(zip(names, buffers))
+        if self.lost or self.pending or self.held:
+            for v in names:
+                self.lost.pop(v, None)
+                self.pending.pop(v, None)
+                self.held.pop(v, None)
+
+    def close(self) -> None:
+        self.gate.enter_write()
+        try:
+            self.closed = True
+            for part in (self.buffers, self.lost, self.pending, self.held):
+                part.clear()
+        finally:
+            self.gate.exit_write()
+
+
+def _lost_message(names, why: dict) -> str:
+    """Which variables lost their values, why, and how to give them new ones."""
+    one = len(names) == 1
+    head = f"variable {names[0]} lost its value" if one else f"variables {', '.join(names)} lost their values"
+    reasons = "; ".join(dict.fromkeys(why[v] for v in names))
+    them = "it" if one else "them"
+    return (
+        f"{head} ({reasons}); runs that read {them} are refused until sess.initialize, "
+        f"sess.set or sess.restore gives {them} a new value"
+    )
+
+
+def _first_line(error) -> str:
+    return str(error).split("\n", 1)[0]
+
+
+def with_nodes(message: str, nodes) -> str:
+    """``message`` with the nodes it names (or the last few) and their source lines."""
+    named = [n for n in nodes if n.name in message] or list(nodes)[-3:]
+    where = "\n".join(f"  {located(n.op.name, n.location, n.name)}" for n in named)
+    return f"{message}\nnodes involved:\n{where}" if where else message

@@ -1,0 +1,95 @@
+"""The explorer in a real browser: a notebook is executed, exported to HTML by nbconvert and opened in
+headless chromium (Debian's chromium + chromium-driver, installed by `make setup`); clicking a closed scope
+opens it, clicking its heading closes it, and hovering a box shows its type and source line. Leaves a screenshot in out/explorer.png.
+
+No network is needed or used: the explorer's script and style are inline in the exported page.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbclient
+import nbconvert
+import nbformat
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+ROOT = Path(__file__).resolve().parents[2]
+CELLS = [
+    "import numpy as np\nimport stablegraph as sg\nfrom stablegraph import numpy as snp",
+    """g = sg.Graph("notebook")
+with g:
+    x = sg.placeholder(("batch", 4), sg.float32, name="x")
+    with sg.name_scope("model"):
+        h = sg.nn.relu(sg.nn.dense(x, 8, name="fc1"))
+        y = sg.nn.dense(h, 2, name="fc2")
+g""",
+]
+
+
+def _exported_notebook(kernel_name: str, folder: Path) -> Path:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+    client = nbclient.NotebookClient(
+        nb, kernel_name=kernel_name, timeout=120, resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    page = folder / "notebook.html"
+    page.write_text(body, encoding="utf-8")
+    return page
+
+
+def _chromium() -> webdriver.Chrome:
+    """Headless chromium; a missing browser fails the test (it must not pass by skipping)."""
+    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
+    assert not missing, (
+        f"{' and '.join(missing)} not found: install Debian's chromium and chromium-driver "
+        "(`make setup` does it as root: apt-get install chromium chromium-driver)"
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1800", "--force-device-scale-factor=1"):  # fmt: skip
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def _open(driver, panel_path: str, label: str):
+    """Click the closed box showing ``label`` in the panel of ``panel_path``; the panel it opens."""
+    boxes = driver.find_elements(By.CSS_SELECTOR, f'[data-path="{panel_path}"] > .sgx-svg g.sg-collapsed')
+    (box,) = [b for b in boxes if label in b.text.split("\n")]
+    uid, k = box.get_attribute("id").rsplit("-g", 1)  # the box of group k opens panel k
+    panel = driver.find_element(By.ID, f"{uid}-p{k}")
+    assert not panel.is_displayed() and "sgx-open" not in box.get_attribute("class").split()
+    box.click()
+    assert panel.is_displayed() and "sgx-open" in box.get_attribute("class").split()
+    return panel
+
+
+def test_clicking_a_closed_scope_in_an_exported_notebook_opens_it(kernel_name, tmp_path):
+    page = _exported_notebook(kernel_name, tmp_path)
+    driver = _chromium()
+    try:
+        driver.get(page.as_uri())
+        fc1 = driver.find_element(By.CSS_SELECTOR, '[data-path="model/fc1"]')
+        assert fc1.is_displayed()  # a graph this size starts with its scopes open, initializers closed
+        init = _open(driver, "model/fc1", "kernel/init")
+        assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "threefry2x32" in init.text
+        dot = next(
+            n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general")
+        )
+        ActionChains(driver).move_to_element(dot).perform()
+        info = driver.find_element(By.CSS_SELECTOR, ".sgx-info").text
+        assert info.startswith("model/fc1/dot_general = dot_general : f32[batch,8]") and "built at" in info
+        init.find_element(By.CSS_SELECTOR, ".sgx-head").click()
+        assert not init.is_displayed() and fc1.is_displayed()
+        _open(driver, "model/fc1", "kernel/init")
+        (ROOT / "out").mkdir(exist_ok=True)
+        driver.find_element(By.CSS_SELECTOR, ".sgx").screenshot(str(ROOT / "out" / "explorer.png"))
+    finally:
+        driver.quit()
+    assert (ROOT / "out" / "explorer.png").read_bytes()[:4] == b"\x89PNG"
