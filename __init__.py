@@ -70,6 +70,7 @@ from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.constants import dim_size
 from .ops.control_api import checkpoint, cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
+from .ops.custom_jvp import custom_jvp
 from .ops.custom_vjp import custom_vjp
 from .ops.elementwise import stop_gradient
 from .ops.state import (
@@ -83,7 +84,20 @@ from .ops.state import (
     placeholder_with_default,
     trainable_variables,
 )
-from .transforms import grad, gradients, jvp, simplify, value_and_grad, vjp
+from .transforms import (
+    grad,
+    gradients,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    simplify,
+    value_and_grad,
+    vectorize,
+    vjp,
+    vmap,
+)
 from .viz import draw
 
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
@@ -98,13 +112,13 @@ __all__ = [
     "placeholder_with_default", "trainable_variables", "CheckpointError",
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",
-    "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_vjp", "dim_size", "draw", "dtype", "float8_e4m3fn",
+    "bfloat16", "bool_", "complex64", "complex128", "constant", "custom_jvp", "custom_vjp", "dim_size", "draw", "dtype", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64",
     "function",
     "grad",
     "gradients",
-    "jvp",
-    "value_and_grad",
+    "jvp", "jacfwd", "jacrev", "jacobian", "hessian",
+    "value_and_grad", "vectorize", "vmap",
     "vjp", "checkpoint", "cond", "switch", "while_loop", "fori_loop", "scan", "map", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
     "promote_types", "random", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
 ]  # fmt: skip

@@ -3,7 +3,8 @@
 Builds a small classifier as an explicit graph (placeholders with a symbolic
 batch dim, two dense layers whose weights are Session variables, softmax
 cross-entropy, an Adam train op with a cosine learning-rate schedule),
-prints its size and draws it to out/demo_graph.svg, then trains it in a
+prints its size and its listing (one line per library call: a layer, a
+loss, the optimizer) and draws it to out/demo_graph.svg, then trains it in a
 Session on scikit-learn's bundled digits (8x8 images, 1797 of them, split
 80/20 with a fixed seed) with a progress bar, prints the test accuracy,
 saves a checkpoint, restores it into a new Session and checks that the new
@@ -50,8 +51,8 @@ def draw(g: sg.Graph) -> None:
     if shutil.which("dot") is None:
         print(f"(graphviz's dot is not installed: skipped drawing {path})")
         return
-    sg.draw(g, path, collapse=1)  # one box per top-level name scope (fc1, fc2, adam, ...)
-    print(f"drew the graph to {path}, one box per name scope")
+    sg.draw(g, path)  # one box per library call (fc1, relu, dropout, adam, ...) until expand= opens it
+    print(f"drew the graph to {path}, one box per library call")
 
 
 def evaluate(sess: sg.Session, t: dict, X: np.ndarray, Y: np.ndarray) -> float:
@@ -81,6 +82,7 @@ def main() -> int:
     steps = EPOCHS * (len(x_train) // BATCH)
     g, t = build(X.shape[1], int(Y.max()) + 1, steps)
     print(f"\n== the graph: {len(g)} nodes, variables {[v.var_name for v in g.trainable_variables]} ==")
+    print(g)  # one line per library call; g.listing(expand=True) lists every node
     draw(g)
 
     print("\n== training ==")

@@ -1,4 +1,8 @@
-"""check_grads: derivatives against central finite differences (a user-facing test helper).
+"""check_grads and check_vectorize: user-facing test helpers.
+
+check_grads compares derivatives against central finite differences;
+check_vectorize compares ``sg.vectorize(fn)`` against ``fn`` applied lane by
+lane in a Python loop and stacked, for every choice of batch axes.
 
 It sits on top of the layers (it builds graphs, differentiates them and runs
 them in a Session) and is offered to users as ``sg.test_util``::
@@ -37,9 +41,9 @@ import numpy as np
 from .backend import Session
 from .graph import Function, Graph, Tensor, dtypes, flatten, placeholder
 from .ops import constant
-from .transforms import jvp, vjp
+from .transforms import jvp, vectorize, vjp
 
-__all__ = ["check_grads"]
+__all__ = ["check_grads", "check_vectorize"]
 
 # eps and default (atol, rtol) by the real itemsize of the arguments' precision
 _DEFAULTS = {8: (1e-6, 1e-5, 1e-5), 4: (3e-3, 2e-2, 2e-2), 2: (3e-2, 1e-1, 1e-1)}
@@ -264,3 +268,69 @@ def _elementwise(got, want, slack, tol) -> str:
         f" at index {tuple(int(i) for i in idx)} ({int(bad.sum())} of {bad.size} elements off): jvp gives "
         f"{got[idx]:.10g}, central differences give {want[idx]:.10g}"
     )
+
+
+def check_vectorize(fn, args, size: int = 3, seed: int = 0, atol: float = 1e-6, rtol: float = 1e-6):
+    """Check ``vectorize(fn, in_axes)`` against a loop over lanes, for every in_axes choice.
+
+    ``args`` are example arguments of one lane (numpy arrays; their shapes and
+    dtypes are what matters). Each argument is either unbatched (None) or
+    batched at each of its possible axes; every combination with at least
+    one batched argument is checked, all in one graph and one run. Random
+    lanes are drawn like the examples (integers within their range, bools
+    at random); ``fn`` returns a Tensor or a nest of them.
+    """
+    rng = np.random.default_rng(seed)
+    examples = [np.asarray(a) for a in args]
+    # Lanes are drawn once per argument, so the loop depends only on which arguments are batched:
+    # one loop per such subset serves every combination of axes (the loops dominate compile time).
+    lanes = [[_like(a, rng) for _ in range(size)] for a in examples]
+    combos = [c for c in _axis_choices([a.ndim for a in examples]) if any(b is not None for b in c)]
+    g = Graph("check_vectorize")
+    gots, loops, feeds = [], {}, {}
+    with g:
+        for k, combo in enumerate(combos):
+            values = [a if b is None else np.stack(ls, axis=b) for a, ls, b in zip(examples, lanes, combo)]
+            phs = [
+                placeholder(v.shape, dtypes.dtype(v.dtype), name=f"c{k}_in{i}") for i, v in enumerate(values)
+            ]
+            feeds.update(zip(phs, values))
+            gots.append(flatten(vectorize(fn, in_axes=tuple(combo))(*phs))[0])
+            batched = tuple(b is not None for b in combo)
+            if batched not in loops:
+                loops[batched] = [_lane(fn, examples, lanes, batched, j) for j in range(size)]
+    keys = list(loops)
+    with Session(g) as sess:
+        got_values, loop_values = sess.run([gots, [loops[key] for key in keys]], feeds)
+    wants = dict(zip(keys, loop_values))
+    for combo, got in zip(combos, got_values):
+        per_lane = wants[tuple(b is not None for b in combo)]
+        for i, out in enumerate(got):
+            want = np.stack([lane[i] for lane in per_lane])
+            np.testing.assert_allclose(
+                out, want, atol=atol, rtol=rtol, err_msg=f"in_axes={combo}, output {i}"
+            )
+
+
+def _lane(fn, examples, lanes, batched, j: int) -> list:
+    """fn's outputs on lane j: the lane's draw of each batched argument, the example of the others."""
+    return flatten(fn(*[constant(ls[j] if on else a) for a, ls, on in zip(examples, lanes, batched)]))[0]
+
+
+def _axis_choices(ndims) -> list[tuple]:
+    if not ndims:
+        return [()]
+    rest = _axis_choices(ndims[1:])
+    return [(b, *r) for b in (None, *range(ndims[0] + 1)) for r in rest]
+
+
+def _like(a: np.ndarray, rng) -> np.ndarray:
+    """A random array of a's shape and dtype, within the range of a's values for integers."""
+    if a.dtype == np.bool_:
+        return rng.random(a.shape) < 0.5
+    if a.dtype.kind in "iu":
+        lo, hi = (int(a.min()), int(a.max()) + 1) if a.size else (0, 1)
+        return rng.integers(lo, max(hi, lo + 1), a.shape).astype(a.dtype)
+    if a.dtype.kind == "c":
+        return (rng.normal(size=a.shape) + 1j * rng.normal(size=a.shape)).astype(a.dtype)
+    return rng.normal(size=a.shape).astype(a.dtype)

@@ -45,8 +45,12 @@ _READ_ERRORS = (
 )
 
 
-def save(prefix: str, arrays: dict[str, np.ndarray], step: int | None = None, keep: int = 5) -> str:
-    """Write ``arrays`` (by variable name) to ``prefix.npz`` or ``prefix-<step>.npz``; returns the path."""
+def save(prefix, arrays: dict[str, np.ndarray], step: int | None = None, keep: int = 5) -> str:
+    """Write ``arrays`` (by variable name) to ``prefix.npz`` or ``prefix-<step>.npz``; returns the path.
+
+    ``prefix`` is a str or a path-like object (pathlib.Path).
+    """
+    prefix = os.fspath(prefix)
     step = None if step is None else _count(prefix, "step", step)
     keep = _count(prefix, "keep", keep)
     path = _path(prefix, step)
@@ -167,14 +171,14 @@ def _name(member: str) -> str:
     return name[:-1] if name.endswith("~") and name.rstrip("~") in _SAVEZ_OWN else name
 
 
-def load(path: str, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
-    """The arrays of the checkpoint at ``path`` (a file or a ``save`` prefix) for ``expected``.
+def load(path, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
+    """The arrays of the checkpoint at ``path`` (a file or a ``save`` prefix; str or path-like) for ``expected``.
 
     ``expected`` maps variable names to (shape, numpy dtype). Raises
     CheckpointError listing every missing name, every shape or dtype that
     differs and every damaged member, all from the headers, before reading data.
     """
-    found = _find(path)
+    found = _find(os.fspath(path))
     try:
         with zipfile.ZipFile(found) as z:
             headers = _headers(z, found)

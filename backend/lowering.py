@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ..graph import FeedError, GraphError, TensorType, located
 from ..graph.dims import evaluate
+from ..graph.function import bind_symbols
+from ..graph.rewrite import Walk
 from ..ops import hlo
 
 
@@ -45,11 +47,22 @@ class LowerContext:
 
         Returns the values of its results, then of the tensors of ``fn`` in ``extra``.
         """
-        env = dict(zip(fn.params + fn.capture_params, values))
-        for node in fn.graph.nodes:
-            if node.op.name != "parameter":
-                _lower_node(node, env, self.bindings)
+        params = fn.params + fn.capture_params
+        env = dict(zip(params, values))
+        Walk(env).run(fn.graph.nodes, _lowering(_body_bindings(params, values, self.bindings, fn.name)))
         return [env[r] for r in (*fn.results, *extra)]
+
+
+def _body_bindings(params, values, bindings, name: str) -> dict:
+    """The bindings a body lowers under: its params' symbols solved from the sizes of the values it
+    gets. A body keeps the symbols it was built with (sg.vectorize's ``vmap``, a Function's own
+    ``n``) when inlined, and those may differ from, or shadow, the enclosing graph's."""
+    if not any(p.type.symbols for p in params):
+        return bindings
+    actual = [
+        TensorType(tuple(hlo.ir.RankedTensorType(v.type).shape), p.type.dtype) for p, v in zip(params, values)
+    ]
+    return {**bindings, **bind_symbols([p.type for p in params], actual, f"function {name}")}
 
 
 def concrete_type(tensor, bindings) -> TensorType:
@@ -94,9 +107,7 @@ def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
 
             @hlo.func.FuncOp.from_py_func(*arg_types, name="main")
             def main(*values):
-                env = dict(zip(args, values))
-                for node in nodes:
-                    _lower_node(node, env, bindings)
+                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings)).env
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
@@ -109,22 +120,26 @@ def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
         return str(module.operation.get_asm(enable_debug_info=True))
 
 
-def _lower_node(node, env, bindings) -> None:
-    if any(out in env for out in node.outputs):
-        return  # fed: its value is an argument already
-    ctx = LowerContext(
-        node,
-        tuple(concrete_type(t, bindings) for t in node.inputs),
-        tuple(concrete_type(o, bindings) for o in node.outputs),
-        bindings,
-    )
-    rule = node.op.rule("lower")
-    with hlo.node_location(node):
-        out = rule(ctx, node.attrs, *(env[t] for t in node.inputs))
-    outs = list(out) if isinstance(out, list | tuple) else [out]
-    if len(outs) != len(node.outputs):
-        raise GraphError(
-            f"internal error: lowering {node.op.name} gave {len(outs)} values for {len(node.outputs)} outputs"
+def _lowering(bindings):
+    """The visit that lowers one node: its op's rule under the node's MLIR location."""
+
+    def lower_node(walk, node) -> list:
+        if any(out in walk.env for out in node.outputs):
+            return [walk.env.get(out) for out in node.outputs]  # fed: its value is an argument already
+        ctx = LowerContext(
+            node,
+            tuple(concrete_type(t, bindings) for t in node.inputs),
+            tuple(concrete_type(o, bindings) for o in node.outputs),
+            bindings,
         )
-    for o, v in zip(node.outputs, outs):
-        env[o] = v
+        rule = node.op.rule("lower")
+        with hlo.node_location(node):
+            out = rule(ctx, node.attrs, *(walk.env[t] for t in node.inputs))
+        outs = list(out) if isinstance(out, list | tuple) else [out]
+        if len(outs) != len(node.outputs):
+            raise GraphError(
+                f"internal error: lowering {node.op.name} gave {len(outs)} values for {len(node.outputs)} outputs"
+            )
+        return outs
+
+    return lower_node

@@ -5,6 +5,7 @@ Imports nothing else of stablegraph and no jaxlib.
 
 from . import dtypes
 from .attrs import ArrayAttr, DTypeAttr, ShapeAttr
+from .calls import Call
 from .dims import Dim
 from .dtypes import DType, promote_types, result_type
 from .errors import (
@@ -17,10 +18,22 @@ from .errors import (
     located,
 )
 from .function import Function, extract, function, inline
-from .graph import Graph, building, current_graph, emitting_for, name_scope
+from .graph import Graph, building, current_graph, emitting_for, library_call, name_scope
+from .library import library
 from .location import SourceLocation, user_location
 from .node import Node
-from .opdef import Attrs, NoAttrs, OpDef, all_ops, lookup
+from .opdef import (
+    BILINEAR,
+    ELEMENTWISE,
+    LINEAR,
+    STATEFUL,
+    ZERO_DERIVATIVE,
+    Attrs,
+    NoAttrs,
+    OpDef,
+    all_ops,
+    lookup,
+)
 from .serialize import FunctionAttr
 from .structural import parameter_op, placeholder, placeholder_op
 from .tensor import Tensor, register_overloads
@@ -29,11 +42,11 @@ from .types import TensorType
 from .verify import verify
 
 __all__ = [
-    "ArrayAttr", "Attrs", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "ArrayAttr", "Attrs", "BILINEAR", "ELEMENTWISE", "LINEAR", "STATEFUL", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
     "current_graph", "describe", "dtypes", "emitting_for", "extract", "flatten", "function", "inline",
-    "leaf_paths", "located", "lookup",
+    "leaf_paths", "library", "library_call", "located", "lookup",
     "name_scope", "parameter_op", "placeholder", "placeholder_op", "promote_types",
     "register_overloads", "result_type", "unflatten", "user_location", "verify",
 ]  # fmt: skip

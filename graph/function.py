@@ -12,13 +12,12 @@ from __future__ import annotations
 import inspect
 
 from . import dims
-from .attrs import dim_fields
 from .dims import div, linear
 from .errors import GraphError, located
 from .graph import Graph, building, current_graph
 from .location import user_location
-from .opdef import Attrs
 from .printing import display_bundle, display_html, function_listing
+from .rewrite import Rewriter
 from .structural import InputAttrs, parameter_op
 from .tensor import Tensor, overload
 from .tree import flatten, unflatten
@@ -74,6 +73,10 @@ class Function:
 
     def __str__(self) -> str:
         return function_listing(self)
+
+    def listing(self, expand=False) -> str:
+        """The text listing, library calls closed unless ``expand`` opens them (as ``Graph.listing``)."""
+        return function_listing(self, expand=expand)
 
     def __repr__(self) -> str:
         ins = ", ".join(str(t) for t in self.in_types)
@@ -140,35 +143,21 @@ def substitute_dim(d, subst):
     return dims.substitute(d, subst)
 
 
-def substitute_attrs(attrs: Attrs, subst) -> Attrs:
-    """The same attrs with symbols in their dim fields replaced (see graph.attrs)."""
-    if not subst:
-        return attrs
-    changes = {}
-    for k in dim_fields(type(attrs)):
-        v = getattr(attrs, k)
-        changes[k] = (
-            tuple(substitute_dim(d, subst) for d in v) if isinstance(v, tuple) else substitute_dim(v, subst)
-        )
-    return attrs.model_copy(update=changes) if changes else attrs
+def inline(fn: Function, graph: Graph, args, captures=None, env: dict | None = None) -> list[Tensor]:
+    """Copy fn's nodes into ``graph`` with params bound to ``args``; returns its results.
 
-
-def inline(fn: Function, graph: Graph, args) -> list[Tensor]:
-    """Copy fn's nodes into ``graph`` with params bound to ``args``; returns results."""
-    caps = [c if c.graph is graph else graph.capture(c) for c in fn.captures]
+    ``captures`` are the values of fn's capture parameters (by default the
+    outer tensors fn captured, captured again into ``graph`` if they live
+    elsewhere; a control-flow rule passes its node's own capture inputs).
+    ``env``, when given, is filled with fn's tensors -> their copies.
+    """
+    if captures is None:
+        captures = fn.captures
+    caps = [c if c.graph is graph else graph.capture(c) for c in captures]
     subst = bind_symbols([p.type for p in fn.params], [a.type for a in args], f"function {fn.name}")
-    env: dict[Tensor, Tensor] = dict(zip(fn.params + fn.capture_params, list(args) + caps))
-    for node in fn.graph.nodes:
-        if node.op is parameter_op:
-            continue
-        new = graph.add_node(
-            node.op,
-            [env[t] for t in node.inputs],
-            substitute_attrs(node.attrs, subst),
-            name=f"{fn.name}/{node.name}",
-            location=node.location,
-        )
-        env.update(zip(node.outputs, new.outputs))
+    env = {} if env is None else env
+    env.update(zip(fn.params + fn.capture_params, list(args) + caps))
+    Rewriter(env, subst, prefix=fn.name).run(fn.graph.nodes)
     return [env[r] for r in fn.results]
 
 
@@ -192,17 +181,15 @@ def extract(graph: Graph, outputs, inputs=(), name: str | None = None) -> Functi
             parameter_op, (), attrs, name=t.name.replace(":", "_"), location=t.node.location
         )
         env[t] = param.output
-    for node in graph.ancestors(outputs, stop=inputs):
-        if node.op.name == "placeholder":
-            raise GraphError(
-                located(f"extract needs a value for placeholder {node.name}", node.location, node.name)
-            )
-        new = fgraph.add_node(
-            node.op, [env[t] for t in node.inputs], node.attrs, name=node.name, location=node.location
-        )
-        for old, out in zip(node.outputs, new.outputs):
-            env.setdefault(old, out)  # a fed output stays its parameter
+    Rewriter(env, graph=fgraph).run(graph.ancestors(outputs, stop=inputs), _no_placeholders)
     return Function(fgraph, [env[t] for t in inputs], [env[t] for t in outputs], name=fgraph.name)
+
+
+def _no_placeholders(rewriter, node):
+    if node.op.name == "placeholder":
+        raise GraphError(
+            located(f"extract needs a value for placeholder {node.name}", node.location, node.name)
+        )
 
 
 def function(py_fn, in_types, name: str | None = None, arg_names=None) -> Function:

@@ -3,7 +3,11 @@
 Ops are added only inside an explicit ``with g:`` block (or while a Function
 is being built); there is no hidden default graph. Name scopes live on the
 entered graph's frame, so ``with g, sg.name_scope("model"):`` prefixes every
-node built inside with ``model/``.
+node built inside with ``model/``. Library calls (``library_call``, see
+calls.py) open on a frame too; every node built while one is open belongs
+to it, also across a nested ``with g:`` (optimizers use one to name state
+after its variable), but not across ``g.singleton`` (a graph's one seed or
+step is nobody's).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import itertools
 import threading
 from contextlib import contextmanager
 
+from .calls import Call
 from .errors import GraphError, located
 from .location import SourceLocation, user_location
 from .node import Node
@@ -24,7 +29,17 @@ _state = threading.local()
 _unnamed = itertools.count(1)
 
 
-def _frames() -> list:
+class _Frame:
+    """One ``with g:``: the graph, its open name scopes and library calls; a ``barrier``
+    (``g.singleton``) hides the calls of the frames below it."""
+
+    __slots__ = ("graph", "scopes", "calls", "barrier")
+
+    def __init__(self, graph: Graph, barrier: bool = False):
+        self.graph, self.scopes, self.calls, self.barrier = graph, [], [], barrier
+
+
+def _frames() -> list[_Frame]:
     frames = getattr(_state, "frames", None)
     if frames is None:
         frames = _state.frames = []
@@ -41,7 +56,7 @@ def current_graph() -> Graph:
                 user_location(),
             )
         )
-    return frames[-1][0]
+    return frames[-1].graph
 
 
 def building() -> bool:
@@ -56,12 +71,43 @@ def name_scope(name: str):
         raise GraphError(located("sg.name_scope needs an enclosing `with g:`", user_location()))
     if not name or "/" in name or ":" in name:
         raise GraphError(located(f"bad name scope {name!r}: no '/' or ':'", user_location()))
-    scopes = frames[-1][1]
+    scopes = frames[-1].scopes
     scopes.append(name)
     try:
         yield "/".join(scopes)
     finally:
         scopes.pop()
+
+
+@contextmanager
+def library_call(fn: str, name: str | None = None, scope: bool = True):
+    """Record what the body builds as one call of library function ``fn`` (see calls.py).
+
+    ``name`` opens a name scope for it, made unique in the current scope
+    (``relu``, then ``relu_1``); the call is named by that scope's path. With
+    ``scope=False`` the call is named ``<current scope>/<name>`` and opens no
+    scope (a Generator whose variable must keep its own name); with no
+    ``name`` it is named by the current scope (an optimizer's update, built
+    under the variable's name). Yields the ``Call``; set ``call.outputs`` to
+    what the function returns. A call that builds nothing is not recorded.
+    """
+    graph = current_graph()
+    frame = _frames()[-1]
+    current = graph._current_scope()
+    if name is not None and scope:
+        with name_scope(graph.free_scope(name)) as path:
+            yield from _open(frame, Call(path, fn, graph.open_call()))
+        return
+    path = current if name is None else (f"{current}/{name}" if current else name)
+    yield from _open(frame, Call(path or fn, fn, graph.open_call()))
+
+
+def _open(frame: _Frame, call: Call):
+    frame.calls.append(call)
+    try:
+        yield call
+    finally:
+        frame.calls.pop()
 
 
 @contextmanager
@@ -88,25 +134,60 @@ class Graph:
         # unnamed graphs get distinct names, so messages can tell two of them apart
         self.name = name if name is not None else f"graph_{next(_unnamed)}"
         self.nodes: list[Node] = []
+        self.calls: list[Call] = []  # library calls, each after the call it was made in
         self._by_name: dict[str, Node] = {}
         self._name_counts: dict[str, int] = {}
+        self._taken: set[str] = set()  # node names, their scopes and call names
+        self._memos: dict[str, dict] = {}
 
     # -- building -------------------------------------------------------------
     def __enter__(self) -> Graph:
-        _frames().append((self, []))
+        _frames().append(_Frame(self))
         return self
 
     def __exit__(self, *exc) -> None:
         frames = _frames()
-        if not frames or frames[-1][0] is not self:
+        if not frames or frames[-1].graph is not self:
             raise GraphError("graphs must be exited in the order they were entered")
         frames.pop()
 
     def _current_scope(self) -> str:
-        for graph, scopes in reversed(_frames()):
-            if graph is self:
-                return "/".join(scopes)
+        for frame in reversed(_frames()):
+            if frame.graph is self:
+                return "/".join(frame.scopes)
         return ""
+
+    def open_call(self) -> Call | None:
+        """The innermost library call open on this graph (nodes built now belong to it), or None."""
+        for frame in reversed(_frames()):
+            if frame.graph is self:
+                if frame.calls:
+                    return frame.calls[-1]
+                if frame.barrier:
+                    return None
+        return None
+
+    def free_scope(self, base: str) -> str:
+        """``base``, or ``base_1``, ``base_2``... : a scope name no node or call uses yet here."""
+        scope = self._current_scope()
+        candidate, n = base, 0
+        while (f"{scope}/{candidate}" if scope else candidate) in self._taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        return candidate
+
+    def add_call(self, call: Call) -> None:
+        """Record ``call`` (and the calls around it, first) as this graph's next calls."""
+        for c in call.chain():
+            if c.id is None:
+                c.id = len(self.calls)
+                self.calls.append(c)
+                self._taken.add(c.name)
+
+    def _take(self, name: str) -> None:
+        while name and name not in self._taken:
+            self._taken.add(name)
+            name = name.rpartition("/")[0]
 
     def unique_name(self, base: str) -> str:
         scope = self._current_scope()
@@ -141,8 +222,12 @@ class Graph:
         out_types = (out,) if isinstance(out, TensorType) else tuple(out)
         node = Node(op, attrs, inputs, out_types, node_name, location, self, len(self.nodes))
         node.derived_from = getattr(_state, "origin", None)
+        node.call = self.open_call()
+        if node.call is not None and node.call.id is None:
+            self.add_call(node.call)
         self.nodes.append(node)
         self._by_name[node_name] = node
+        self._take(node_name)
         return node
 
     def capture(self, tensor: Tensor) -> Tensor:
@@ -214,14 +299,18 @@ class Graph:
         """The graph's one tensor for ``key`` (its seed, step, training flag...), made on first use."""
         cache = self.__dict__.setdefault("_singletons", {})
         if key not in cache:
-            scopes = next((sc for g, sc in reversed(_frames()) if g is self), [])
-            saved = scopes[:]
-            scopes.clear()  # built at the top level, whatever scope asked first
+            frames = _frames()
+            frames.append(_Frame(self, barrier=True))  # the top level, whatever scope or call asked first
             try:
                 cache[key] = make()
             finally:
-                scopes[:] = saved
+                frames.pop()
         return cache[key]
+
+    def memo(self, kind: str) -> dict:
+        """A dict this graph keeps for ``kind``, where builders note what they built so that later
+        ones reuse it rather than build it again (a random key's two words)."""
+        return self._memos.setdefault(kind, {})
 
     @property
     def nx(self):
@@ -235,6 +324,11 @@ class Graph:
     # -- text and JSON --------------------------------------------------------
     def __str__(self) -> str:
         return graph_listing(self)
+
+    def listing(self, expand=False) -> str:
+        """The text listing; library calls print as one line each unless opened: ``expand=True``
+        opens all, ``expand=["model/fc1"]`` (or a unique last part, ``"fc1"``) those named."""
+        return graph_listing(self, expand=expand)
 
     def __repr__(self) -> str:
         return f"<Graph {self.name!r} with {len(self.nodes)} nodes>"
@@ -258,4 +352,6 @@ class Graph:
         return graph_from_json(text)
 
 
-__all__ = ["Graph", "current_graph", "name_scope", "SourceLocation", "building", "emitting_for"]
+__all__ = [
+    "Graph", "current_graph", "name_scope", "SourceLocation", "building", "emitting_for", "library_call",
+]  # fmt: skip

@@ -17,7 +17,8 @@ class Node:
 
     Nodes are immutable once built; ``outputs`` holds the one Tensor object
     per output. ``derived_from`` names the node a transform made this one
-    for (a gradient node's forward node), or is None.
+    for (a gradient node's forward node), or is None. ``call`` is the
+    innermost library call (graph/calls.py) that built it, or None.
     """
 
     __slots__ = (
@@ -31,6 +32,7 @@ class Node:
         "outputs",
         "id",
         "derived_from",
+        "call",
     )
 
     def __init__(self, op: OpDef, attrs: Attrs, inputs, out_types, name, location, graph, id_):
@@ -43,6 +45,7 @@ class Node:
         self.graph = graph
         self.id = id_
         self.derived_from: str | None = None  # the node a transform derived this one from (its name)
+        self.call = None  # the innermost library call that built it (a graph.calls.Call)
         cls = op.tensor_class or Tensor
         self.outputs = tuple(cls(self, i) for i in range(len(self.out_types)))
 

@@ -7,7 +7,12 @@ backend turns into arguments, in graph/structural.py) with all its rules:
   GraphError with a message such as "add wants equal shapes, got ...";
 - ``lower(ctx, attrs, *values) -> value | list``: emit StableHLO through
   ops/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
-- ``vjp``, ``jvp``, ``batch``: autodiff and vectorization rules (later issues);
+- ``vjp(ctx, attrs, xs, ys, cts)``, ``jvp``, ``batch(ctx, attrs, xs, bdims)``:
+  autodiff and vectorization rules; ``ctx`` is what the transform offers
+  the rule (transforms/backward.py's VJPContext, transforms/vectorize.py's
+  BatchContext), so rules of ops holding bodies transform them in place;
+- ``traits``: properties passes ask for instead of op names (elementwise,
+  stateful);
 - ``fold(attrs, *numpy_inputs) -> numpy output(s)``: optional constant folding
   for sg.simplify, or None where folding would be wrong or wasteful (e.g. an
   integer division by zero, whose value XLA leaves to the platform).
@@ -39,6 +44,13 @@ class NoAttrs(Attrs):
 
 RULES = ("lower", "vjp", "jvp", "batch")
 
+# traits: what passes ask of an op instead of its name
+ELEMENTWISE = frozenset({"elementwise"})  # applied element by element to operands of one shape
+LINEAR = frozenset({"linear"})  # linear in its differentiable operands: forward mode applies it to tangents
+BILINEAR = frozenset({"bilinear"})  # linear in each operand separately (dot_general)
+STATEFUL = frozenset({"stateful"})  # reads or writes Session state: refused under vectorize
+ZERO_DERIVATIVE = frozenset({"zero_derivative"})  # stop_gradient, floor, sign: no gradient path through it
+
 
 @dataclass(eq=False)
 class OpDef:
@@ -55,6 +67,9 @@ class OpDef:
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
     tensor_class: type | None = None  # the Tensor subclass of its outputs (Variable), if not Tensor
+    # what passes may ask of an op instead of its name: "elementwise" (applied element by element
+    # to operands of one shape), "stateful" (reads or writes Session state: not vectorizable)
+    traits: frozenset[str] = frozenset()
 
     def __post_init__(self):
         for rule in RULES:

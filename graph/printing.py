@@ -1,8 +1,13 @@
 """Readable text listings of graphs and functions, like a jaxpr (graph layer).
 
-One line per node: ``name = op[attrs](inputs) : type``. Stable enough for
-golden tests: attributes print in declaration order, arrays print their
-values when small.
+One line per node: ``name = op[attrs](inputs) : type``, and one line per
+closed library call (calls.py): ``name = fn(inputs) : output types`` where
+its last node stands, inputs being what it reads from outside and outputs
+what it returned. A line that reads a closed call's output names the call
+(``fc1``, or ``fc1:1`` for its second output). Calls are closed unless
+``expand`` opens them: True opens every call, a list of names those calls.
+Stable enough for golden tests: attributes print in declaration order,
+arrays print their values when small.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import html
 
 import numpy as np
 
+from .calls import Grouping, resolve
 from .dims import SymbolicSize
+from .errors import GraphError
 
 _SMALL_ARRAY = 8
 
@@ -37,9 +44,10 @@ def format_attrs(attrs) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in fields)
 
 
-def node_line(node) -> str:
+def node_line(node, ref=None) -> str:
+    """``name = op[attrs](inputs) : types``; ``ref(tensor)`` names the inputs (default: their names)."""
     attrs = format_attrs(node.attrs)
-    ins = ", ".join(t.name for t in node.inputs)
+    ins = ", ".join(ref(t) if ref else t.name for t in node.inputs)
     types = ", ".join(str(t) for t in node.out_types)
     return f"{node.name} = {node.op.name}{f'[{attrs}]' if attrs else ''}({ins}) : {types}"
 
@@ -55,28 +63,42 @@ def held_functions(node) -> list:
     return out
 
 
-def _node_lines(node, indent: str) -> list[str]:
-    """The node's line, then the listings of the Functions it holds, indented under it."""
-    lines = [indent + node_line(node)]
-    for fn in held_functions(node):
-        lines += [indent * 2 + line for line in function_listing(fn, indent).split("\n")]
+def _grouping(graph, nodes, expand, strict: bool = True) -> Grouping:
+    try:
+        return Grouping(nodes, resolve(graph.calls, expand, strict))
+    except KeyError as e:
+        raise GraphError(f"{graph.name}: {e.args[0]}") from None
+
+
+def _body_lines(grouping: Grouping, indent: str, expand) -> list[str]:
+    """A line per visible node (the Functions it holds listed under it) or closed call."""
+    lines = []
+    for item in grouping.items():
+        if item in grouping.members:
+            lines.append(indent + grouping.call_line(item))
+            continue
+        lines.append(indent + node_line(item, grouping.ref))
+        for fn in held_functions(item):
+            body = function_listing(fn, indent, expand, strict=False)
+            lines += [indent * 2 + line for line in body.split("\n")]
     return lines
 
 
-def graph_listing(graph, indent: str = "  ") -> str:
-    lines = [f"graph {graph.name} {{"]
-    lines += [line for n in graph.nodes for line in _node_lines(n, indent)]
-    lines.append("}")
-    return "\n".join(lines)
+def graph_listing(graph, indent: str = "  ", expand=False) -> str:
+    """The listing of a Graph; ``expand`` opens library calls (True: all; or a list of names)."""
+    grouping = _grouping(graph, graph.nodes, expand)
+    return "\n".join([f"graph {graph.name} {{", *_body_lines(grouping, indent, expand), "}"])
 
 
-def function_listing(fn, indent: str = "  ") -> str:
+def function_listing(fn, indent: str = "  ", expand=False, strict: bool = True) -> str:
+    """The listing of a Function: its parameters, body (as a Graph's) and results."""
     params = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
-    body = [line for n in fn.graph.nodes if n.op.name != "parameter" for line in _node_lines(n, indent)]
-    results = ", ".join(t.name for t in fn.results)
+    nodes = [n for n in fn.graph.nodes if n.op.name != "parameter"]
+    grouping = _grouping(fn.graph, nodes, expand, strict)
+    results = ", ".join(grouping.ref(t) for t in fn.results)
     return "\n".join(
         [f"function {fn.name}({params}) -> ({', '.join(str(t) for t in fn.out_types)}) {{"]
-        + body
+        + _body_lines(grouping, indent, expand)
         + [f"{indent}return {results}", "}"]
     )
 

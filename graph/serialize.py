@@ -7,6 +7,12 @@ A document (format ``stablegraph.graph/2``) is flat::
             "location": {"file": "train.py", "line": 17}}          # location: optional
     BODY = {"name": "true_fn", "nodes": [NODE, ...], "params": [node index, ...],
             "capture_params": [node index, ...], "results": [[node index, output index], ...]}
+    CALL = {"name": "model/fc1", "fn": "dense", "parent": call index, "outputs": [[node, output], ...]}
+
+A graph or body with library calls (graph/calls.py) lists them in ``calls``
+(each after the call it was made in) and each of their nodes names its
+innermost one (``"call": i``). Both keys are left out when there are none,
+so a document without calls reads as before.
 
 A Function held in an attribute (a cond branch, a scan body) is written as
 ``{"function": i}``, an index into ``functions``, which lists every body
@@ -36,6 +42,7 @@ from pydantic import (
     ValidationError,
 )
 
+from .calls import Call
 from .errors import GraphError
 from .function import Function, FunctionGraph
 from .graph import Graph
@@ -66,6 +73,16 @@ class NodeModel(_Model):
     inputs: list[tuple[int, int]] = []
     location: LocationModel | None = None
     derived_from: str | None = None  # the node a transform made this one for (Node.derived_from)
+    call: int | None = None  # the innermost library call that built it (an index in "calls")
+
+
+class CallModel(_Model):
+    """A library call: its name (scope path), the function, the call it was made in, what it returned."""
+
+    name: str = Field(min_length=1)
+    fn: str
+    parent: int | None = None
+    outputs: list[tuple[int, int]] = []
 
 
 class BodyModel(_Model):
@@ -76,6 +93,7 @@ class BodyModel(_Model):
     params: list[int] = []
     capture_params: list[int] = []
     results: list[tuple[int, int]] = []
+    calls: list[CallModel] = []
 
 
 class DocumentModel(_Model):
@@ -87,6 +105,7 @@ class DocumentModel(_Model):
     params: list[int] = []
     capture_params: list[int] = []
     results: list[tuple[int, int]] = []
+    calls: list[CallModel] = []
     functions: list[BodyModel] = []  # every nested body, each after those it uses
 
 
@@ -112,14 +131,25 @@ def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> 
             inputs=[(t.node.id, t.index) for t in n.inputs],
             location=_location(n.location) if locations and n.location else None,
             derived_from=n.derived_from,
+            call=None if n.call is None else n.call.id,
         )
         for n in graph.nodes
     ]
+    calls = [
+        CallModel(
+            name=c.name,
+            fn=c.fn,
+            parent=None if c.parent is None else c.parent.id,
+            outputs=[(t.node.id, t.index) for t in c.outputs if t.node.graph is graph],
+        )
+        for c in graph.calls
+    ]
     if fn is None:
-        return {"name": graph.name, "nodes": nodes}
+        return {"name": graph.name, "nodes": nodes, "calls": calls}
     return {
         "name": fn.name,
         "nodes": nodes,
+        "calls": calls,
         "params": [p.node.id for p in fn.params],
         "capture_params": [p.node.id for p in fn.capture_params],
         "results": [(r.node.id, r.index) for r in fn.results],
@@ -232,12 +262,31 @@ def _load_graph(
     body: BodyModel | DocumentModel, cls: type[Graph], functions: list[Function], where: str
 ) -> Graph:
     graph = cls(body.name)
+    calls = _load_calls(body.calls, where)
     for k, nm in enumerate(body.nodes):
-        _load_node(graph, nm, functions, f"{where} node {k} ({nm.name})")
+        at = f"{where} node {k} ({nm.name})"
+        node = _load_node(graph, nm, functions, at)
+        if nm.call is not None:
+            if not 0 <= nm.call < len(calls):
+                raise GraphError(f"{at}: call {nm.call} is not one of the {len(calls)} calls")
+            node.call = calls[nm.call]
+    for i, (call, cm) in enumerate(zip(calls, body.calls)):
+        call.outputs = tuple(_ref(graph, r, f"{where} call {i} ({cm.name})", "output") for r in cm.outputs)
+        graph.add_call(call)
     return graph
 
 
-def _load_node(graph: Graph, nm: NodeModel, functions: list[Function], at: str) -> None:
+def _load_calls(models: list[CallModel], where: str) -> list[Call]:
+    """The library calls of a body, in order: each one's parent comes before it."""
+    calls: list[Call] = []
+    for i, cm in enumerate(models):
+        if cm.parent is not None and not 0 <= cm.parent < i:
+            raise GraphError(f"{where} call {i} ({cm.name}): parent {cm.parent} is not a call before it")
+        calls.append(Call(cm.name, cm.fn, None if cm.parent is None else calls[cm.parent]))
+    return calls
+
+
+def _load_node(graph: Graph, nm: NodeModel, functions: list[Function], at: str):
     try:
         op = lookup(nm.op)
     except GraphError as e:
@@ -258,6 +307,7 @@ def _load_node(graph: Graph, nm: NodeModel, functions: list[Function], at: str) 
     if loc is None:
         node.location = None  # add_node looked up the caller's line; the document has none
     node.derived_from = nm.derived_from
+    return node
 
 
 def _ref(graph: Graph, ref: tuple[int, int], at: str, what: str):

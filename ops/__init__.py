@@ -1,9 +1,11 @@
 """Every op: primitives (one OpDef each, with all rules) and the op sets built on them.
 
 Primitive families: constants, elementwise, compare (compare/select/clamp/
-convert), shape, slicing, indexing (gather/scatter), reduce, cumulative,
-sort (sort/argmax/argmin), linalg, control (cond/while). User-facing sets: numpy_like (sg.numpy),
-control_api (sg.cond, sg.scan, ...).
+convert), shape, slicing and dynamic_slicing, gather and scatter (indexing
+re-exports both; index_dims holds their shared dimension numbers), reduce,
+cumulative, sort (sort/argmax/argmin), linalg, control (cond/while/scan),
+custom_vjp, random (threefry2x32). batching holds what batch rules share.
+User-facing sets: numpy_like (sg.numpy), control_api (sg.cond, sg.scan, ...).
 """
 
 from . import (  # noqa: F401  (importing a family registers its OpDefs)
@@ -12,7 +14,9 @@ from . import (  # noqa: F401  (importing a family registers its OpDefs)
     control,
     control_api,
     cumulative,
+    custom_jvp,
     custom_vjp,
+    dynamic_slicing,
     elementwise,
     indexing,
     linalg,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..graph import Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
+from ..graph import ELEMENTWISE, LINEAR, Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
 from . import ad_util as ad
-from . import elementwise, hlo, shape
+from . import batching, elementwise, hlo, shape
 from .registry import bind
 
 
@@ -36,7 +36,9 @@ compare_op = OpDef(
     _compare_infer,
     _compare_lower,
     attrs=CompareAttrs,
+    batch=batching.elementwise_batch,
     reasons={"vjp": "bool output: no gradient"},
+    traits=ELEMENTWISE,
     doc="Elementwise comparison giving bool; stablehlo.compare.",
 )
 
@@ -61,7 +63,7 @@ def _select_lower(ctx, attrs, pred, x, y):
     return hlo.sh.select(pred, x, y)
 
 
-def _select_vjp(attrs, xs, ys, cts):
+def _select_vjp(ctx, attrs, xs, ys, cts):
     pred, x, _ = xs
     ct = cts[0]
     if not ad.is_differentiable(x):
@@ -70,9 +72,15 @@ def _select_vjp(attrs, xs, ys, cts):
     return [None, select(pred, ct, zero), select(pred, zero, ct)]
 
 
+def _select_batch(ctx, attrs, xs, bdims):
+    return batching.scalar_operand_batch(ctx, attrs, xs, bdims, scalar_ok=(0,))
+
+
 select_op = OpDef(
-    "select", _select_infer, _select_lower, vjp=_select_vjp, doc="pred ? x : y; stablehlo.select."
-)
+    "select", _select_infer, _select_lower, vjp=_select_vjp, batch=_select_batch,
+    traits=LINEAR,
+    doc="pred ? x : y; stablehlo.select.",
+)  # fmt: skip
 
 
 def select(pred, x, y):
@@ -96,7 +104,7 @@ def _clamp_lower(ctx, attrs, lo, x, hi):
     return hlo.sh.clamp(lo, x, hi)
 
 
-def _clamp_vjp(attrs, xs, ys, cts):
+def _clamp_vjp(ctx, attrs, xs, ys, cts):
     # JAX's masks: x gets ct strictly inside (lo, hi); lo where lo > x (and lo < hi); hi
     # where hi < x. At a tie x == lo or x == hi nobody gets it.
     lo, x, hi = xs
@@ -115,9 +123,14 @@ def _clamp_vjp(attrs, xs, ys, cts):
     return [routed(lo_wins, lo), routed(x_wins, x), routed(hi_wins, hi)]
 
 
+def _clamp_batch(ctx, attrs, xs, bdims):
+    return batching.scalar_operand_batch(ctx, attrs, xs, bdims, scalar_ok=(0, 2))
+
+
 clamp_op = OpDef(
-    "clamp", _clamp_infer, _clamp_lower, vjp=_clamp_vjp, doc="min(max(x, lo), hi); stablehlo.clamp."
-)
+    "clamp", _clamp_infer, _clamp_lower, vjp=_clamp_vjp, batch=_clamp_batch,
+    doc="min(max(x, lo), hi); stablehlo.clamp.",
+)  # fmt: skip
 
 
 def clamp(lo, x, hi):
@@ -145,7 +158,7 @@ def _convert_lower(ctx, attrs: ConvertAttrs, x):
     return hlo.sh.convert(hlo.tensor_type(ctx.out_types[0]), x)
 
 
-def _convert_vjp(attrs: ConvertAttrs, xs, ys, cts):
+def _convert_vjp(ctx, attrs: ConvertAttrs, xs, ys, cts):
     # Between inexact dtypes the cotangent converts back: complex -> real keeps the real
     # part, so real -> complex sends back the real part of ct, complex -> real sends ct + 0j
     # (JAX). Ints and bools on either side cut the gradient.
@@ -161,6 +174,8 @@ convert_op = OpDef(
     _convert_lower,
     attrs=ConvertAttrs,
     vjp=_convert_vjp,
+    batch=batching.elementwise_batch,
+    traits=ELEMENTWISE | LINEAR,
     doc="Change the element type (numpy astype semantics); stablehlo.convert.",
 )
 
@@ -196,7 +211,9 @@ bitcast_convert_op = OpDef(
     _bitcast_convert_infer,
     _bitcast_convert_lower,
     attrs=BitcastConvertAttrs,
+    batch=batching.elementwise_batch,
     reasons={"vjp": "bit reinterpretation: no gradient"},
+    traits=ELEMENTWISE,
     doc="Reinterpret the bits as another dtype of equal width; stablehlo.bitcast_convert.",
 )
 

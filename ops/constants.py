@@ -104,12 +104,19 @@ def _dim_size_lower(ctx, attrs: DimSizeAttrs, x):
     return hlo.constant(np.asarray(ctx.in_types[0].shape[attrs.axis]), attrs.dtype)
 
 
+def _dim_size_batch(ctx, attrs: DimSizeAttrs, xs, bdims):
+    # Every lane has the same size: the result is unbatched, read past the batch axis.
+    (x,), (b,) = xs, bdims
+    return [dim_size(x, attrs.axis + (attrs.axis >= b), attrs.dtype)], [None]
+
+
 dim_size_op = OpDef(
     "dim_size",
     _dim_size_infer,
     _dim_size_lower,
     attrs=DimSizeAttrs,
-    reasons={"vjp": "an integer shape query: no gradient", "batch": "not written yet"},
+    batch=_dim_size_batch,
+    reasons={"vjp": "an integer shape query: no gradient"},
     doc="The size of one dim once symbols are bound; a stablehlo.constant after specialization.",
 )
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..graph import Attrs, GraphError, OpDef, TensorType, located
 from ..graph.dims import is_symbolic
 from . import ad_util as ad
-from . import compare, constants, hlo, indexing, reduce, slicing
+from . import batching, compare, constants, hlo, indexing, reduce, slicing
 from .registry import bind
 
 CUMULATIVE_KINDS = ("sum", "prod", "max", "min")
@@ -51,7 +51,7 @@ def _cumulative_lower(ctx, attrs: CumulativeAttrs, x):
     return op.result
 
 
-def _cumulative_vjp(attrs: CumulativeAttrs, xs, ys, cts):
+def _cumulative_vjp(ctx, attrs: CumulativeAttrs, xs, ys, cts):
     x, y, ct = xs[0], ys[0], cts[0]
     if attrs.kind == "sum":
         return [cumulative(ct, "sum", attrs.axis, reverse=not attrs.reverse)]
@@ -104,12 +104,19 @@ def _shift(attrs: CumulativeAttrs, t, k: int, fill):
     return slicing.pad(t, constants.constant(fill, t.dtype), low, high)
 
 
+def _cumulative_batch(ctx, attrs: CumulativeAttrs, xs, bdims):
+    (x,), (b,) = xs, bdims
+    (axis,) = batching.shift_axes((attrs.axis,), b)
+    return [bind(cumulative_op, x, attrs=attrs.model_copy(update={"axis": axis}))], [b]
+
+
 cumulative_op = OpDef(
     "cumulative",
     _cumulative_infer,
     _cumulative_lower,
     attrs=CumulativeAttrs,
     vjp=_cumulative_vjp,
+    batch=_cumulative_batch,
     doc="Running sum, prod, max or min along an axis; stablehlo.reduce_window.",
 )
 

@@ -10,26 +10,36 @@ the arguments ``f_bwd(residuals, ct)`` (a Function, inlined) and nothing to
 the ops that computed the outputs, so first derivatives are the user's.
 The residuals stay ordinary tensors of the arguments, so differentiating
 the backward again follows them: second order needs no special case.
+Tensors that ``f_bwd`` closes over are passed as residuals too.
+
+Under vectorize the node stays, with its backward Function vectorized: the
+cotangents of the outputs come batched like the outputs, and an argument
+shared by all lanes gets its cotangent summed over them.
 """
 
 from __future__ import annotations
 
 from ..graph import (
     Attrs,
+    Function,
     FunctionAttr,
     GraphError,
     OpDef,
     SourceLocation,
     Tensor,
     TensorType,
+    current_graph,
     flatten,
     function,
     located,
     unflatten,
     user_location,
 )
+from ..graph.function import inline
 from . import ad_util as ad
+from .batching import batched_at
 from .constants import constant
+from .reduce import reduce
 from .registry import bind_node
 
 
@@ -52,12 +62,36 @@ def _custom_vjp_call_lower(ctx, attrs: CustomVJPAttrs, *values):
     return list(values[attrs.num_args : attrs.num_args + attrs.num_outputs])
 
 
-def _custom_vjp_call_vjp(attrs: CustomVJPAttrs, xs, ys, cts):
+def _custom_vjp_call_vjp(ctx, attrs: CustomVJPAttrs, xs, ys, cts):
     n, k = attrs.num_args, attrs.num_outputs
     residuals = xs[n + k :]
     out_cts = [c if c is not None else ad.zeros_like(y) for y, c in zip(ys, cts)]
     arg_cts = attrs.bwd(*residuals, *out_cts)
     return list(arg_cts) + [None] * (len(xs) - n)
+
+
+def _custom_vjp_call_batch(ctx, attrs: CustomVJPAttrs, xs, bdims):
+    n, k = attrs.num_args, attrs.num_outputs
+    # bwd takes (residuals..., output cotangents...): a cotangent is batched like its output
+    order = list(range(n + k, len(xs))) + list(range(n, n + k))
+    bwd = _batched_bwd(ctx, attrs.bwd, [xs[i] for i in order], [bdims[i] for i in order], bdims[:n])
+    node = bind_node(ctx.op, list(xs), attrs.model_copy(update={"bwd": bwd}), name="custom_vjp_call")
+    return list(node.outputs), list(bdims[n : n + k])
+
+
+def _batched_bwd(ctx, bwd, params, param_bdims, arg_bdims):
+    """``bwd`` vectorized, giving each argument's cotangent at the argument's batch axis, summed over
+    the lanes for an argument they share."""
+    vec, got = ctx.vectorize(bwd, param_bdims)
+
+    def batched(*values):
+        cts = inline(vec, current_graph(), values)
+        return [
+            (ct if c is None else reduce(ct, "sum", (c,))) if b is None else batched_at(ct, c, ctx.size, b)
+            for ct, c, b in zip(cts, got, arg_bdims)
+        ]
+
+    return function(batched, [p.type for p in params], name=bwd.name)
 
 
 custom_vjp_call_op = OpDef(
@@ -66,7 +100,7 @@ custom_vjp_call_op = OpDef(
     _custom_vjp_call_lower,
     attrs=CustomVJPAttrs,
     vjp=_custom_vjp_call_vjp,
-    reasons={"batch": "not written yet"},
+    batch=_custom_vjp_call_batch,
     doc="Passes a custom_vjp function's outputs through; its vjp is the user's backward Function.",
 )
 
@@ -109,6 +143,11 @@ class custom_vjp:  # noqa: N801  (spelled like jax.custom_vjp)
             [r.type for r in res] + [o.type for o in outs],
             name=f"{self.__name__}_bwd",
         )
+        if bwd.captures:  # what bwd reads besides its residuals travels as residuals, so transforms see it
+            graph = current_graph()
+            params = bwd.params[: len(res)] + bwd.capture_params + bwd.params[len(res) :]
+            res += [c if c.graph is graph else graph.capture(c) for c in bwd.captures]
+            bwd = Function(bwd.graph, params, bwd.results, bwd.out_tree, bwd.name)
         attrs = CustomVJPAttrs(bwd=bwd, num_args=len(args), num_outputs=len(outs))
         node = bind_node(custom_vjp_call_op, args + outs + res, attrs, name=self.__name__)
         return unflatten(out_tree, list(node.outputs))

@@ -12,16 +12,22 @@ and a binary one ``(x, y, out, ct) -> (ct_x, ct_y)``, with None for a zero
 cotangent. They follow JAX's conventions, also for complex numbers (the
 cotangent of a holomorphic f is ``ct * f'(x)``, without conjugation), and
 emit only primitives that have vjp rules themselves, so derivatives nest.
+
+The jvp rules come from the same formulas: an elementwise op's Jacobian is
+diagonal, so its vjp applied to a tangent is already the tangent of the
+result (a binary op sums its two partials). Only ops where that is not so
+(complex abs) or where it builds nodes nobody uses (add, sub, mul) give a
+``jvp`` of their own: ``(x, y, t) -> t_y``, ``(x, y, out, tx, ty) -> t_out``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Attrs, GraphError, OpDef, Tensor, TensorType, dtypes
+from ..graph import ELEMENTWISE, ZERO_DERIVATIVE, Attrs, GraphError, OpDef, Tensor, TensorType, dtypes
 from . import ad_util as ad
+from . import batching, constants, hlo
 from . import compare as cmp
-from . import constants, hlo
 from .registry import bind
 
 FLOAT = "fc"  # floating and complex
@@ -49,14 +55,16 @@ def _check_kind(name: str, kinds: str, ty: TensorType) -> None:
 
 
 def unary(
-    name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, vjp=None, reasons=None, doc: str = ""
+    name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, vjp=None, jvp=None, reasons=None, doc: str = ""
 ) -> OpDef:
     """An elementwise op of one operand.
 
     ``out_dtype`` fixes the result dtype (a dtype, or a function of the
     operand's). ``vjp(x, y, ct) -> ct_x | None`` is only called for floating
-    and complex operands: integers and bools carry no cotangent.
+    and complex operands: integers and bools carry no cotangent. ``jvp(x, y,
+    t) -> t_y | None`` defaults to the vjp (the Jacobian is diagonal).
     """
+    tangent = jvp or vjp
 
     def infer(attrs, x: TensorType) -> TensorType:
         _check_kind(name, kinds, x)
@@ -67,18 +75,28 @@ def unary(
     def lower(ctx, attrs, x):
         return lower_fn(x)
 
-    def rule(attrs, xs, ys, cts):
+    def rule(ctx, attrs, xs, ys, cts):
         return [vjp(xs[0], ys[0], cts[0]) if ad.is_differentiable(xs[0]) else None]
 
-    return OpDef(name, infer, lower, vjp=rule if vjp else None, reasons=dict(reasons or {}), doc=doc)
+    def jvp_rule(ctx, attrs, xs, ys, tangents):
+        return [tangent(xs[0], ys[0], tangents[0]) if tangents[0] is not None else None]
+
+    traits = ELEMENTWISE | (ZERO_DERIVATIVE if vjp is _zero_vjp else frozenset())
+    return OpDef(name, infer, lower, vjp=rule if vjp else None, jvp=jvp_rule if tangent else None,
+                 batch=batching.elementwise_batch, reasons=dict(reasons or {}), doc=doc,
+                 traits=traits)  # fmt: skip
 
 
-def binary(name: str, lower_fn, kinds: str = NUMERIC, vjp=None, reasons=None, doc: str = "") -> OpDef:
+def binary(
+    name: str, lower_fn, kinds: str = NUMERIC, vjp=None, jvp=None, reasons=None, doc: str = ""
+) -> OpDef:
     """An elementwise op of two operands with equal shapes and dtypes.
 
     ``vjp(x, y, out, ct) -> (ct_x, ct_y)`` is only called for floating and
-    complex operands.
+    complex operands. ``jvp(x, y, out, tx, ty) -> t_out`` (a tangent may be
+    None) defaults to the sum of the vjp's two partials.
     """
+    tangent = jvp or (_jvp_from_vjp(vjp) if vjp else None)
 
     def infer(attrs, x: TensorType, y: TensorType) -> TensorType:
         if x.shape != y.shape or x.dtype is not y.dtype:
@@ -89,10 +107,33 @@ def binary(name: str, lower_fn, kinds: str = NUMERIC, vjp=None, reasons=None, do
     def lower(ctx, attrs, x, y):
         return lower_fn(x, y)
 
-    def rule(attrs, xs, ys, cts):
+    def rule(ctx, attrs, xs, ys, cts):
         return list(vjp(*xs, ys[0], cts[0])) if ad.is_differentiable(xs[0]) else [None, None]
 
-    return OpDef(name, infer, lower, vjp=rule if vjp else None, reasons=dict(reasons or {}), doc=doc)
+    def jvp_rule(ctx, attrs, xs, ys, tangents):
+        return [tangent(*xs, ys[0], *tangents)]
+
+    return OpDef(name, infer, lower, vjp=rule if vjp else None, jvp=jvp_rule if tangent else None,
+                 batch=batching.elementwise_batch, reasons=dict(reasons or {}), doc=doc,
+                 traits=ELEMENTWISE)  # fmt: skip
+
+
+def _jvp_from_vjp(vjp):
+    """``tx * df/dx + ty * df/dy`` from a binary vjp: its cotangent of x (of y) for ct = tx (ty)."""
+
+    def jvp(x, y, out, tx, ty):
+        dx = vjp(x, y, out, tx)[0] if tx is not None else None
+        dy = vjp(x, y, out, ty)[1] if ty is not None else None
+        return _sum(dx, dy)
+
+    return jvp
+
+
+def _sum(a: Tensor | None, b: Tensor | None) -> Tensor | None:
+    """a + b where None is a zero."""
+    if a is None or b is None:
+        return a if b is None else b
+    return ad.add(a, b)
 
 
 def _real_dtype(dt: dtypes.DType) -> dtypes.DType:
@@ -128,6 +169,19 @@ def _abs_vjp(x, y, ct):
     return ad.where_zero(at_zero, ct_x)
 
 
+def _abs_jvp(x, y, t):
+    if not x.dtype.is_complex:
+        return _abs_vjp(x, y, t)
+    # d|x| = Re(conj(x) t) / |x| = (Re x Re t + Im x Im t) / |x|, 0 at x == 0 (JAX); a complex
+    # to real convert keeps the real part, and Im z = Re(-i z).
+    minus_i = ad.full_like(x, -1j)
+    re_x, im_x = cmp.convert(x, y.dtype), cmp.convert(ad.mul(x, minus_i), y.dtype)
+    re_t, im_t = cmp.convert(t, y.dtype), cmp.convert(ad.mul(t, minus_i), y.dtype)
+    dot = ad.add(ad.mul(re_x, re_t), ad.mul(im_x, im_t))
+    at_zero = _eq(y, ad.zeros_like(y))
+    return ad.where_zero(at_zero, ad.div(dot, ad.select(at_zero, _one(y), y)))
+
+
 def _tanh_vjp(x, y, ct):
     one = _one(y)  # (1 - y)(1 + y) = 1 - y*y, without cancellation near |y| = 1
     return ad.mul(ad.mul(ct, ad.add(one, y)), ad.sub(one, y))
@@ -144,7 +198,7 @@ def _erf_inv_vjp(x, y, ct):
 
 neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct),
             doc="-x; stablehlo.negate")  # fmt: skip
-abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp,
+abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp, jvp=_abs_jvp,
              doc="|x| (a complex operand gives its real magnitude); stablehlo.abs")  # fmt: skip
 sign = unary("sign", sh.sign, NUMERIC, vjp=_zero_vjp,
              doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")  # fmt: skip
@@ -189,6 +243,14 @@ not_ = unary("not", sh.not_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
 
 
 # -- binary --------------------------------------------------------------------
+def _sub_jvp(x, y, out, tx, ty):
+    return _sum(tx, ad.neg(ty) if ty is not None else None)
+
+
+def _mul_jvp(x, y, out, tx, ty):
+    return _sum(ad.mul(tx, y) if tx is not None else None, ad.mul(x, ty) if ty is not None else None)
+
+
 def _div_vjp(x, y, out, ct):
     ct_x = ad.div(ct, y)
     return ct_x, ad.neg(ad.mul(ct_x, out))  # d(x/y)/dy = -(x/y)/y
@@ -231,10 +293,13 @@ def _atan2_vjp(x, y, out, ct):
 
 
 add = binary("add", sh.add, NUMERIC + "b", vjp=lambda x, y, out, ct: (ct, ct),
+             jvp=lambda x, y, out, tx, ty: _sum(tx, ty),
              doc="x + y (or for bool); stablehlo.add")  # fmt: skip
 sub = binary("sub", sh.subtract, vjp=lambda x, y, out, ct: (ct, ad.neg(ct)),
+             jvp=_sub_jvp,
              doc="x - y; stablehlo.subtract")  # fmt: skip
 mul = binary("mul", sh.multiply, NUMERIC + "b", vjp=lambda x, y, out, ct: (ad.mul(ct, y), ad.mul(ct, x)),
+             jvp=_mul_jvp,
              doc="x * y (and for bool); stablehlo.multiply")  # fmt: skip
 div = binary("div", sh.divide, vjp=_div_vjp,
              doc="x / y; integers round toward zero; stablehlo.divide")  # fmt: skip

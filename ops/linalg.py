@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, TensorType
-from . import hlo, shape
+from ..graph import BILINEAR, Attrs, GraphError, OpDef, TensorType
+from . import batching, hlo, shape
 from .registry import bind
 
 
@@ -44,7 +44,7 @@ def _dot_general_lower(ctx, attrs: DotAttrs, x, y):
     return hlo.sh.dot_general(hlo.tensor_type(ctx.out_types[0]), x, y, dims)
 
 
-def _dot_general_vjp(attrs: DotAttrs, xs, ys, cts):
+def _dot_general_vjp(ctx, attrs: DotAttrs, xs, ys, cts):
     # ct has dims (batch, lhs free, rhs free). Each operand's cotangent contracts ct's dims of the
     # other operand's free dims with them, batched, leaving (batch, own free, the other operand's
     # contracting dims in its order); a transpose puts those back in the operand's dim order.
@@ -81,12 +81,29 @@ def _dot_transpose(ct, ndim: int, own, other, other_dims, ct_dims):
     return shape.transpose(t, perm)
 
 
+def _dot_general_batch(ctx, attrs: DotAttrs, xs, bdims):
+    # Batched on both sides: one more batch dim of the dot, which StableHLO puts first in the result.
+    # On one side: a free dim of that operand, keeping its place among the operand's free dims.
+    (x, y), (bx, by) = xs, bdims
+    lc, lb = batching.shift_axes(attrs.lhs_contracting, bx), batching.shift_axes(attrs.lhs_batch, bx)
+    rc, rb = batching.shift_axes(attrs.rhs_contracting, by), batching.shift_axes(attrs.rhs_batch, by)
+    if bx is not None and by is not None:
+        return [dot_general(x, y, (lc, rc), ((bx, *lb), (by, *rb)))], [0]
+    if bx is not None:
+        out = len(lb) + sum(d not in lc + lb for d in range(bx))
+    else:
+        out = len(lb) + (x.ndim - len(lc) - len(lb)) + sum(d not in rc + rb for d in range(by))
+    return [dot_general(x, y, (lc, rc), (lb, rb))], [out]
+
+
 dot_general_op = OpDef(
     "dot_general",
     _dot_general_infer,
     _dot_general_lower,
     attrs=DotAttrs,
     vjp=_dot_general_vjp,
+    batch=_dot_general_batch,
+    traits=BILINEAR,
     doc="Batched contraction: output dims are batch, lhs free, rhs free; stablehlo.dot_general.",
 )
 

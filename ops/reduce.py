@@ -9,7 +9,7 @@ import numpy as np
 from ..graph import Attrs, GraphError, OpDef, TensorType, dtypes
 from ..graph.dims import prod
 from . import ad_util as ad
-from . import compare, constants, cumulative, hlo, shape, slicing
+from . import batching, compare, constants, cumulative, hlo, shape, slicing
 from .registry import bind
 
 REDUCE_KINDS = ("sum", "prod", "max", "min", "and", "or")
@@ -65,7 +65,7 @@ def _reduce_lower(ctx, attrs: ReduceAttrs, x):
     return op.result
 
 
-def _reduce_vjp(attrs: ReduceAttrs, xs, ys, cts):
+def _reduce_vjp(ctx, attrs: ReduceAttrs, xs, ys, cts):
     # and/or only take bool and integer values, which carry no gradient: no rule needed for them.
     x, kind = xs[0], attrs.kind
     kept = tuple(d for d in range(x.ndim) if d not in attrs.axes)
@@ -108,12 +108,28 @@ def _product_of_others(x, axes):
     return shape.transpose(others, inverse)
 
 
+def _reduce_batch(ctx, attrs: ReduceAttrs, xs, bdims):
+    (x,), (b,) = xs, bdims
+    axes = batching.shift_axes(attrs.axes, b)
+    y = bind(reduce_op, x, attrs=attrs.model_copy(update={"axes": axes}))
+    return [y], [b - batching.rank_among(axes, b)]
+
+
+def _reduce_jvp(ctx, attrs: ReduceAttrs, xs, ys, tangents):
+    # a sum is linear: the tangent is the sum of the tangents; max/min/prod go through the vjp
+    if attrs.kind == "sum":
+        return ctx.linear(attrs, xs, ys, tangents)
+    return ctx.transposed_vjp(attrs, xs, ys, tangents)
+
+
 reduce_op = OpDef(
     "reduce",
     _reduce_infer,
     _reduce_lower,
     attrs=ReduceAttrs,
     vjp=_reduce_vjp,
+    jvp=_reduce_jvp,
+    batch=_reduce_batch,
     doc="Combine elements over axes with sum, prod, max, min, and, or; stablehlo.reduce.",
 )
 

@@ -6,10 +6,10 @@ concrete output type from the context instead of the attribute.
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, ShapeAttr, TensorType
+from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, TensorType
 from ..graph.dims import check_shape, prod, shape_str
 from . import ad_util as ad
-from . import hlo
+from . import batching, hlo
 from .registry import bind
 
 
@@ -42,8 +42,17 @@ def _broadcast_in_dim_lower(ctx, attrs: BroadcastAttrs, x):
     )
 
 
-def _broadcast_in_dim_vjp(attrs: BroadcastAttrs, xs, ys, cts):
+def _broadcast_in_dim_vjp(ctx, attrs: BroadcastAttrs, xs, ys, cts):
     return [ad.sum_to_shape(cts[0], xs[0].shape, attrs.broadcast_dimensions)]
+
+
+def _broadcast_in_dim_batch(ctx, attrs: BroadcastAttrs, xs, bdims):
+    # The batch axis goes right after the target of the operand dim before it, which keeps the
+    # broadcast_dimensions increasing without moving any operand axis.
+    (x,), (b,), dims = xs, bdims, attrs.broadcast_dimensions
+    at = batching.axis_at_rank(dims, b)
+    moved = batching.inserted(batching.shift_axes(dims, at), b, at)
+    return [broadcast_in_dim(x, batching.inserted(attrs.shape, at, ctx.size), moved)], [at]
 
 
 broadcast_in_dim_op = OpDef(
@@ -52,6 +61,8 @@ broadcast_in_dim_op = OpDef(
     _broadcast_in_dim_lower,
     attrs=BroadcastAttrs,
     vjp=_broadcast_in_dim_vjp,
+    batch=_broadcast_in_dim_batch,
+    traits=LINEAR,
     doc="Place operand dim i at target dim broadcast_dimensions[i], repeating size-1 dims; stablehlo.broadcast_in_dim.",
 )
 
@@ -81,8 +92,19 @@ def _reshape_lower(ctx, attrs: ReshapeAttrs, x):
     return hlo.sh.reshape(hlo.tensor_type(ctx.out_types[0]), x)
 
 
-def _reshape_vjp(attrs: ReshapeAttrs, xs, ys, cts):
+def _reshape_vjp(ctx, attrs: ReshapeAttrs, xs, ys, cts):
     return [reshape(cts[0], xs[0].shape)]
+
+
+def _reshape_batch(ctx, attrs: ReshapeAttrs, xs, bdims):
+    # Row-major order keeps the batch axis in place when the operand dims before it fill the
+    # first k target dims exactly; otherwise it goes to the front.
+    (x,), (b,), target = xs, bdims, attrs.shape
+    before = prod(x.shape[:b])
+    at = next((k for k in range(len(target) + 1) if prod(target[:k]) == before), None)
+    if at is None:
+        x, at = batching.moveaxis(x, b, 0), 0
+    return [reshape(x, batching.inserted(target, at, ctx.size))], [at]
 
 
 reshape_op = OpDef(
@@ -91,6 +113,8 @@ reshape_op = OpDef(
     _reshape_lower,
     attrs=ReshapeAttrs,
     vjp=_reshape_vjp,
+    batch=_reshape_batch,
+    traits=LINEAR,
     doc="Same elements in row-major order, new shape; stablehlo.reshape.",
 )
 
@@ -119,11 +143,17 @@ def _transpose_lower(ctx, attrs: TransposeAttrs, x):
     return hlo.sh.transpose(x, hlo.dense_i64(attrs.permutation))
 
 
-def _transpose_vjp(attrs: TransposeAttrs, xs, ys, cts):
+def _transpose_vjp(ctx, attrs: TransposeAttrs, xs, ys, cts):
     inverse = [0] * len(attrs.permutation)
     for i, p in enumerate(attrs.permutation):
         inverse[p] = i
     return [transpose(cts[0], inverse)]
+
+
+def _transpose_batch(ctx, attrs: TransposeAttrs, xs, bdims):
+    # The batch axis stays where it is; the other axes are permuted around it.
+    (x,), (b,) = xs, bdims
+    return [transpose(x, batching.inserted(batching.shift_axes(attrs.permutation, b), b, b))], [b]
 
 
 transpose_op = OpDef(
@@ -132,6 +162,8 @@ transpose_op = OpDef(
     _transpose_lower,
     attrs=TransposeAttrs,
     vjp=_transpose_vjp,
+    batch=_transpose_batch,
+    traits=LINEAR,
     doc="Output dim i is operand dim permutation[i]; stablehlo.transpose.",
 )
 

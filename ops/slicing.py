@@ -1,21 +1,22 @@
-"""Slicing primitives: slice, rev, pad, concatenate, dynamic_slice, dynamic_update_slice (ops layer).
+"""Slicing primitives: slice, rev, pad, concatenate; dynamic_slice and dynamic_update_slice
+are re-exported from ops/dynamic_slicing.py (ops layer).
 
 Static windows (slice, rev, pad, concatenate) take dims in their attributes:
 ints, or expressions in the symbols of the shapes (``x[1:]`` of a ``batch``
 dim starts at 1 and has ``batch - 1`` elements; see graph/dims.py). Bounds the
 dims cannot decide at build time are checked once the Session binds them.
-dynamic_slice and dynamic_update_slice take their start indices as scalar
-integer tensors, which StableHLO clamps so the window stays inside the operand.
 """
 
 from __future__ import annotations
 
-from ..graph import Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, dtypes, located
+from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, located
 from ..graph.attrs import DimsAttr
-from ..graph.dims import check_shape, shape_str
+from ..graph.dims import check_shape
 from . import ad_util as ad
-from . import hlo, reduce
+from . import batching, compare, hlo, reduce, shape
+from .batching import inserted
 from .constants import constant
+from .dynamic_slicing import dynamic_slice, dynamic_slice_op, dynamic_update_slice, dynamic_update_slice_op
 from .registry import bind
 
 
@@ -64,7 +65,7 @@ def _slice_lower(ctx, attrs: SliceAttrs, x):
     return hlo.sh.slice(x, hlo.dense_i64(starts), hlo.dense_i64(limits), hlo.dense_i64(attrs.strides))
 
 
-def _slice_vjp(attrs: SliceAttrs, xs, ys, cts):
+def _slice_vjp(ctx, attrs: SliceAttrs, xs, ys, cts):
     # Put each element back where it came from: low = start, stride - 1 zeros between, the rest high.
     ct, high = cts[0], []
     for s, st, n, d in zip(attrs.start_indices, attrs.strides, ct.shape, xs[0].shape):
@@ -74,12 +75,20 @@ def _slice_vjp(attrs: SliceAttrs, xs, ys, cts):
     return [pad(ct, _zero(ct), attrs.start_indices, high, [st - 1 for st in attrs.strides])]
 
 
+def _slice_batch(ctx, attrs: SliceAttrs, xs, bdims):
+    (x,), (b,) = xs, bdims
+    starts, limits = inserted(attrs.start_indices, b, 0), inserted(attrs.limit_shape, b, ctx.size)
+    return [slice(x, starts, limits, inserted(attrs.strides, b, 1))], [b]
+
+
 slice_op = OpDef(
     "slice",
     _slice_infer,
     _slice_lower,
     attrs=SliceAttrs,
     vjp=_slice_vjp,
+    batch=_slice_batch,
+    traits=LINEAR,
     doc="Elements start:limit:stride per dim (static dims); stablehlo.slice.",
 )
 
@@ -120,12 +129,18 @@ def _rev_lower(ctx, attrs: RevAttrs, x):
     return hlo.sh.reverse(x, hlo.dense_i64(attrs.dimensions))
 
 
-def _rev_vjp(attrs: RevAttrs, xs, ys, cts):
+def _rev_vjp(ctx, attrs: RevAttrs, xs, ys, cts):
     return [rev(cts[0], attrs.dimensions)]
 
 
+def _rev_batch(ctx, attrs: RevAttrs, xs, bdims):
+    (x,), (b,) = xs, bdims
+    return [rev(x, batching.shift_axes(attrs.dimensions, b))], [b]
+
+
 rev_op = OpDef(
-    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, vjp=_rev_vjp,
+    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, vjp=_rev_vjp, batch=_rev_batch,
+    traits=LINEAR,
     doc="Reverse the order along dims; stablehlo.reverse.",
 )  # fmt: skip
 
@@ -184,7 +199,7 @@ def _pad_lower(ctx, attrs: PadAttrs, x, value):
     )  # fmt: skip
 
 
-def _pad_vjp(attrs: PadAttrs, xs, ys, cts):
+def _pad_vjp(ctx, attrs: PadAttrs, xs, ys, cts):
     # The operand's elements sit at low + k * (interior + 1): undo the edges (crop what was
     # added, zeros for what was cropped), then take every (interior + 1)-th element.
     ct = cts[0]
@@ -197,6 +212,21 @@ def _pad_vjp(attrs: PadAttrs, xs, ys, cts):
     return [t, ad.sub(reduce.reduce(ct, "sum", everything), reduce.reduce(t, "sum", everything))]
 
 
+def _pad_batch(ctx, attrs: PadAttrs, xs, bdims):
+    (x, value), (b, b_value) = xs, bdims
+    at = 0 if b is None else b
+    x = batching.batched_at(x, b, ctx.size, at)
+    low, high, interior = (inserted(v, at, 0) for v in (attrs.low, attrs.high, attrs.interior))
+    if b_value is None:
+        return [pad(x, value, low, high, interior)], [at]
+    # A padding value per lane: pad with any value, then select each lane's value wherever no
+    # element of x landed (the same pad of a mask says where).
+    padded = pad(x, _zero(x), low, high, interior)
+    trues = shape.broadcast_in_dim(constant(True), x.shape, ())
+    landed = pad(trues, constant(False), low, high, interior)
+    return [compare.select(landed, padded, shape.broadcast_in_dim(value, padded.shape, (at,)))], [at]
+
+
 def _zero(t):
     return constant(0, t.dtype)
 
@@ -207,6 +237,8 @@ pad_op = OpDef(
     _pad_lower,
     attrs=PadAttrs,
     vjp=_pad_vjp,
+    batch=_pad_batch,
+    traits=LINEAR,
     doc="Add low/high edge padding (negative crops) and interior padding between elements; stablehlo.pad.",
 )
 
@@ -253,7 +285,7 @@ def _concatenate_lower(ctx, attrs: ConcatenateAttrs, *xs):
     return hlo.sh.concatenate(list(xs), attrs.dimension)
 
 
-def _concatenate_vjp(attrs: ConcatenateAttrs, xs, ys, cts):
+def _concatenate_vjp(ctx, attrs: ConcatenateAttrs, xs, ys, cts):
     ct, dim = cts[0], attrs.dimension
     out, offset = [], 0
     for x in xs:
@@ -264,12 +296,22 @@ def _concatenate_vjp(attrs: ConcatenateAttrs, xs, ys, cts):
     return out
 
 
+def _concatenate_batch(ctx, attrs: ConcatenateAttrs, xs, bdims):
+    # Every operand takes the first batched one's batch axis (unbatched ones broadcast along it).
+    at = next(b for b in bdims if b is not None)
+    moved = [batching.batched_at(x, b, ctx.size, at) for x, b in zip(xs, bdims)]
+    (dimension,) = batching.shift_axes((attrs.dimension,), at)
+    return [concatenate(moved, dimension)], [at]
+
+
 concatenate_op = OpDef(
     "concatenate",
     _concatenate_infer,
     _concatenate_lower,
     attrs=ConcatenateAttrs,
     vjp=_concatenate_vjp,
+    batch=_concatenate_batch,
+    traits=LINEAR,
     doc="Join operands end to end along one dim; stablehlo.concatenate.",
 )
 
@@ -285,124 +327,7 @@ def concatenate(xs, dimension: int):
     return bind(concatenate_op, *xs, dimension=int(dimension))
 
 
-# -- dynamic_slice -------------------------------------------------------------
-def _check_starts(op: str, x: TensorType, starts) -> None:
-    if len(starts) != x.ndim:
-        raise GraphError(f"{op} wants one start index per dim of {x}, got {len(starts)}")
-    for s in starts:
-        if s.shape != () or not s.dtype.is_integer or s.dtype is not starts[0].dtype:
-            raise GraphError(
-                f"{op} wants scalar start indices of one integer dtype, got {', '.join(map(str, starts))}"
-            )
-
-
-def _check_window(op: str, x, window, what: str) -> None:
-    # A window the dims cannot compare with the operand (batch - 1 in batch, 3 in batch) is
-    # checked when the Session binds the symbols (see _fits).
-    for w, d in zip(window, x):
-        gap = dims.difference(d, w)
-        if gap is not None and gap < 0:
-            raise GraphError(f"{op} wants {what} <= operand size, got {shape_str(window)} for {shape_str(x)}")
-
-
-class DynamicSliceAttrs(Attrs):
-    slice_shape: ShapeAttr  # the slice sizes (dims)
-
-
-def _dynamic_slice_infer(attrs: DynamicSliceAttrs, x: TensorType, *starts: TensorType) -> TensorType:
-    _check_starts("dynamic_slice", x, starts)
-    if len(attrs.slice_shape) != x.ndim:
-        raise GraphError(
-            f"dynamic_slice wants one slice size per dim of {x}, got {shape_str(attrs.slice_shape)}"
-        )
-    _check_window("dynamic_slice", x.shape, attrs.slice_shape, "slice size")
-    return TensorType(attrs.slice_shape, x.dtype)
-
-
-def _fits(ctx, op: str, window, operand) -> None:
-    # A static window in a symbolic dim can only be checked once the Session binds the symbol.
-    if any(w > d for w, d in zip(window, operand)):
-        _run_time_error(
-            ctx, f"{op} wants a window within the operand, got {window} for {operand} at run time"
-        )
-
-
-def _dynamic_slice_lower(ctx, attrs: DynamicSliceAttrs, x, *starts):
-    sizes = ctx.out_types[0].shape
-    _fits(ctx, "dynamic_slice", sizes, ctx.in_types[0].shape)
-    return hlo.sh.dynamic_slice(x, list(starts), hlo.dense_i64(sizes))
-
-
-def _dynamic_slice_vjp(attrs: DynamicSliceAttrs, xs, ys, cts):
-    # Both ops clamp the same starts with the same window, so the window goes back where it was cut.
-    x, *starts = xs
-    return [dynamic_update_slice(ad.zeros_like(x), cts[0], starts)] + [None] * len(starts)
-
-
-dynamic_slice_op = OpDef(
-    "dynamic_slice",
-    _dynamic_slice_infer,
-    _dynamic_slice_lower,
-    attrs=DynamicSliceAttrs,
-    vjp=_dynamic_slice_vjp,
-    doc="A static-size window at run-time starts (clamped into range); stablehlo.dynamic_slice.",
-)
-
-
-def _start_tensors(starts) -> list:
-    """Start indices as scalar Tensors; Python ints take the dtype of the Tensor ones (else int32)."""
-    starts = list(starts)
-    dt = next((s.dtype for s in starts if isinstance(s, Tensor)), dtypes.int32)
-    return [s if isinstance(s, Tensor) else constant(int(s), dt) for s in starts]
-
-
-def dynamic_slice(x, start_indices, slice_sizes):
-    """The window of shape ``slice_sizes`` of ``x`` starting at ``start_indices`` (scalar
-    integer tensors or ints). Starts are clamped to ``[0, size - slice_size]``, as StableHLO does.
-
-    Lowers to ``stablehlo.dynamic_slice``. ``dynamic_slice(x, (i, 0), (2, 3))``
-    """
-    return bind(
-        dynamic_slice_op, x, *_start_tensors(start_indices), slice_shape=check_shape(tuple(slice_sizes))
-    )
-
-
-# -- dynamic_update_slice ------------------------------------------------------
-def _dynamic_update_slice_infer(attrs, x: TensorType, update: TensorType, *starts: TensorType) -> TensorType:
-    _check_starts("dynamic_update_slice", x, starts)
-    if update.dtype is not x.dtype or update.ndim != x.ndim:
-        raise GraphError(
-            f"dynamic_update_slice wants an update of the operand's dtype and rank, got {update} for {x}"
-        )
-    _check_window("dynamic_update_slice", x.shape, update.shape, "update size")
-    return x
-
-
-def _dynamic_update_slice_lower(ctx, attrs, x, update, *starts):
-    _fits(ctx, "dynamic_update_slice", ctx.in_types[1].shape, ctx.in_types[0].shape)
-    return hlo.sh.dynamic_update_slice(x, update, list(starts))
-
-
-def _dynamic_update_slice_vjp(attrs, xs, ys, cts):
-    x, update, *starts = xs
-    ct_x = dynamic_update_slice(cts[0], ad.zeros_like(update), starts)
-    return [ct_x, dynamic_slice(cts[0], starts, update.shape)] + [None] * len(starts)
-
-
-dynamic_update_slice_op = OpDef(
-    "dynamic_update_slice",
-    _dynamic_update_slice_infer,
-    _dynamic_update_slice_lower,
-    vjp=_dynamic_update_slice_vjp,
-    doc="The operand with a window overwritten by update at run-time starts (clamped); "
-    "stablehlo.dynamic_update_slice.",
-)
-
-
-def dynamic_update_slice(x, update, start_indices):
-    """``x`` with the window at ``start_indices`` replaced by ``update`` (same dtype and rank).
-    Starts are clamped to ``[0, size - update_size]``, as StableHLO does.
-
-    Lowers to ``stablehlo.dynamic_update_slice``. ``dynamic_update_slice(x, row, (i, 0))``
-    """
-    return bind(dynamic_update_slice_op, x, update, *_start_tensors(start_indices))
+__all__ = [
+    "concatenate", "concatenate_op", "dynamic_slice", "dynamic_slice_op", "dynamic_update_slice",
+    "dynamic_update_slice_op", "pad", "pad_op", "rev", "rev_op", "slice", "slice_op",
+]  # fmt: skip

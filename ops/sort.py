@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes, located
-from . import constants, hlo, indexing
-from .registry import bind
+from . import batching, constants, hlo, indexing
+from .registry import bind, bind_node
 
 sh = hlo.sh
 
@@ -100,7 +100,7 @@ def _sort_lower(ctx, attrs: SortAttrs, *xs):
     return list(op.results)
 
 
-def _sort_vjp(attrs: SortAttrs, xs, ys, cts):
+def _sort_vjp(ctx, attrs: SortAttrs, xs, ys, cts):
     # Sorting the keys again with an iota alongside gives the permutation (JAX sorts the iota in the
     # forward pass instead); each cotangent goes back to where its element came from.
     if not attrs.is_stable and len(xs) > attrs.num_keys:
@@ -122,12 +122,22 @@ def _sort_vjp(attrs: SortAttrs, xs, ys, cts):
     ]
 
 
+def _sort_batch(ctx, attrs: SortAttrs, xs, bdims):
+    # The operands share one shape, so all take the first batched one's batch axis.
+    at = next(b for b in bdims if b is not None)
+    moved = [batching.batched_at(x, b, ctx.size, at) for x, b in zip(xs, bdims)]
+    (dimension,) = batching.shift_axes((attrs.dimension,), at)
+    node = bind_node(sort_op, moved, attrs.model_copy(update={"dimension": dimension}))
+    return list(node.outputs), [at] * len(node.outputs)
+
+
 sort_op = OpDef(
     "sort",
     _sort_infer,
     _sort_lower,
     attrs=SortAttrs,
     vjp=_sort_vjp,
+    batch=_sort_batch,
     doc="Sort operands along a dimension by the first num_keys of them (NaN last); stablehlo.sort.",
 )
 
@@ -221,11 +231,18 @@ def _arg_lower(largest: bool):
     return lower
 
 
+def _arg_batch(ctx, attrs: ArgAttrs, xs, bdims):
+    (x,), (b,) = xs, bdims
+    (axis,) = batching.shift_axes((attrs.axis,), b)
+    return [bind(ctx.op, x, attrs=attrs.model_copy(update={"axis": axis}))], [b - (axis < b)]
+
+
 argmax_op = OpDef(
     "argmax",
     _arg_infer("argmax"),
     _arg_lower(largest=True),
     attrs=ArgAttrs,
+    batch=_arg_batch,
     reasons={"vjp": "integer output: no gradient"},
     doc="Index of the first maximum along an axis (NaN counts as the maximum); stablehlo.reduce.",
 )
@@ -235,6 +252,7 @@ argmin_op = OpDef(
     _arg_infer("argmin"),
     _arg_lower(largest=False),
     attrs=ArgAttrs,
+    batch=_arg_batch,
     reasons={"vjp": "integer output: no gradient"},
     doc="Index of the first minimum along an axis (NaN counts as the minimum); stablehlo.reduce.",
 )

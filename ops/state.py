@@ -19,6 +19,7 @@ import zlib
 import numpy as np
 
 from ..graph import (
+    STATEFUL,
     Attrs,
     GraphError,
     NoAttrs,
@@ -27,20 +28,22 @@ from ..graph import (
     TensorType,
     current_graph,
     dtypes,
+    library_call,
     located,
     register_overloads,
     user_location,
 )
 from ..graph import name_scope as _name_scope
 from ..graph.dims import check_shape
+from ..graph.library import returns
 from ..graph.variables import Variable as VariableTensor
 from ..graph.variables import VariableAttrs, seed_op, variable_op
 from . import hlo
 from .compare import convert
 from .numpy_like.core import asarray
 from .numpy_like.manipulation import broadcast_to
-from .random.keys import fold_in
-from .registry import bind
+from .random.keys import fold_in, remember_words
+from .registry import bind, bind_node
 
 __all__ = [
     "Variable", "assign", "assign_add", "assign_sub", "group", "placeholder_with_default",
@@ -65,8 +68,9 @@ assign_op = OpDef(
     attrs=AssignAttrs,
     reasons={
         "vjp": "a write to state: gradients do not flow through assignment",
-        "batch": "a write to state",
+        "batch": "a write to state: an assign inside a vectorized function is an error",
     },  # fmt: skip
+    traits=STATEFUL,
     doc="The new value of a Variable; the Session stores it after the run.",
 )
 
@@ -110,7 +114,8 @@ group_op = OpDef(
     lambda attrs, *inputs: TensorType((), dtypes.bool_),
     lambda ctx, attrs, *values: hlo.constant(np.array(True), dtypes.bool_),
     attrs=NoAttrs,
-    reasons={"vjp": "a train op: its value carries nothing", "batch": "a train op"},
+    reasons={"vjp": "a train op: its value carries nothing", "batch": "a train op: writes state"},
+    traits=STATEFUL,
     doc="One op standing for several (a train op); fetching it runs them and gives None.",
 )
 
@@ -136,13 +141,18 @@ def group(*ops, name: str = "group") -> Tensor:
 
 
 # -- placeholder_with_default ------------------------------------------------------
+def _placeholder_with_default_batch(ctx, attrs, xs, bdims):
+    # a batched default makes a batched feed point: a value fed to it has the batched shape
+    return list(bind_node(ctx.op, xs, attrs).outputs), list(bdims)
+
+
 placeholder_with_default_op = OpDef(
     "placeholder_with_default",
     lambda attrs, default: default,
     lambda ctx, attrs, default: default,
-    vjp=lambda attrs, xs, ys, cts: [cts[0]],
+    vjp=lambda ctx, attrs, xs, ys, cts: [cts[0]],
     attrs=NoAttrs,
-    reasons={"batch": "not written yet"},
+    batch=_placeholder_with_default_batch,
     doc="A graph input that takes its default value when it is not fed.",
 )
 
@@ -161,9 +171,22 @@ def placeholder_with_default(value, shape=None, name: str | None = None) -> Tens
 
 # -- variables ---------------------------------------------------------------------
 def seed_key() -> Tensor:
-    """The Session's root random key (uint32[2]) in the current graph: ``[0, seed]``."""
+    """The Session's root random key (uint32[2]) in the current graph: ``[0, seed]``.
+
+    Made once per graph, with its two words (which every Variable's key folds
+    in) in the same library call, so that no initializer slices them again.
+    """
     graph = current_graph()
-    return graph.singleton("seed", lambda: graph.add_node(seed_op, (), NoAttrs(), name="seed").output)
+    return graph.singleton("seed", lambda: _seed(graph))
+
+
+def _seed(graph) -> Tensor:
+    with library_call("seed_key", "seed", scope=False) as call:
+        key = graph.add_node(seed_op, (), NoAttrs(), name="seed").output
+        with _name_scope("seed"):
+            remember_words(key)
+        returns(call, key)
+    return key
 
 
 def _salt(name: str) -> int:
@@ -183,7 +206,7 @@ def Variable(initializer, shape=None, dtype=None, name: str | None = None, train
     graph = current_graph()
     full = graph.unique_name(name or "Variable")
     local = full.rsplit("/", 1)[-1]
-    with _name_scope(local), _name_scope("init"):
+    with _name_scope(local):
         value = _initial_value(initializer, shape, dtype, full)
     if not all(isinstance(d, int) for d in value.shape):
         raise _error(f"variable {full} wants a static shape, got {value.shape}")
@@ -199,18 +222,36 @@ def _initial_value(initializer, shape, dtype, full: str) -> Tensor:
     if callable(initializer) and not isinstance(initializer, Tensor):
         if shape is None:
             raise _error(f"variable {full}: an initializer needs a shape")
-        shape = _shape(shape)
-        dt = dtypes.dtype(dtype) if dtype is not None else dtypes.float32
-        value = asarray(initializer(fold_in(seed_key(), _salt(full)), shape, dt))
-        if tuple(value.shape) != tuple(shape):
-            raise _error(f"variable {full}: the initializer gave {value.type}, not shape {shape}")
-        return convert(value, dt)
-    value = asarray(initializer, dtype)
-    if shape is not None:
-        shape = _shape(shape)
-        if tuple(value.shape) != tuple(shape):
-            value = broadcast_to(value, shape)
+        with library_call(_initializer_name(initializer), "init") as call:
+            value = _initialize(initializer, _shape(shape), dtype, full)
+            returns(call, value)
+        return value
+    with _name_scope("init"):
+        value = asarray(initializer, dtype)
+        if shape is not None:
+            shape = _shape(shape)
+            if tuple(value.shape) != tuple(shape):
+                value = broadcast_to(value, shape)
     return value
+
+
+def _initialize(initializer, shape: tuple, dtype, full: str) -> Tensor:
+    """Call ``initializer`` with a key folded out of the seed by the variable's name.
+
+    Initializers marked ``uses_key = False`` (zeros, ones, constant) get None
+    instead, so that no key is built for them.
+    """
+    dt = dtypes.dtype(dtype) if dtype is not None else dtypes.float32
+    key = fold_in(seed_key(), _salt(full)) if getattr(initializer, "uses_key", True) else None
+    value = asarray(initializer(key, shape, dt))
+    if tuple(value.shape) != tuple(shape):
+        raise _error(f"variable {full}: the initializer gave {value.type}, not shape {shape}")
+    return convert(value, dt)
+
+
+def _initializer_name(initializer) -> str:
+    name = getattr(initializer, "__name__", None)
+    return name if isinstance(name, str) and name.isidentifier() else "initializer"
 
 
 def _shape(shape) -> tuple:

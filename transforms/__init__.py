@@ -1,8 +1,13 @@
-"""Function -> Function rewrites: autodiff (vjp, jvp, grad, gradients) and simplify (transforms layer)."""
+"""Function -> Function rewrites: autodiff, vectorize and simplify (transforms layer)."""
 
-from . import control_ad  # noqa: F401  (attaches the cond vjp rule to ops.control.cond_op)
 from .autodiff import grad, gradients, jvp, value_and_grad, vjp
 from .backward import backward
+from .forward import forward
+from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .simplify import simplify
+from .vectorize import vectorize, vmap
 
-__all__ = ["backward", "grad", "gradients", "jvp", "simplify", "value_and_grad", "vjp"]
+__all__ = [
+    "backward", "forward", "grad", "gradients", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "simplify",
+    "value_and_grad", "vectorize", "vjp", "vmap",
+]  # fmt: skip

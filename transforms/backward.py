@@ -5,12 +5,15 @@ vjp) goes through ``backward``. Cotangents that are zero are never built:
 ``None`` stands for them, and a rule sees ``None`` for outputs no gradient
 reached. Nodes a rule emits carry the forward node's source location, under
 a ``grad`` name scope, so errors in a gradient point at the user's line.
+Rules are called as ``vjp(ctx, attrs, xs, ys, cts)``; ``ctx`` (a
+VJPContext) lets the rules of body-holding ops run this pass on a body.
 """
 
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, emitting_for, located, name_scope
 from ..ops import ad_util
+from .simplify import simplify
 
 
 def relevant_nodes(nodes, wrt, seeds) -> list:
@@ -18,6 +21,8 @@ def relevant_nodes(nodes, wrt, seeds) -> list:
     reached = set(wrt)
     forward = []
     for node in nodes:
+        if "zero_derivative" in node.op.traits:
+            continue  # stop_gradient, floor, sign: no derivative flows through
         if any(t in reached for t in node.inputs):
             # Integer and bool values carry no cotangent, so a path through them
             # (bits of a float, an index) is no path for the gradient.
@@ -66,12 +71,31 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
             raise GraphError(located(f"cannot differentiate through {node.op.name}: it has no vjp rule ({why})",
                                      node.location, node.name))  # fmt: skip
         with emitting_for(node.location, origin=node.name), name_scope("grad"):
-            in_cts = rule(node.attrs, node.inputs, node.outputs, out_cts)
+            in_cts = rule(CONTEXT, node.attrs, node.inputs, node.outputs, out_cts)
         for t, ct in zip(node.inputs, in_cts):
             if ct is not None and ad_util.is_differentiable(t):
                 _check_ct(node, t, ct)
                 _accumulate(cts, t, ct)
     return [cts.get(t) for t in wrt]
+
+
+class VJPContext:
+    """What a vjp rule may ask of the transform: the reverse pass over nodes it builds (a body's
+    recomputed forward), and simplify for the backward Functions it makes. Rules of ops that hold
+    bodies (cond, scan) use it; ops/ cannot import transforms/, so the pass hands it to them."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def backward(nodes, seeds, wrt):
+        return backward(nodes, seeds, wrt)
+
+    @staticmethod
+    def simplify(fn):
+        return simplify(fn)
+
+
+CONTEXT = VJPContext()
 
 
 def _accumulate(cts: dict, t: Tensor, ct: Tensor) -> None:

@@ -24,6 +24,7 @@ import numpy as np
 from ..graph import Attrs, Function, GraphError, TensorType, located, lookup, parameter_op, user_location
 from ..graph.dims import is_symbolic
 from ..graph.function import FunctionGraph
+from ..graph.rewrite import Rewriter
 from . import folding
 from .patterns import New, match, rules_by_op
 
@@ -36,11 +37,16 @@ _NEVER_SHARED = frozenset({"parameter", "placeholder"})
 class _Term:
     """A node about to be built: what patterns match and rewrites read."""
 
-    __slots__ = ("op", "attrs", "inputs", "out_types", "name", "location")
+    __slots__ = ("op", "attrs", "inputs", "out_types", "name", "location", "origin")
 
-    def __init__(self, op, attrs, inputs, out_types, name, location):
+    def __init__(self, op, attrs, inputs, out_types, name, location, origin=None):
         self.op, self.attrs, self.inputs, self.out_types = op, attrs, tuple(inputs), tuple(out_types)
-        self.name, self.location = name, location
+        self.name, self.location, self.origin = name, location, origin
+
+    @classmethod
+    def of(cls, node, inputs) -> _Term:
+        """The term rebuilding ``node`` on new inputs (its name, location and derived_from kept)."""
+        return cls(node.op, node.attrs, inputs, node.out_types, node.name, node.location, node.derived_from)
 
 
 def simplify(fn: Function) -> Function:
@@ -77,7 +83,7 @@ def _scan_merges(nodes, live) -> dict:
     """Live scans that differ from a twin only in stacking fewer body tensors: each -> that twin.
 
     The vjp of a scan runs the same scan again, also stacking the per-step
-    values its backward reads (transforms/control_ad.py); merged, the forward
+    values its backward reads (ops/control/scan.py); merged, the forward
     loop runs once.
     """
     groups: dict = {}
@@ -107,7 +113,8 @@ class _Pass:
         self.changed = False
 
     def run(self) -> tuple[Function, bool]:
-        fn, live = self.fn, _live(self.fn)
+        fn = self.fn
+        live = _live(fn)
         merges = _scan_merges(fn.graph.nodes, live)
         for node in fn.graph.nodes:
             if node.op is parameter_op:  # kept even if unused: they are the signature
@@ -115,18 +122,19 @@ class _Pass:
                     parameter_op, (), node.attrs, name=node.name, location=node.location
                 )
                 self.env[node.output] = new.output
-            elif node in merges:  # a scan stacking less than a twin: the twin's outputs
+
+        def visit(rewriter, node):
+            if node in merges:  # a scan stacking less than a twin: the twin's outputs
                 big = merges[node]
-                inputs = [self.env[t] for t in node.inputs]
-                outs = self.emit(_Term(big.op, big.attrs, inputs, big.out_types, big.name, big.location))
+                outs = self.emit(_Term.of(big, [self.env[t] for t in node.inputs]))
                 n = len(node.outputs) - len(node.attrs.saved)
-                picked = outs[:n] + [outs[n + big.attrs.saved.index(s)] for s in node.attrs.saved]
-                self.env.update(zip(node.outputs, picked))
                 self.changed = True
-            elif node in live:
-                inputs = [self.env[t] for t in node.inputs]
-                term = _Term(node.op, node.attrs, inputs, node.out_types, node.name, node.location)
-                self.env.update(zip(node.outputs, self.emit(term)))
+                return outs[:n] + [outs[n + big.attrs.saved.index(s)] for s in node.attrs.saved]
+            if node in live:
+                return self.emit(_Term.of(node, [self.env[t] for t in node.inputs]))
+            return []  # dead: nothing is built
+
+        Rewriter(self.env, graph=self.graph).run(fn.graph.nodes, visit)
         captures = {outer: self.env[p] for outer, p in zip(fn.captures, fn.capture_params)}
         self.graph.captures = dict(captures)
         params, results = [self.env[p] for p in fn.params], [self.env[r] for r in fn.results]
@@ -147,6 +155,7 @@ class _Pass:
             self.changed = True
             return self.built[key]
         node = self.graph.add_node(term.op, term.inputs, term.attrs, name=term.name, location=term.location)
+        node.derived_from = term.origin
         if node.out_types != term.out_types:
             raise GraphError(located(f"internal error: simplify changed the type of {term.name}",
                                      term.location, term.name))  # fmt: skip
@@ -217,7 +226,7 @@ class _Pass:
         attrs = op.attrs(**out.attrs)
         ty = op.infer(attrs, *(t.type for t in inputs))
         types = (ty,) if isinstance(ty, TensorType) else tuple(ty)
-        (result,) = self.emit(_Term(op, attrs, inputs, types, name or root.name, root.location))
+        (result,) = self.emit(_Term(op, attrs, inputs, types, name or root.name, root.location, root.origin))
         return result
 
     def _check(self, term: _Term, out):

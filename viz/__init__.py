@@ -17,6 +17,5 @@ from .diff import diff
 from .draw import draw
 from .explorer import explorer_html
 from .lowered import lowered_html
-from .styles import register_library_marker
 
-__all__ = ["diff", "draw", "explorer_html", "jupyter", "lowered_html", "register_library_marker"]
+__all__ = ["diff", "draw", "explorer_html", "jupyter", "lowered_html"]

@@ -7,6 +7,11 @@ named groups (and the groups around them) whatever the depth, and
 ``collapse="auto"`` picks the deepest level that keeps the drawing under
 ``BUDGET`` boxes. A group still too crowded (a flat graph of thousands of
 nodes) is split into chunks of consecutive nodes, each drawn as one box.
+
+Library calls (a dense layer, a loss, an optimizer's minimize) are closed
+whatever the depth, as listings print them as one line, unless ``expand``
+names them, ``expand=True`` opens them all, or ``collapse=None`` (or 0)
+opens everything.
 """
 
 from __future__ import annotations
@@ -26,12 +31,15 @@ def plan(view, collapse="auto", expand=()) -> set:
         raise ValueError(f"collapse wants 'auto', a depth (int) or None, got {collapse!r}")
     if isinstance(collapse, int) and collapse < 0:
         raise ValueError(f"collapse wants a depth >= 0, got {collapse}")
+    everything = collapse is None or collapse is False or collapse == 0
+    shut = closed_libraries if not (everything or expand is True) else _never
     if collapse == "auto":
-        depth = auto_depth(view.root, BUDGET)
+        depth = auto_depth(view.root, BUDGET, shut)
     else:
         depth = collapse or math.inf  # 0, None, False: nothing closed
-    opened = {g for g in view.root.walk() if g.depth < depth}
-    for g in resolve(view, expand):
+    opened = set(_walk_open(view.root, depth, shut))
+    for g in resolve(view, () if expand is True else expand):
+        opened.update(_walk_open(g, depth, shut))  # its scopes open as the top level's do
         while g is not None:
             opened.add(g)
             g = g.parent
@@ -57,20 +65,37 @@ def resolve(view, names) -> list:
     return found
 
 
-def visible(group, depth) -> int:
-    """Boxes drawn for ``group`` when groups ``depth`` levels deep are closed."""
-    if group.parent is not None and group.depth >= depth:
+def closed_libraries(group) -> bool:
+    """Whether ``group`` stays closed whatever the depth: a library call does."""
+    return group.kind == "library"
+
+
+def _never(group) -> bool:
+    return False
+
+
+def _walk_open(group, depth, shut):
+    """The groups open at ``depth``: not below it, not ``shut``, nor inside a closed one."""
+    yield group
+    for child in group.children.values():
+        if child.depth < depth and not shut(child):
+            yield from _walk_open(child, depth, shut)
+
+
+def visible(group, depth, shut=_never) -> int:
+    """Boxes drawn for ``group`` when groups ``depth`` levels deep (and ``shut`` ones) are closed."""
+    if group.parent is not None and (group.depth >= depth or shut(group)):
         return 1
-    return len(group.boxes) + sum(visible(c, depth) for c in group.children.values())
+    return len(group.boxes) + sum(visible(c, depth, shut) for c in group.children.values())
 
 
-def auto_depth(root, budget: int) -> float:
+def auto_depth(root, budget: int, shut=_never) -> float:
     """The deepest collapse level whose drawing fits ``budget`` boxes (inf: all open; 1 at least)."""
     deepest = max((g.depth for g in root.walk()), default=0)
-    if visible(root, math.inf) <= budget:
+    if visible(root, math.inf, shut) <= budget:
         return math.inf
     for depth in range(deepest, 1, -1):
-        if visible(root, depth) <= budget:
+        if visible(root, depth, shut) <= budget:
             return depth
     return 1
 

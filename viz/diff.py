@@ -66,10 +66,10 @@ def diff_view(before: View, after: View) -> View:
 
 def _add_removed(view: View, old: Box, key: str) -> None:
     """Copy a box of ``before`` into the merged view, in the group at the same path."""
-    segments = [(g.path.rsplit("/", 1)[-1], g.kind, g.label) for g in _ancestry(old.group)]
     group = view.root
-    for segment, kind, label in segments:
-        group = view.child(group, segment, kind=kind, label=label)
+    for g in _ancestry(old.group):
+        group = view.child(group, g.path.rsplit("/", 1)[-1], kind=g.kind, label=g.label, key=g.key)
+        group.library = g.library
     # order + 0.5: drawn near its old place, and its dot id cannot clash with a kept box's
     box = Box(key, old.node, old.kind, old.order + 0.5, fetch=old.fetch, origin=old.origin)
     box.status, box.group = "removed", group

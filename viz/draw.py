@@ -3,7 +3,7 @@
 One box per node (op or the user's name, short attributes, output types;
 the tooltip gives the full name and the user's file:line), one edge per
 tensor labelled with its shape, name scopes as clusters (or closed into one
-box), control-flow bodies as clusters beside their node, gradient nodes in
+box), library calls as one box each until opened, control-flow bodies as clusters beside their node, gradient nodes in
 orange tied to their forward node by a dashed edge, fetches with a double
 border. Drawing only reads the graph.
 """
@@ -34,8 +34,10 @@ def draw(
     ``collapse``: ``"auto"`` (default) keeps every scope open on small
     graphs and closes scopes on big ones so the drawing stays readable and
     fast; ``N`` draws each scope N levels deep as one box (1: top-level
-    scopes); ``None`` or 0 opens everything. ``expand`` names scopes (or
-    control-flow bodies, ``"loop@body"``) to draw open anyway.
+    scopes); ``None`` or 0 opens everything. Library calls (``sg.nn.dense``,
+    losses, optimizers...) are one closed box each unless opened: ``expand``
+    names scopes, library calls (or control-flow bodies, ``"loop@body"``) to
+    draw open anyway; ``expand=True`` opens every library call.
 
         sg.draw(g, "out/model.svg")
         sg.draw(g, expand=["fc1"], collapse=1)

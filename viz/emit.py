@@ -72,7 +72,7 @@ def _add_items(dot, group, opened, ids: Ids, shown: dict, href) -> None:
         attrs = styles.box_attrs(box)
         dot.node(ids.box(box), label=box_label(box), tooltip=box_tooltip(box), id=ids.box(box), **attrs)
     for child in group.children.values():
-        library = styles.library_of(child)
+        library = child.library
         status, counts = styles.status_of(child)
         if child in opened:
             with dot.subgraph(name=f"cluster_{child.path}") as cluster:

@@ -22,7 +22,7 @@ import graphviz
 from ..graph import Function, Graph
 from ..graph.printing import node_line
 from . import styles
-from .collapse import auto_depth, chunk_crowded, plan
+from .collapse import auto_depth, chunk_crowded, closed_libraries, plan
 from .emit import Ids, to_dot
 from .view import build_view
 
@@ -49,10 +49,11 @@ def explorer_html(obj, max_nodes: int = MAX_NODES) -> str:
 def _panels(view, uid: str) -> str:
     """Every group's panel, nested as the groups are, with its SVG drawn by one ``dot`` run.
 
-    A small graph starts with its panels open; a bigger one with the deeper
-    groups closed (as ``collapse="auto"`` would draw it, on a smaller budget).
+    A small graph starts with its panels open, library calls closed; a bigger
+    one with the deeper groups closed too (as ``collapse="auto"`` would draw
+    it, on a smaller budget).
     """
-    start = auto_depth(view.root, START_BOXES)
+    start = auto_depth(view.root, START_BOXES, closed_libraries)
     for group in list(view.root.walk()):
         chunk_crowded(view, group, PANEL_ITEMS)
     groups = list(view.root.walk())
@@ -89,7 +90,7 @@ def _panel(group, svgs: dict, uid: str, start) -> str:
     attrs = f'id="{uid}-p{group.index}" data-path="{html.escape(group.path)}"'
     cls = "sgx-panel sgx-closable" if closable else "sgx-panel sgx-root"
     title = group.path if closable else group.label
-    hidden = " hidden" if group.kind == "chunk" or group.depth >= start else ""
+    hidden = " hidden" if group.kind in ("chunk", "library") or group.depth >= start else ""
     return (
         f'<div class="{cls}" {attrs}{hidden}>'
         f'<div class="sgx-head">{html.escape(title)}<span class="sgx-meta">{meta}</span></div>'

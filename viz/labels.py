@@ -67,7 +67,7 @@ def group_label(group, counts: Counter, library: str | None) -> str:
     ops = Counter(b.node.op.name for b in boxes)
     common = ", ".join(op for op, _ in ops.most_common(3)) + (", …" if len(ops) > 3 else "")
     rows = [f"<b>{html.escape(group.label)}</b>"]
-    if library:
+    if library and library != group.label:  # "fc1" says "dense", "relu" needs not say "relu"
         rows.append(f'<font point-size="8">{html.escape(library)}</font>')
     rows.append(f'<font point-size="8">{len(boxes)} nodes: {html.escape(common)}</font>')
     if counts["added"] or counts["removed"]:
@@ -85,7 +85,7 @@ def group_tooltip(group) -> str:
 
 
 def cluster_label(group, library: str | None) -> str:
-    return f"{group.label} ({library})" if library else group.label
+    return f"{group.label} ({library})" if library and library != group.label else group.label
 
 
 def _title(base: str, op: str) -> str:

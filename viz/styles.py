@@ -4,12 +4,10 @@ Every drawn element also gets an SVG ``class`` (``sg-input``, ``sg-grad``,
 ``sg-collapsed``, ``sg-added``...), so tests, stylesheets and the explorer can
 find elements by meaning rather than by colour.
 
-Library groups: a name scope made by a library layer (``sg.nn.dense`` and
-kin) is drawn apart (solid purple cluster, ``sg-library`` class, the layer's
-name in its label). ``library_of(group)`` decides; by default a scope is a
-library group when every node in it carries the same ``library`` attribute (the
-layer's name), which library ops may set on the nodes they build.
-``register_library_marker(fn)`` adds other rules: ``fn(group) -> name | None``.
+Library groups: the nodes of one library call (graph/calls.py: an
+``sg.nn.dense``, a loss, ``adam.minimize``) are drawn apart: a solid purple
+cluster when open, a purple 3-D box when closed (the default), the function's
+name in the label, class ``sg-library``.
 """
 
 from __future__ import annotations
@@ -52,26 +50,6 @@ _LINKS = {
     "grad": {"color": "#f97316", "style": "dashed", "arrowhead": "empty", "constraint": "false"},
     "body": {"color": "#0369a1", "style": "dotted", "arrowhead": "odot"},
 }
-
-_library_markers: list = []
-
-
-def register_library_marker(fn):
-    """Add a rule ``fn(group) -> str | None`` naming the library layer a scope is; returns its remover."""
-    _library_markers.append(fn)
-    return lambda: _library_markers.remove(fn)
-
-
-def library_of(group) -> str | None:
-    """The library layer a scope group was built by, or None (see the module docstring)."""
-    if group.kind != "scope":
-        return None
-    for fn in reversed(_library_markers):
-        name = fn(group)
-        if name:
-            return name
-    marks = {getattr(b.node, "library", None) for b in group.all_boxes() if b.node is not None}
-    return marks.pop() if len(marks) == 1 and None not in marks else None
 
 
 def box_attrs(box) -> dict:

@@ -4,10 +4,13 @@
 returns a View: one Box per node (the nodes of control-flow bodies
 included); one Link per input edge, per body a control-flow node runs, and
 per forward node that has gradient nodes (tied to the last one made for
-it); and a tree of Groups: name scopes, control-flow bodies, and (added
-later, for crowded groups) chunks of consecutive nodes. Drawing, diffing and
-the explorer all start from a View, so they agree on what is drawn and where
-it lives. Building one only reads the IR.
+it); and a tree of Groups: name scopes, library calls (graph/calls.py: the
+nodes one call of ``sg.nn.dense``, ``adam.minimize``... built, whatever
+their names, with the calls made inside it as groups of their own),
+control-flow bodies, and (added later, for crowded groups) chunks of
+consecutive nodes. Drawing, diffing and the explorer all start from a View,
+so they agree on what is drawn and where it lives. Building one only reads
+the IR.
 """
 
 from __future__ import annotations
@@ -59,13 +62,15 @@ class Group:
     """A name scope, a control-flow body or a chunk: drawn as a cluster when open, a box when closed."""
 
     path: str  # "model/dense", "loop@body", "#3" for a chunk
-    kind: str  # root, scope, body or chunk
+    kind: str  # root, scope, library, body or chunk
     label: str
     index: int  # for dot ids
     parent: Group | None = None
     boxes: list[Box] = field(default_factory=list)
-    children: dict[str, Group] = field(default_factory=dict)
+    children: dict[str, Group] = field(default_factory=dict)  # by key: the segment, "+id" for a call
     aliases: list[str] = field(default_factory=list)  # paths of empty scopes merged into this one
+    library: str | None = None  # for a library call: the function, as listings name it
+    key: str = ""  # its key among its parent's children
 
     @property
     def depth(self) -> int:
@@ -106,20 +111,29 @@ class View:
         """A new box's place in graph order (unique, so it doubles as the box's dot id)."""
         return next(self._orders)
 
-    def child(self, parent: Group, segment: str, kind: str = "scope", label: str | None = None) -> Group:
-        """The group ``segment`` inside ``parent``, made on first use."""
-        group = parent.children.get(segment)
+    def child(
+        self,
+        parent: Group,
+        segment: str,
+        kind: str = "scope",
+        label: str | None = None,
+        key: str | None = None,
+    ) -> Group:
+        """The group ``segment`` inside ``parent`` (found by ``key``, default the segment), made on first use."""
+        key = segment if key is None else key
+        group = parent.children.get(key)
         if group is None:
             path = f"{parent.path}/{segment}" if parent.path else segment
-            group = Group(path, kind, label or segment, self._groups, parent)
+            group = Group(path, kind, label or segment, self._groups, parent, key=key)
             self._groups += 1
-            parent.children[segment] = group
+            parent.children[key] = group
         return group
 
     def add(self, box: Box, home: Group, scopes) -> Box:
-        """Put ``box`` in the group ``scopes`` (name segments) below ``home``."""
+        """Put ``box`` in the group ``scopes`` (name segments) below ``home``, or in ``home`` itself
+        when ``scopes`` is None."""
         group = home
-        for s in scopes:
+        for s in scopes or ():
             group = self.child(group, s)
         box.group = group
         group.boxes.append(box)
@@ -169,18 +183,43 @@ def build_view(obj) -> View:
 
 
 def _merge_chains(group: Group) -> None:
-    """A scope holding nothing but one scope is drawn as that one (``kernel/init``): one click, not two."""
+    """A scope holding nothing but one scope (or library call) is drawn as that one
+    (``kernel/init``, ``fc1/kernel/adam``): one click, not two."""
     for child in list(group.children.values()):
         _merge_chains(child)
     if group.boxes or len(group.children) != 1 or group.kind != "scope":
         return
     (child,) = group.children.values()
-    if child.kind != "scope":
+    if child.kind not in ("scope", "library"):
         return
-    segment = next(s for s, g in group.parent.children.items() if g is group)
-    group.parent.children[segment] = child
+    del group.parent.children[group.key]
+    child.key = group.key if child.kind == "scope" else child.key
+    group.parent.children[child.key] = child
     child.parent, child.label = group.parent, f"{group.label}/{child.label}"
     child.aliases += [group.path, *group.aliases]
+
+
+def _home(view: View, home: Group, node) -> Group:
+    """The group a node is drawn in: inside the groups of the library calls that built it
+    (each under the scopes its name adds to its parent's), then its own name's scopes."""
+    group, base = home, ""
+    for call in node.call.chain() if node.call is not None else ():
+        *scopes, last = _below(call.name, base).split("/")
+        for s in scopes:
+            group = view.child(group, s)
+        group = view.child(group, last, kind="library", key=f"{last}+{call.id}")
+        group.library = call.fn
+        base = call.name
+    for s in _below(node.name, base).split("/")[:-1]:
+        group = view.child(group, s)
+    return group
+
+
+def _below(name: str, base: str) -> str:
+    """``name`` relative to the call named ``base``: the part after ``base/``, else all of it."""
+    if base and name.startswith(base + "/"):
+        return name[len(base) + 1 :]
+    return name.rsplit("/", 1)[-1] if name == base else name
 
 
 def _is_tensor_list(obj) -> bool:
@@ -196,9 +235,8 @@ def _add_nodes(view: View, nodes, home: Group, prefix: str) -> None:
     drawn = {n.name for n in nodes}
     tied: dict[str, str] = {}  # forward node -> its gradient node the drawing ties it to
     for node in nodes:
-        *scopes, _ = node.name.split("/")
         box = Box(prefix + node.name, node, kind_of(node), view.next_order())
-        view.add(box, home, scopes)
+        view.add(box, _home(view, home, node), None)
         for t in node.inputs:
             if t.node.graph is node.graph and t.node.name in drawn:
                 view.links.append(Link(prefix + t.node.name, box.key, edge_label(t)))

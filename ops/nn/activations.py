@@ -1,6 +1,7 @@
 """Activation functions with jax.nn's names and semantics (sg.nn, ops layer).
 
-Each is a few numpy-like ops on Tensors. The ones that could overflow
+Each is a few numpy-like ops on Tensors; those of more than one primitive
+are library calls (graph/calls.py), one line in a listing. The ones that could overflow
 (softplus, log_sigmoid, softmax, log_softmax) are written in shifted forms
 so that their values and gradients stay finite for logits in the thousands;
 the piecewise ones (relu, relu6) pass NaN through and have gradient 0 at
@@ -14,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ...graph import Tensor, dtypes
+from ...graph import Tensor, dtypes, library
 from .. import elementwise
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis
@@ -31,12 +32,14 @@ def _floating(x) -> Tensor:
     return x if x.dtype.is_inexact else x.astype(dtypes.float32)
 
 
+@library()
 def relu(x) -> Tensor:
     """max(x, 0); the gradient at 0 is 0 and NaN stays NaN. ``sg.nn.relu(h)``"""
     x = asarray(x)
     return snp.where(x <= 0, 0, x)
 
 
+@library()
 def relu6(x) -> Tensor:
     """min(max(x, 0), 6); the gradient is 0 outside (0, 6)."""
     x = asarray(x)
@@ -53,6 +56,7 @@ def tanh(x) -> Tensor:
     return snp.tanh(x)
 
 
+@library()
 def softplus(x) -> Tensor:
     """log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|)): no overflow for large x.
 
@@ -63,11 +67,13 @@ def softplus(x) -> Tensor:
     return snp.where(positive, x, 0) + snp.log1p(snp.exp(snp.where(positive, -x, x)))
 
 
+@library()
 def log_sigmoid(x) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), finite for very negative x."""
     return -softplus(-_floating(x))
 
 
+@library()
 def silu(x) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
     x = _floating(x)
@@ -80,6 +86,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_CUBIC = 0.044715
 
 
+@library()
 def gelu(x, approximate: bool = True) -> Tensor:
     """The Gaussian error linear unit x * Phi(x).
 
@@ -94,6 +101,7 @@ def gelu(x, approximate: bool = True) -> Tensor:
     return 0.5 * x * (1.0 + snp.erf(x * (1.0 / math.sqrt(2.0))))
 
 
+@library()
 def elu(x, alpha=1.0) -> Tensor:
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _floating(x)
@@ -102,6 +110,7 @@ def elu(x, alpha=1.0) -> Tensor:
     return snp.where(positive, x, alpha * snp.expm1(snp.where(positive, 0.0, x)))
 
 
+@library()
 def leaky_relu(x, negative_slope=0.01) -> Tensor:
     """x for x >= 0, negative_slope * x otherwise."""
     x = _floating(x)
@@ -114,6 +123,7 @@ def _axes(axis, ndim: int):
     return tuple(int(a) for a in axis)
 
 
+@library()
 def softmax(x, axis=-1) -> Tensor:
     """exp(x) / sum(exp(x)) over ``axis`` (an int or a tuple), shifted by the max for stability."""
     x = _floating(x)
@@ -122,6 +132,7 @@ def softmax(x, axis=-1) -> Tensor:
     return e / snp.sum(e, axis=axes, keepdims=True)
 
 
+@library()
 def log_softmax(x, axis=-1) -> Tensor:
     """x - logsumexp(x) over ``axis``, exact for logits like 1e3.
 
@@ -140,6 +151,7 @@ def _shift(x: Tensor, axes) -> Tensor:
     return elementwise.stop_gradient(snp.where(snp.isfinite(top), top, 0.0))
 
 
+@library()
 def one_hot(labels, num_classes: int, dtype=dtypes.float32, axis=-1) -> Tensor:
     """``labels`` encoded as one-hot vectors of length ``num_classes`` along a new ``axis``.
 

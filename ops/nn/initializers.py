@@ -6,7 +6,10 @@ sg.Variable calls an initializer with a key folded out of the Session's
 seed, so ``sg.Variable(glorot_uniform(), (784, 128), name="w")`` is
 reproducible from ``sg.Session(g, seed=...)``. The draws are sg.random's,
 which follow jax.random's, so for one key the numbers agree with jax's
-initializers up to float rounding.
+initializers up to float rounding. Each initializer carries the name listings
+show for the variable's ``init`` call (``fc1/kernel/init = glorot_uniform(...)``);
+those that draw nothing say ``uses_key = False``, so sg.Variable builds no key
+for them.
 """
 
 from __future__ import annotations
@@ -47,6 +50,13 @@ def _float(dtype, who: str) -> dtypes.DType:
     return dt
 
 
+def _named(init, name: str, uses_key: bool = True):
+    """``init`` named as listings show it, marked whether it draws from its key."""
+    init.__name__ = init.__qualname__ = name
+    init.uses_key = uses_key
+    return init
+
+
 def zeros(key, shape, dtype=dtypes.float32) -> Tensor:
     """All zeros (the key is not used)."""
     return snp.zeros(_shape(shape, "zeros"), dtypes.dtype(dtype))
@@ -57,13 +67,16 @@ def ones(key, shape, dtype=dtypes.float32) -> Tensor:
     return snp.ones(_shape(shape, "ones"), dtypes.dtype(dtype))
 
 
+zeros.uses_key = ones.uses_key = False
+
+
 def constant(value, dtype=dtypes.float32):
     """An initializer filling every entry with ``value``. ``bias_init=constant(0.1)``"""
 
     def init(key, shape, dtype=dtype):
         return snp.full(_shape(shape, "constant"), value, dtypes.dtype(dtype))
 
-    return init
+    return _named(init, "constant", uses_key=False)
 
 
 def normal(stddev=1e-2, dtype=dtypes.float32):
@@ -73,7 +86,7 @@ def normal(stddev=1e-2, dtype=dtypes.float32):
         dt = _float(dtype, "normal")
         return random.normal(key, _shape(shape, "normal"), dt) * stddev
 
-    return init
+    return _named(init, "normal")
 
 
 def uniform(scale=1e-2, dtype=dtypes.float32):
@@ -83,7 +96,7 @@ def uniform(scale=1e-2, dtype=dtypes.float32):
         dt = _float(dtype, "uniform")
         return random.uniform(key, _shape(shape, "uniform"), dt) * scale
 
-    return init
+    return _named(init, "uniform")
 
 
 def truncated_normal(stddev=1e-2, dtype=dtypes.float32, lower=-2.0, upper=2.0):
@@ -93,7 +106,7 @@ def truncated_normal(stddev=1e-2, dtype=dtypes.float32, lower=-2.0, upper=2.0):
         dt = _float(dtype, "truncated_normal")
         return random.truncated_normal(key, lower, upper, _shape(shape, "truncated_normal"), dt) * stddev
 
-    return init
+    return _named(init, "truncated_normal")
 
 
 def _size(shape, axes, who: str) -> int:
@@ -154,12 +167,13 @@ def variance_scaling(
             return random.normal(key, shape, dt) * math.sqrt(variance)
         return random.uniform(key, shape, dt, -1.0, 1.0) * math.sqrt(3.0 * variance)
 
-    return init
+    return _named(init, "variance_scaling")
 
 
 def _scaled(scale: float, mode: str, distribution: str, doc: str):
     def factory(in_axis=-2, out_axis=-1, batch_axis=(), dtype=dtypes.float32):
-        return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
+        init = variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
+        return _named(init, factory.__name__)
 
     factory.__doc__ = doc
     return factory
@@ -226,4 +240,4 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=dtypes.float32):
         q = snp.moveaxis(snp.reshape(q, (*rest, n_cols)), -1, axis)
         return q * scale
 
-    return init
+    return _named(init, "orthogonal")

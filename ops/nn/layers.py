@@ -1,7 +1,8 @@
 """Layers that own Variables, and the graph's training switch (sg.nn, ops layer).
 
 ``dense`` makes its kernel and bias under a name scope (``fc1/kernel``), so
-checkpoints and ``sess.get`` find them by name. ``training()`` is one bool
+checkpoints and ``sess.get`` find them by name; that scope is the layer's
+library call (graph/calls.py), as is each ``dropout``. ``training()`` is one bool
 placeholder per graph, True unless fed: ``dropout`` reads it by default and
 evaluation feeds ``{sg.nn.training(): False}`` (or ``{"training": False}``).
 """
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 import numbers
 
-from ...graph import GraphError, Tensor, current_graph, dtypes, located, name_scope, user_location
+from ...graph import GraphError, Tensor, current_graph, dtypes, library, library_call, located, user_location
+from ...graph.library import returns
 from .. import numpy_like as snp
 from ..linalg import dot_general
 from ..numpy_like.core import asarray
@@ -39,16 +41,6 @@ def _switch() -> Tensor:
     return graph.singleton("training", lambda: placeholder_with_default(True, name="training"))
 
 
-def _free_scope(name: str) -> str:
-    """``name``, or ``name_1``, ``name_2``... if a layer already took it in this scope."""
-    graph = current_graph()
-    candidate, n = name, 0
-    while graph.unique_name(f"{candidate}/kernel").rsplit("/", 1)[-1] != "kernel":
-        n += 1
-        candidate = f"{name}_{n}"
-    return candidate
-
-
 def dense(
     x,
     units: int,
@@ -62,7 +54,7 @@ def dense(
 
     Makes Variables ``<name>/kernel`` (in_features, units) and ``<name>/bias``
     (units,); a second layer with the same name in one scope becomes
-    ``<name>_1``. ``kernel_init`` defaults to glorot_uniform(). Leading dims of
+    ``<name>_1`` (a scope that any node already uses is not taken). ``kernel_init`` defaults to glorot_uniform(). Leading dims of
     ``x`` may be symbolic; the last must be an int.
     ``h = sg.nn.dense(x, 128, name="fc1", activation=sg.nn.relu)``
     """
@@ -77,12 +69,14 @@ def dense(
     if not x.dtype.is_floating:
         x = x.astype(dtypes.float32)
     kernel_init = initializers.glorot_uniform() if kernel_init is None else kernel_init
-    with name_scope(_free_scope(name)):
+    with library_call("dense", name) as call:
         kernel = Variable(kernel_init, (in_features, int(units)), x.dtype, name="kernel")
         y = dot_general(x, kernel, ((x.ndim - 1,), (0,)))
         if use_bias:
             y = y + Variable(bias_init, (int(units),), x.dtype, name="bias")
-    return y if activation is None else activation(y)
+        y = y if activation is None else activation(y)
+        returns(call, y)
+    return y
 
 
 def _is_key(a) -> bool:
@@ -93,6 +87,7 @@ def _is_number(a) -> bool:
     return isinstance(a, numbers.Number) and not isinstance(a, bool)
 
 
+@library()
 def dropout(*args, rate=None, training=None, key=None) -> Tensor:
     """Inverted dropout: zero each entry with probability ``rate``, scale the rest by 1/(1 - rate).
 
@@ -131,11 +126,10 @@ def dropout(*args, rate=None, training=None, key=None) -> Tensor:
         training = asarray(training)
         if training.dtype is not dtypes.bool_ or training.ndim != 0:
             raise _error(f"dropout wants training to be a bool scalar, got {training.type}")
-    with name_scope("dropout"):
-        if key is None:
-            key = default_generator().key()
-        if not x.dtype.is_floating:
-            x = x.astype(dtypes.float32)
-        keep_prob = 1.0 - rate
-        dropped = snp.where(bernoulli(key, asarray(keep_prob, x.dtype), x.shape), x / keep_prob, 0)
-        return dropped if training is True else snp.where(training, dropped, x)
+    if key is None:
+        key = default_generator().key()
+    if not x.dtype.is_floating:
+        x = x.astype(dtypes.float32)
+    keep_prob = 1.0 - rate
+    dropped = snp.where(bernoulli(key, asarray(keep_prob, x.dtype), x.shape), x / keep_prob, 0)
+    return dropped if training is True else snp.where(training, dropped, x)

@@ -2,14 +2,15 @@
 
 Every product lowers to dot_general (plus transpose, reshape and reduce);
 bool operands multiply as int32 and come back as "is nonzero", as numpy's
-bool products do.
+bool products do. trace and linalg.norm, several primitives each, are
+library calls (graph/calls.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ...graph import dtypes
+from ...graph import dtypes, library
 from ...graph.dims import shape_str
 from ..compare import compare, convert, select
 from ..constants import iota
@@ -149,6 +150,7 @@ def _keep_diagonal(x, axis1: int, axis2: int, offset: int = 0):
     return select(_diagonal_mask(x.shape, axis1, axis2, offset), x, zeros)
 
 
+@library()
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):
     """Sum along the (offset) diagonal of axes (axis1, axis2); bool and small ints sum in int32."""
     x = asarray(a)
@@ -307,6 +309,7 @@ def _two_norm(x, axes, keepdims: bool):
     return f(x)
 
 
+@library()
 def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
     """Vector or Frobenius norm like numpy.linalg.norm (ord None/2/'fro', 1, inf, -inf).
 

@@ -1,8 +1,11 @@
-"""Reductions in numpy spelling: sum, mean, var, std, max, min, prod, all, any (ops layer)."""
+"""Reductions in numpy spelling: sum, mean, var, std, max, min, prod, all, any (ops layer).
+
+mean, var and std, built of several primitives, are library calls (graph/calls.py).
+"""
 
 from __future__ import annotations
 
-from ...graph import dtypes
+from ...graph import dtypes, library
 from ...graph.dims import prod as dims_prod
 from ..compare import convert
 from ..reduce import reduce
@@ -62,6 +65,7 @@ def _float_of(dt: dtypes.DType) -> dtypes.DType:
     return dt if dt.is_inexact else (dtypes.float64 if dt.bits == 64 else dtypes.float32)
 
 
+@library()
 def mean(a, axis=None, dtype=None, keepdims: bool = False):
     """Arithmetic mean over ``axis``; integers average as floats."""
     x = asarray(a)
@@ -71,6 +75,7 @@ def mean(a, axis=None, dtype=None, keepdims: bool = False):
     return true_divide(total, _count(x, axes, dt))
 
 
+@library()
 def var(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     """Variance: mean of squared deviations, divided by (n - ddof)."""
     x = asarray(a)
@@ -83,6 +88,7 @@ def var(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     return true_divide(total, subtract(_count(x, axes, dt), ddof))
 
 
+@library()
 def std(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     """Standard deviation: sqrt of var."""
     return sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))

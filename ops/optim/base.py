@@ -11,18 +11,34 @@ before the run, and the train op can be fetched with the loss.
 Optimizer state is non-trainable Variables named after the variable they
 belong to, e.g. ``fc1/kernel/adam/mu``, made the first time an optimizer
 sees a variable (``opt.get_slot(var, "mu")`` finds it). A subclass says
-which state it needs (``_slot_inits``) and how one variable moves
-(``_apply``); see optimizers.py.
+which state it needs (``_slot_inits``), which scalars every variable's
+update reads (``_shared``: built once per dtype, not once per variable) and
+how one variable moves (``_apply``); see optimizers.py.
+
+``minimize`` and ``apply_gradients`` are one library call each (graph/calls.py),
+named after the optimizer (``adam``), with one nested call per variable
+(``fc1/kernel/adam``, an ``adam.update``), so a listing shows a train step as
+one line.
 """
 
 from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
 
-from ...graph import GraphError, Tensor, current_graph, dtypes, located, name_scope, user_location
+from ...graph import (
+    GraphError,
+    Tensor,
+    current_graph,
+    dtypes,
+    library_call,
+    located,
+    name_scope,
+    user_location,
+)
+from ...graph.library import returns
 from ...graph.tensor import overload
 from ...graph.variables import Variable as VariableTensor
-from ..numpy_like.core import asarray
+from ..numpy_like.core import asarray, broadcast_to
 from ..state import Variable, assign, global_step, group
 from .clipping import clip_by_global_norm
 from .schedules import _as_schedule
@@ -68,13 +84,21 @@ class Optimizer:
         """The state one variable needs: slot name -> initial value (filled to the var's shape)."""
         return {}
 
-    def _apply(self, var, grad, slots: dict, lr: Tensor, count: Tensor):
+    def _shared(self, lr: Tensor, count: Tensor) -> dict:
+        """The scalars every variable's update reads, for one dtype: ``lr``, ``neg_lr`` and
+        ``count`` (the update number, from 1), plus what a subclass adds (its constants)."""
+        return {"lr": lr, "neg_lr": -lr, "count": count}
+
+    def _apply(self, var, grad, slots: dict, s: dict):
         """The change to add to ``var`` and the new value of each slot.
 
-        ``lr`` and ``count`` (the update number, from 1) are float scalars of the
-        variable's dtype; ``slots`` holds each slot's value at the start of the run.
+        ``s`` is ``_shared``'s scalars, of the variable's dtype; ``slots`` holds
+        each slot's value at the start of the run.
         """
         raise NotImplementedError
+
+    def _check_pairs(self, pairs: list) -> None:
+        """A subclass's checks of the (grad, var) pairs to apply (adamw's mask)."""
 
     # -- public API -----------------------------------------------------------
     @property
@@ -120,7 +144,10 @@ class Optimizer:
             train = sg.optim.adam(1e-3).minimize(loss)
             l, _ = sess.run([loss, train], {x: xb, y: yb})
         """
-        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step=global_step)
+        with library_call(f"{self.kind}.minimize", self.name) as call:
+            train = self._apply_gradients(self.compute_gradients(loss, var_list), global_step)
+            returns(call, train)
+        return train
 
     def apply_gradients(self, grads_and_vars, global_step=None) -> Tensor:
         """One train op applying ``[(grad, var), ...]`` (TF1 order); pairs with grad None are skipped.
@@ -128,38 +155,49 @@ class Optimizer:
         Clips by global norm first when the optimizer has ``clip_norm``; adds 1
         to ``global_step`` (default ``sg.global_step()``) in the same op.
         """
+        with library_call(f"{self.kind}.apply_gradients", self.name) as call:
+            train = self._apply_gradients(grads_and_vars, global_step)
+            returns(call, train)
+        return train
+
+    def _apply_gradients(self, grads_and_vars, global_step) -> Tensor:
+        """The train op, built in the optimizer's call (its scope is open)."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise _error("apply_gradients: no variable has a gradient")
+        self._check_pairs(pairs)
         variables = [v for _, v in pairs]
         self._check_vars(variables)
-        grads = []
-        for g, v in pairs:
-            g = asarray(g)
-            if tuple(g.shape) != tuple(v.shape):
-                raise _error(
-                    f"apply_gradients: the gradient for {v.var_name} is {g.type}, not shape {v.shape}"
-                )
-            grads.append(g.astype(v.dtype) if g.dtype is not v.dtype else g)
+        grads = [self._gradient(g, v) for g, v in pairs]
         step = _step_variable(global_step)
+        lr = self.learning_rate_at(step)
+        lr = asarray(lr, dtypes.float32) if not isinstance(lr, Tensor) else lr
+        next_step = step + 1
+        count = next_step.astype(dtypes.float32)
+        if self.clip_norm is not None:
+            grads, _ = clip_by_global_norm(grads, self.clip_norm)
+        shared = {}
+        for v in variables:
+            if v.dtype not in shared:
+                shared[v.dtype] = self._shared(lr.astype(v.dtype), count.astype(v.dtype))
+        writes = [w for g, v in zip(grads, variables) for w in self._update(v, g, shared[v.dtype])]
+        writes.append(assign(step, next_step))
+        return group(*writes, name="train")
+
+    def _gradient(self, g, v) -> Tensor:
+        g = asarray(g)
+        if tuple(g.shape) != tuple(v.shape):
+            raise _error(f"apply_gradients: the gradient for {v.var_name} is {g.type}, not shape {v.shape}")
+        return g.astype(v.dtype) if g.dtype is not v.dtype else g
+
+    def _update(self, v, g, shared: dict) -> list:
+        """The assigns of one variable and its state, in a call of their own named after it."""
         graph = current_graph()
-        with name_scope(self.name):
-            lr = self.learning_rate_at(step)
-            lr = asarray(lr, dtypes.float32) if not isinstance(lr, Tensor) else lr
-            count = (step + 1).astype(dtypes.float32)
-            if self.clip_norm is not None:
-                grads, _ = clip_by_global_norm(grads, self.clip_norm)
-        writes = []
-        for g, v in zip(grads, variables):
-            # state and update math live under the variable's own name, whatever scope we are in
-            with graph, _scopes(v.var_name.split("/") + [self.name]):
-                slots = self._slots_for(graph, v)
-                delta, new = self._apply(v, g, dict(slots), lr.astype(v.dtype), count.astype(v.dtype))
-                writes.append(assign(v, v + delta))
-                writes += [assign(slots[k], new[k]) for k in slots]
-        with name_scope(self.name):
-            writes.append(assign(step, step + 1))
-            return group(*writes, name="train")
+        # state and update math live under the variable's own name, whatever scope we are in
+        with graph, _scopes(v.var_name.split("/") + [self.name]), library_call(f"{self.kind}.update"):
+            slots = self._slots_for(graph, v)
+            delta, new = self._apply(v, g, dict(slots), shared)
+            return [assign(v, v + delta)] + [assign(slots[k], new[k]) for k in slots]
 
     # -- helpers --------------------------------------------------------------
     def _check_vars(self, variables) -> None:
@@ -174,12 +212,16 @@ class Optimizer:
             seen.add(v.var_name)
 
     def _slots_for(self, graph, var) -> dict:
+        """The variable's state, made on first use; slots that start equal share one initial value."""
         key = (graph, var.var_name)
         if key not in self._slots:
-            self._slots[key] = {
-                name: Variable(init, shape=tuple(var.shape), dtype=var.dtype, name=name, trainable=False)
-                for name, init in self._slot_inits(var).items()
-            }
+            fills: dict = {}
+            slots = {}
+            for name, value in self._slot_inits(var).items():
+                if value not in fills:
+                    fills[value] = broadcast_to(asarray(value, var.dtype), tuple(var.shape))
+                slots[name] = Variable(fills[value], name=name, trainable=False)
+            self._slots[key] = slots
         return self._slots[key]
 
 

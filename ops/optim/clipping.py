@@ -8,7 +8,7 @@ kept. None entries pass through (a variable without a gradient).
 
 from __future__ import annotations
 
-from ...graph import GraphError, Tensor, dtypes, located, user_location
+from ...graph import GraphError, Tensor, dtypes, library, located, user_location
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray
 
@@ -19,6 +19,7 @@ def _norm_dtype(tensors):
     return dtypes.float64 if any(t.dtype is dtypes.float64 for t in tensors) else dtypes.float32
 
 
+@library()
 def global_norm(tensors) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor)``; None entries are skipped.
 
@@ -39,6 +40,7 @@ def global_norm(tensors) -> Tensor:
     return snp.sqrt(total)
 
 
+@library()
 def clip_by_global_norm(tensors, max_norm, norm: Tensor | None = None):
     """Scale ``tensors`` so that their global norm is at most ``max_norm``; returns ``(clipped, norm)``.
 

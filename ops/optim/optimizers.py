@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
+from ..numpy_like.core import asarray
 from .base import Optimizer
 
 __all__ = ["sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad"]
@@ -36,11 +37,16 @@ def _check(name: str, value, low: float = 0.0, high: float | None = None, low_op
     return value
 
 
+def _consts(dt, **values) -> dict:
+    """Each value as a scalar Tensor of ``dt``, for ``_shared``: built once, read by every update."""
+    return {k: asarray(v, dt) for k, v in values.items()}
+
+
 class SGD(Optimizer):
     kind = "sgd"
 
-    def _apply(self, var, grad, slots, lr, count):
-        return -lr * grad, {}
+    def _apply(self, var, grad, slots, s):
+        return s["neg_lr"] * grad, {}
 
 
 class Momentum(Optimizer):
@@ -54,10 +60,13 @@ class Momentum(Optimizer):
     def _slot_inits(self, var):
         return {"trace": 0.0}
 
-    def _apply(self, var, grad, slots, lr, count):
-        trace = grad + self.momentum * slots["trace"]
-        step = grad + self.momentum * trace if self.nesterov else trace
-        return -lr * step, {"trace": trace}
+    def _shared(self, lr, count):
+        return {**super()._shared(lr, count), **_consts(lr.dtype, m=self.momentum)}
+
+    def _apply(self, var, grad, slots, s):
+        trace = grad + s["m"] * slots["trace"]
+        step = grad + s["m"] * trace if self.nesterov else trace
+        return s["neg_lr"] * step, {"trace": trace}
 
 
 class Adam(Optimizer):
@@ -72,16 +81,23 @@ class Adam(Optimizer):
     def _slot_inits(self, var):
         return {"mu": 0.0, "nu": 0.0}
 
-    def _adam_step(self, grad, slots, count):
-        mu = self.b1 * slots["mu"] + (1.0 - self.b1) * grad
-        nu = self.b2 * slots["nu"] + (1.0 - self.b2) * (grad * grad)
-        mu_hat = mu / (1.0 - self.b1**count)
-        nu_hat = nu / (1.0 - self.b2**count)
-        return mu_hat / (snp.sqrt(nu_hat) + self.eps), {"mu": mu, "nu": nu}
+    def _shared(self, lr, count):
+        s = super()._shared(lr, count)
+        consts = _consts(lr.dtype, b1=self.b1, c1=1.0 - self.b1, b2=self.b2, c2=1.0 - self.b2, eps=self.eps)
+        # the bias corrections 1 - b**k, once per step rather than once per variable
+        fixes = {"fix1": 1.0 - consts["b1"] ** s["count"], "fix2": 1.0 - consts["b2"] ** s["count"]}
+        return {**s, **consts, **fixes}
 
-    def _apply(self, var, grad, slots, lr, count):
-        step, new = self._adam_step(grad, slots, count)
-        return -lr * step, new
+    def _adam_step(self, grad, slots, s):
+        mu = s["b1"] * slots["mu"] + s["c1"] * grad
+        nu = s["b2"] * slots["nu"] + s["c2"] * (grad * grad)
+        mu_hat = mu / s["fix1"]
+        nu_hat = nu / s["fix2"]
+        return mu_hat / (snp.sqrt(nu_hat) + s["eps"]), {"mu": mu, "nu": nu}
+
+    def _apply(self, var, grad, slots, s):
+        step, new = self._adam_step(grad, slots, s)
+        return s["neg_lr"] * step, new
 
 
 class AdamW(Adam):
@@ -109,20 +125,18 @@ class AdamW(Adam):
             return bool(mask[var.var_name])
         return bool(mask(var))
 
-    def apply_gradients(self, grads_and_vars, global_step=None):
-        pairs = list(grads_and_vars)
+    def _check_pairs(self, pairs):
         if isinstance(self.mask, dict):
-            names = {v.var_name for g, v in pairs if g is not None}
+            names = {v.var_name for g, v in pairs}
             unknown = sorted(set(self.mask) - names)
             if unknown:
                 raise GraphError(located(f"adamw mask names unknown variables: {unknown}", user_location()))
-        return super().apply_gradients(pairs, global_step=global_step)
 
-    def _apply(self, var, grad, slots, lr, count):
-        step, new = self._adam_step(grad, slots, count)
+    def _apply(self, var, grad, slots, s):
+        step, new = self._adam_step(grad, slots, s)
         if self.weight_decay and self.decays(var):
             step = step + self.weight_decay * var
-        return -lr * step, new
+        return s["neg_lr"] * step, new
 
 
 class RMSProp(Optimizer):
@@ -146,17 +160,22 @@ class RMSProp(Optimizer):
             slots["trace"] = 0.0
         return slots
 
-    def _apply(self, var, grad, slots, lr, count):
-        d = self.decay
-        nu = d * slots["nu"] + (1.0 - d) * (grad * grad)
+    def _shared(self, lr, count):
+        consts = _consts(lr.dtype, d=self.decay, c=1.0 - self.decay, eps=self.eps)
+        if self.momentum is not None:
+            consts.update(_consts(lr.dtype, m=self.momentum))
+        return {**super()._shared(lr, count), **consts}
+
+    def _apply(self, var, grad, slots, s):
+        nu = s["d"] * slots["nu"] + s["c"] * (grad * grad)
         new = {"nu": nu}
         if self.centered:
-            new["mu"] = d * slots["mu"] + (1.0 - d) * grad
+            new["mu"] = s["d"] * slots["mu"] + s["c"] * grad
             nu = nu - new["mu"] * new["mu"]
-        step = -lr * (grad / snp.sqrt(nu + self.eps))
+        step = s["neg_lr"] * (grad / snp.sqrt(nu + s["eps"]))
         if self.momentum is not None:  # optax traces the lr-scaled steps
-            new["trace"] = step + self.momentum * slots["trace"]
-            step = step + self.momentum * new["trace"] if self.nesterov else new["trace"]
+            new["trace"] = step + s["m"] * slots["trace"]
+            step = step + s["m"] * new["trace"] if self.nesterov else new["trace"]
         return step, new
 
 
@@ -171,10 +190,13 @@ class Adagrad(Optimizer):
     def _slot_inits(self, var):
         return {"sum_of_squares": self.initial_accumulator_value}
 
-    def _apply(self, var, grad, slots, lr, count):
+    def _shared(self, lr, count):
+        return {**super()._shared(lr, count), **_consts(lr.dtype, eps=self.eps)}
+
+    def _apply(self, var, grad, slots, s):
         total = slots["sum_of_squares"] + grad * grad
-        scale = snp.where(total > 0, 1.0 / snp.sqrt(total + self.eps), 0.0)
-        return -lr * (grad * scale.astype(grad.dtype)), {"sum_of_squares": total}
+        scale = snp.where(total > 0, 1.0 / snp.sqrt(total + s["eps"]), 0.0)
+        return s["neg_lr"] * (grad * scale.astype(grad.dtype)), {"sum_of_squares": total}
 
 
 # -- factories ---------------------------------------------------------------------

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 
-from ...graph import Tensor, dtypes
+from ...graph import Tensor, dtypes, library_call
+from ...graph.library import returns
 from .. import numpy_like as snp
 
 __all__ = [
@@ -24,15 +25,23 @@ __all__ = [
 
 
 class Schedule:
-    """A learning-rate schedule: ``schedule(step)`` for an int32 Tensor or a Python int."""
+    """A learning-rate schedule: ``schedule(step)`` for an int32 Tensor or a Python int.
+
+    On a Tensor it is one library call (graph/calls.py) named after the
+    schedule (``cosine_decay``).
+    """
 
     def __init__(self, fn, description: str):
         self._fn = fn
         self._description = description
+        self.name = description.partition("(")[0]
 
     def __call__(self, step):
         if isinstance(step, Tensor):
-            return self._fn(step.astype(dtypes.float32), _graph_math)
+            with library_call(self.name, "learning_rate") as call:
+                lr = self._fn(step.astype(dtypes.float32), _graph_math)
+                returns(call, lr)
+            return lr
         return float(self._fn(float(step), _python_math))
 
     def __repr__(self) -> str:
@@ -110,7 +119,8 @@ def cosine_decay(value: float, steps: int, alpha: float = 0.0) -> Schedule:
 
     def fn(step, m):
         frac = m.minimum(step, float(steps)) / steps
-        return value * ((1.0 - alpha) * 0.5 * (1.0 + m.cos(math.pi * frac)) + alpha)
+        decayed = (1.0 - alpha) * 0.5 * (1.0 + m.cos(math.pi * frac))
+        return value * (decayed + alpha if alpha else decayed)  # + 0.0 changes nothing: not built
 
     return Schedule(fn, f"cosine_decay({value}, steps={steps}, alpha={alpha})")
 

@@ -5,6 +5,7 @@ name, argument order included, so that for one key the numbers agree with
 jax where the arithmetic is the same (uniform, normal, bernoulli, randint,
 categorical, permutation, choice); see tests/ops/test_random.py for which are
 checked bit for bit. Shapes may hold symbols where no count is needed.
+Each sampler is a library call (graph/calls.py): one line in a listing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numbers
 import ml_dtypes
 import numpy as np
 
-from ...graph import Tensor, dtypes
+from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
 from .. import compare, elementwise
 from .. import numpy_like as snp
@@ -59,6 +60,7 @@ def _unit(key, shape, dt: dtypes.DType) -> Tensor:
     return elementwise_op(elementwise.sub, floats, full(1.0, dt, shape))
 
 
+@library()
 def uniform(key, shape=(), dtype=dtypes.float32, minval=0.0, maxval=1.0) -> Tensor:
     """Uniform floats in [minval, maxval) of ``shape`` (symbols allowed), as jax.random.uniform.
 
@@ -72,6 +74,8 @@ def uniform(key, shape=(), dtype=dtypes.float32, minval=0.0, maxval=1.0) -> Tens
         return snp.maximum(lo, u * (hi - lo) + lo)
     # Constant bounds: the span in numpy (one rounding in dt, as XLA's), the bound broadcast once.
     lo, hi = np.asarray(minval, dt.np), np.asarray(maxval, dt.np)
+    if lo.shape == hi.shape == () and lo == 0 and hi == 1 and not np.signbit(lo):
+        return u  # u * 1 + 0 and max(0, .) give u itself for u in [0, 1): not built
     lo_t = snp.broadcast_to(asarray(lo), snp.broadcast_shapes(lo.shape, shape))
     return snp.maximum(lo_t, u * (hi - lo) + lo_t)
 
@@ -83,6 +87,7 @@ def erf_inv(x: Tensor) -> Tensor:
     return elementwise.apply(elementwise.erf_inv, x)
 
 
+@library()
 def normal(key, shape=(), dtype=dtypes.float32) -> Tensor:
     """Standard normal floats of ``shape`` (symbols allowed), as jax.random.normal:
     ``sqrt(2) * erf_inv(u)`` for u uniform in (-1, 1)."""
@@ -107,6 +112,7 @@ def _next_toward(x: Tensor, up: bool) -> Tensor:
     return elementwise.stop_gradient(snp.where(snp.isinf(x) & ((x > 0.0) == up), x, stepped))
 
 
+@library()
 def truncated_normal(key, lower, upper, shape=None, dtype=dtypes.float32) -> Tensor:
     """Normal floats conditioned on lower < x < upper, as jax.random.truncated_normal.
 
@@ -126,6 +132,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=dtypes.float32) -> Ten
 
 
 # -- discrete ------------------------------------------------------------------
+@library()
 def bernoulli(key, p=0.5, shape=None) -> Tensor:
     """Bools that are True with probability ``p`` (float, broadcast to ``shape``)."""
     p = asarray(p)
@@ -140,11 +147,13 @@ def _gumbel(key, shape, dt: dtypes.DType) -> Tensor:
     return -snp.log(-snp.log(u))
 
 
+@library()
 def gumbel(key, shape=(), dtype=dtypes.float32) -> Tensor:
     """Standard Gumbel floats of ``shape``, as jax.random.gumbel (mode "low")."""
     return _gumbel(key, _shape_of(shape, "gumbel"), _float_dtype(dtype, "gumbel"))
 
 
+@library()
 def categorical(key, logits, axis: int = -1, shape=None) -> Tensor:
     """Indices drawn with probabilities softmax(logits) along ``axis`` (Gumbel-max), int32.
 
@@ -165,6 +174,7 @@ def categorical(key, logits, axis: int = -1, shape=None) -> Tensor:
     return snp.argmax(noise + logits, axis=len(prefix) + axis)
 
 
+@library()
 def randint(key, shape, minval, maxval, dtype=dtypes.int32) -> Tensor:
     """Integers uniform in [minval, maxval) of ``shape``, as jax.random.randint.
 
@@ -225,6 +235,7 @@ def _shuffle(key, x: Tensor, axis: int) -> Tensor:
     return x
 
 
+@library()
 def permutation(key, x, axis: int = 0, independent: bool = False) -> Tensor:
     """A random permutation of ``range(x)`` (an int) or of ``x`` along ``axis``.
 
@@ -243,11 +254,13 @@ def permutation(key, x, axis: int = 0, independent: bool = False) -> Tensor:
     return snp.take(x, _shuffle(key, snp.arange(n), 0), axis=axis)
 
 
+@library()
 def shuffle(key, x, axis: int = 0) -> Tensor:
     """``x`` shuffled along ``axis``; the same as ``permutation(key, x, axis)``."""
     return permutation(key, x, axis)
 
 
+@library()
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0) -> Tensor:
     """A random sample of ``shape`` from ``a`` (an int n means arange(n)), as jax.random.choice.
 
@@ -339,6 +352,7 @@ def _shape_param(value, dt, shape, who: str):
     return t.astype(dt), dt
 
 
+@library()
 def gamma(key, a, shape=None, dtype=None) -> Tensor:
     """Gamma(a, 1) floats of ``shape`` (default a's shape), as jax.random.gamma in
     distribution (not bit for bit). No gradient flows to ``a`` (jax gives implicit ones)."""
@@ -347,6 +361,7 @@ def gamma(key, a, shape=None, dtype=None) -> Tensor:
     return snp.exp(_log_gamma(key, a, shape))
 
 
+@library()
 def loggamma(key, a, shape=None, dtype=None) -> Tensor:
     """log of Gamma(a, 1) samples, accurate for tiny ``a`` (as jax.random.loggamma)."""
     a, dt = _shape_param(a, dtype, shape, "loggamma")
@@ -354,6 +369,7 @@ def loggamma(key, a, shape=None, dtype=None) -> Tensor:
     return _log_gamma(key, a, shape)
 
 
+@library()
 def beta(key, a, b, shape=None, dtype=None) -> Tensor:
     """Beta(a, b) floats of ``shape`` (default the broadcast shape of a and b), from two gammas."""
     a, dt = _shape_param(a, dtype, shape, "beta")
@@ -366,6 +382,7 @@ def beta(key, a, b, shape=None, dtype=None) -> Tensor:
     return snp.exp(la - top - snp.log(snp.exp(la - top) + snp.exp(lb - top)))
 
 
+@library()
 def dirichlet(key, alpha, shape=None, dtype=None) -> Tensor:
     """Dirichlet(alpha) vectors: ``shape + alpha.shape[-1:]`` (shape defaults to
     alpha's batch shape), normalized gammas."""

@@ -5,7 +5,8 @@ reproducible. A Generator is a uint32[2] Variable; each run that reads it
 splits it, using one half for the draws of that run and storing the other
 as the next state (an automatic assign the Session adds to any run that
 reads the variable). Each call site folds its own index into the run's half,
-so two draws in one graph never share a key.
+so two draws in one graph never share a key. Making one is a library call
+(graph/calls.py) named after its variable.
 
     gen = sg.random.Generator(42)
     noise = gen.normal(("batch", 16))       # fresh numbers every run
@@ -13,13 +14,19 @@ so two draws in one graph never share a key.
 
 from __future__ import annotations
 
-from ...graph import current_graph, dtypes
+from ...graph import current_graph, dtypes, library_call
 from ...graph import name_scope as _name_scope
+from ...graph.library import returns
 from ..state import Variable, assign
 from . import distributions
 from .keys import fold_in, key, split
 
 __all__ = ["Generator", "default_generator"]
+
+
+def session_key(key, shape, dtype):
+    """The initializer of a Generator seeded by the Session: the key Variable gives it."""
+    return key
 
 
 class Generator:
@@ -31,12 +38,15 @@ class Generator:
     """
 
     def __init__(self, seed: int | None = None, name: str = "generator"):
-        init = (lambda k, shape, dtype: k) if seed is None else key(seed)
-        self.state = Variable(init, (2,), dtypes.uint32, name=name, trainable=False)
-        with _name_scope(self.state.var_name.rsplit("/", 1)[-1]), _name_scope("advance"):
-            halves = split(self.state)
-            self._run_key = halves[1]
-            assign(self.state, halves[0], auto=True)
+        local = current_graph().unique_name(name).rsplit("/", 1)[-1]  # the variable's name
+        with library_call("Generator", local, scope=False) as call:
+            init = session_key if seed is None else key(seed)
+            self.state = Variable(init, (2,), dtypes.uint32, name=local, trainable=False)
+            with _name_scope(local), _name_scope("advance"):
+                halves = split(self.state)
+                self._run_key = halves[1]
+                assign(self.state, halves[0], auto=True)
+            returns(call, self._run_key)
         self._calls = 0
 
     def key(self):

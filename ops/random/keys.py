@@ -6,7 +6,7 @@ implementation. Everything here hashes with the threefry2x32 primitive
 since 0.5): the counter of element i of a draw of any shape is the pair
 (i >> 32, i & 0xffffffff) of its row-major flat index, hashed under the key.
 So split, fold_in and bits give the same numbers as jax.random with the
-same key.
+same key. key, split, fold_in and bits are library calls (graph/calls.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from ...graph import Tensor, dtypes
+from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
 from .. import compare, constants, elementwise, slicing
 from .. import shape as shape_ops
@@ -38,6 +38,9 @@ def elementwise_op(op, *xs) -> Tensor:
 
 
 # -- keys ----------------------------------------------------------------------
+_WORDS = "random key words"  # a graph memo: a key Tensor -> its two uint32 scalar words
+
+
 def _key_halves(key, who: str) -> tuple[Tensor, Tensor]:
     if not isinstance(key, Tensor):
         arr = np.asarray(key)
@@ -46,11 +49,28 @@ def _key_halves(key, who: str) -> tuple[Tensor, Tensor]:
         key = constants.constant(arr)
     if key.dtype is not _U32 or tuple(key.shape) != (2,):
         raise error(f"{who} wants a key: a uint32[2] Tensor (from sg.random.key), got {key.type}")
+    return key_words(key)
+
+
+def key_words(key: Tensor) -> tuple[Tensor, Tensor]:
+    """The two uint32 scalar words of a key Tensor: those it was made of if it was made by
+    ``key``, ``fold_in`` or ``remember_words``, else sliced out of it."""
+    memo = key.graph.memo(_WORDS)
+    if key in memo:
+        return memo[key]
     return tuple(shape_ops.reshape(slicing.slice(key, (i,), (i + 1,)), ()) for i in (0, 1))
 
 
+def remember_words(key: Tensor) -> None:
+    """Slice ``key``'s words now, where it is made, for every later draw from it to reuse
+    (the Session's seed: each Variable folds its key out of it)."""
+    key.graph.memo(_WORDS)[key] = key_words(key)
+
+
 def _pair(hi: Tensor, lo: Tensor) -> Tensor:
-    return slicing.concatenate([shape_ops.reshape(hi, (1,)), shape_ops.reshape(lo, (1,))], 0)
+    key = slicing.concatenate([shape_ops.reshape(hi, (1,)), shape_ops.reshape(lo, (1,))], 0)
+    key.graph.memo(_WORDS)[key] = (hi, lo)
+    return key
 
 
 def _seed_words(seed, who: str) -> tuple[Tensor, Tensor]:
@@ -81,6 +101,7 @@ def seed_words(seed, who: str = "key") -> tuple[int, int]:
     return s >> 32, s & 0xFFFFFFFF
 
 
+@library()
 def key(seed) -> Tensor:
     """A PRNG key (uint32[2]) from an integer seed: ``[0, seed]`` for 32-bit seeds.
 
@@ -115,6 +136,8 @@ def _counters(shape) -> tuple[Tensor, Tensor]:
             s = full(static, _U64, ()) if stride is None else stride
             term = elementwise_op(elementwise.mul, term, shape_ops.broadcast_in_dim(s, shape, ()))
         flat = term if flat is None else elementwise_op(elementwise.add, flat, term)
+        if axis == 0:
+            break  # the outermost axis: no stride past it is needed
         d = shape[axis]
         if isinstance(d, int) and stride is None:
             static *= d
@@ -135,6 +158,7 @@ def _hash(key, shape, who: str) -> tuple[Tensor, Tensor]:
     return threefry2x32(k1, k2, *_counters(shape))
 
 
+@library()
 def split(key, num=2) -> Tensor:
     """``num`` new keys from ``key``: uint32[num, 2] (``num`` may be a shape tuple).
 
@@ -148,6 +172,7 @@ def split(key, num=2) -> Tensor:
     return slicing.concatenate(parts, n)
 
 
+@library()
 def fold_in(key, data) -> Tensor:
     """A new key from ``key`` and an integer ``data`` (as jax.random.fold_in).
 
@@ -166,6 +191,7 @@ def fold_in(key, data) -> Tensor:
     return _pair(a, b)
 
 
+@library()
 def bits(key, shape=(), dtype=dtypes.uint32) -> Tensor:
     """Uniform random bits of an unsigned ``dtype`` (uint8/16/32/64) and ``shape``.
 
@@ -182,4 +208,4 @@ def bits(key, shape=(), dtype=dtypes.uint32) -> Tensor:
     return compare.convert(elementwise_op(elementwise.xor, a, b), dt)
 
 
-__all__ = ["PRNGKey", "bits", "fold_in", "key", "split"]
+__all__ = ["PRNGKey", "bits", "fold_in", "key", "split"]  # key_words, remember_words: for ops/state.py

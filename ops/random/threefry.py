@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from ...graph import GraphError, OpDef, Tensor, TensorType, dtypes
-from .. import hlo
+from .. import batching, hlo, shape
 from ..registry import bind
 
 _U32 = dtypes.uint32
@@ -88,13 +88,33 @@ def _threefry2x32_lower(ctx, attrs, k1, k2, x1, x2):
     return hlo.call_private(name, types, types[2:], functools.partial(_rounds, shape), [k1, k2, x1, x2])
 
 
+def _threefry2x32_batch(ctx, attrs, xs, bdims):
+    # The counters take one batch axis (broadcast if unbatched); each key word is lined up with
+    # it under right-aligned broadcasting, so every lane sees exactly its own key and counters.
+    k1, k2, x1, x2 = xs
+    at = next((b for b in bdims[2:] if b is not None), 0)
+    x1, x2 = (batching.batched_at(x, b, ctx.size, at) for x, b in zip((x1, x2), bdims[2:]))
+    keys = [_key_along(k, b, x1.ndim - 1 - at) for k, b in zip((k1, k2), bdims[:2])]
+    return list(bind(threefry2x32_op, *keys, x1, x2)), [at, at]
+
+
+def _key_along(k: Tensor, bdim, after: int) -> Tensor:
+    """Key word ``k`` (batched at ``bdim``, or None) shaped to broadcast to counters whose batch
+    axis has ``after`` dims after it."""
+    j = k.ndim - (bdim is not None) - after  # the axis of k that lines up with the batch axis
+    if bdim is None:
+        return k if j <= 0 else shape.reshape(k, (*k.shape[:j], 1, *k.shape[j:]))
+    k = batching.moveaxis(k, bdim, max(j, 0))
+    return k if j >= 0 else shape.reshape(k, (k.shape[0], *(1,) * -j, *k.shape[1:]))
+
+
 threefry2x32_op = OpDef(
     "threefry2x32",
     _threefry2x32_infer,
     _threefry2x32_lower,
+    batch=_threefry2x32_batch,
     reasons={
         "vjp": "integer op: no gradient",
-        "batch": "not written yet",
         # sg.simplify folds single-output nodes only; XLA folds constant keys itself.
         "fold": "two outputs: not folded by sg.simplify",
     },

@@ -1,11 +1,12 @@
 """sg.scipy.special: logsumexp, expit, logit, erf, xlogy (ops layer).
 
-logsumexp carries its own vjp (the softmax weights), so its value and
+logit, xlogy and logsumexp are library calls (graph/calls.py). logsumexp carries its own vjp (the softmax weights), so its value and
 gradient stay exact where exp would overflow or underflow.
 """
 
 from __future__ import annotations
 
+from ...graph import library
 from ..custom_vjp import custom_vjp
 from ..numpy_like import (
     asarray,
@@ -27,11 +28,13 @@ from ..numpy_like.core import normalize_axes
 expit = sigmoid
 
 
+@library()
 def logit(p):
     """log(p / (1 - p)), the inverse of expit."""
     return log(true_divide(p, subtract(1, p)))
 
 
+@library()
 def xlogy(x, y):
     """x * log(y), defined as 0 where x == 0 (also for y == 0)."""
     return where(asarray(x) == 0, 0.0, multiply(x, log(y)))
@@ -43,6 +46,7 @@ def _lse_keepdims(x, axes):
     return log(sum(exp(subtract(x, shift)), axis=axes, keepdims=True)) + shift
 
 
+@library()
 def logsumexp(a, axis=None, keepdims: bool = False):
     """log(sum(exp(a))) over ``axis``, computed with a max shift; its gradient is softmax(a)."""
     x = asarray(a)

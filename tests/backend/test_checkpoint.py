@@ -1,6 +1,7 @@
 """Session.save / Session.restore: round trips, mismatch reports, atomic writes, kept steps, the file format."""
 
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -173,3 +174,15 @@ def test_tf1_argument_names_for_steps(tmp_path):
         sess.set(b, np.zeros(4))
         sess.restore(prefix)
         np.testing.assert_array_equal(sess.get(b), np.full(4, 4.0))
+
+
+def test_save_and_restore_take_path_objects(tmp_path):
+    g = sg.Graph("paths")
+    with g:
+        v = sg.Variable(sg.nn.initializers.ones, (2,), sg.float32, name="v")
+    with sg.Session(g) as sess:
+        sess.set(v, np.array([3.0, 4.0], np.float32))
+        written = sess.save(pathlib.Path(tmp_path) / "ckpt")
+        other = sg.Session(g)
+        other.restore(pathlib.Path(written))
+        np.testing.assert_array_equal(other.get(v), [3.0, 4.0])

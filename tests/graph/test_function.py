@@ -73,3 +73,18 @@ def test_function_from_numpy_example_types():
     f = sg.function(lambda a: snp.exp(a), [np.zeros((2, 2), np.float64)])
     assert f.in_types == (sg.TensorType((2, 2), sg.float64),)
     assert f.out_types[0].dtype is sg.float64
+
+
+def test_bodies_keep_their_own_symbols_when_inlined_where_the_graph_binds_the_same_name():
+    # the map body captures `a`, whose type says "n"; the graph binds its own "n" to another size
+    f = sg.function(lambda a: sg.map(lambda r: r * snp.sum(a), a), [sg.TensorType(("n",), sg.float32)])
+    g = sg.Graph("shadow")
+    with g:
+        p = sg.placeholder(("n",), sg.float32, name="p")
+        q = sg.placeholder((3,), sg.float32, name="q")
+        r = f(q)
+        total = snp.sum(p)
+    with sg.Session(g) as sess:
+        got, s = sess.run([r, total], {p: np.ones(5, np.float32), q: np.arange(3, dtype=np.float32)})
+    np.testing.assert_allclose(got, np.arange(3) * 3.0)
+    assert s == 5

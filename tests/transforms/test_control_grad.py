@@ -1,4 +1,4 @@
-"""Gradients through control flow (transforms/control_ad.py): cond and switch; the while_loop error."""
+"""Gradients through control flow (ops/control/): cond and switch; the while_loop error."""
 
 from __future__ import annotations
 
@@ -64,3 +64,17 @@ def test_while_loop_reverse_mode_is_an_error():
             sg.gradients(y, [x])
     msg = str(e.value)
     assert "while" in msg and "max_steps=" in msg and f"{FILE}:{line}" in msg, msg
+
+
+def test_gradient_does_not_look_through_stop_gradient_into_a_while_loop():
+    """A while_loop fed only through stop_gradient is a constant: reverse mode needs no rule for it."""
+    g = sg.Graph("stopped")
+    with g:
+        x = sg.placeholder((), sg.float32, name="x")
+        y = sg.grad(lambda v: sg.while_loop(lambda s: s < 10.0, lambda s: s * 2.0, sg.stop_gradient(v)) * v)(
+            x
+        )
+        z = sg.grad(lambda v: snp.floor(v) * v)(x)  # floor has zero derivative: d/dv = floor(v)
+    with sg.Session(g) as sess:
+        got_y, got_z = sess.run([y, z], {x: np.float32(1.5)})
+    assert got_y == 12.0 and got_z == 1.0

@@ -82,6 +82,19 @@ def _custom_softplus():
     return softplus
 
 
+def _custom_log1pexp():
+    @sg.custom_jvp
+    def log1pexp(x, y):
+        return snp.log1p(snp.exp(x)) * y
+
+    @log1pexp.defjvp
+    def _(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        return log1pexp(x, y), tx * snp.sigmoid(x) * y + ty * snp.log1p(snp.exp(x))
+
+    return log1pexp
+
+
 def _reduce(kind, x, axes):
     return Case(lambda v: reduce.reduce(v, kind, axes), [x])
 
@@ -150,6 +163,7 @@ PRIMITIVES = {
         Case(lambda x: compare.convert(x, sg.float32), [normal(3)], dict(eps=1e-2, atol=1e-3, rtol=1e-2)),
     ],
     "custom_vjp_call": [Case(lambda x: _custom_softplus()(x), [normal(2, 3)])],
+    "custom_jvp_call": [Case(lambda x, y: _custom_log1pexp()(x, y), [normal(2, 3), normal(2, 3)])],
     "placeholder_with_default": [Case(lambda x: snp.sin(sg.placeholder_with_default(x)), [normal(2, 3)])],
     "cond": [  # both branches taken; a captured tensor (w); more in tests/transforms/test_control_grad.py
         Case(

@@ -1,4 +1,4 @@
-"""Gradients through scan, static fori_loop and bounded while_loop (transforms/control_ad.py)."""
+"""Gradients through scan, static fori_loop and bounded while_loop (ops/control/)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The explorer in a real browser: a notebook is executed, exported to HTML by nbconvert and opened in
 headless chromium (Debian's chromium + chromium-driver, installed by `make setup`); clicking a closed scope
-opens it, clicking its heading closes it, and hovering a box shows its type and source line. Leaves a screenshot in out/explorer.png.
+(a library call, here a dense layer, and the call inside it) opens it, clicking its heading closes it, and hovering a box shows its type and source line. Leaves a screenshot in out/explorer.png.
 
 No network is needed or used: the explorer's script and style are inline in the exported page.
 """
@@ -75,10 +75,12 @@ def test_clicking_a_closed_scope_in_an_exported_notebook_opens_it(kernel_name, t
     driver = _chromium()
     try:
         driver.get(page.as_uri())
-        fc1 = driver.find_element(By.CSS_SELECTOR, '[data-path="model/fc1"]')
-        assert fc1.is_displayed()  # a graph this size starts with its scopes open, initializers closed
+        model = driver.find_element(By.CSS_SELECTOR, '[data-path="model"]')
+        assert model.is_displayed()  # a graph this size starts with its scopes open, library calls closed
+        fc1 = _open(driver, "model", "fc1")
+        assert fc1.get_attribute("data-path") == "model/fc1" and "dense" in model.text
         init = _open(driver, "model/fc1", "kernel/init")
-        assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "threefry2x32" in init.text
+        assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "uniform" in init.text
         dot = next(
             n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general")
         )

@@ -136,20 +136,29 @@ def test_gradient_nodes_are_marked_and_tied_to_their_forward_node(svg):
     assert d.stroke(ties[0]) != d.stroke(d.all("edge", "sg-data")[0])
 
 
-def test_library_groups_have_their_own_look(svg):
-    g, _, _ = _model()
-    remove = sg.viz.register_library_marker(
-        lambda group: "sg.nn.dense" if group.path == "model/dense" else None
+def test_library_calls_are_closed_boxes_of_their_own_look_until_opened(svg):
+    g = sg.Graph("lib")
+    with g, sg.name_scope("model"):
+        x = sg.placeholder(("batch", 3), sg.float32, name="x")
+        h = sg.nn.relu(sg.nn.dense(x, 4, name="fc1"))
+        y = snp.tanh(h)
+    d = svg(sg.draw(g))
+    fc1 = d.one("node", "sg-collapsed", "sg-library", text="fc1")
+    assert "dense" in d.texts(fc1)  # the function's name, under the call's
+    assert d.one("node", "sg-collapsed", "sg-library", text="relu") is not None
+    assert d.one("node", "sg-op", text="tanh") is not None and not d.all("cluster", "sg-library")
+    closed = svg(sg.draw(g, collapse=1))
+    assert d.fill(fc1) != closed.fill(closed.one("node", "sg-collapsed", "sg-scope", text="model"))
+    opened = svg(sg.draw(g, expand=["fc1"]))
+    cluster = opened.one("cluster", "sg-library", text="fc1 (dense)")
+    assert opened.inside(opened.one("node", text="dot_general"), cluster)
+    assert opened.one("node", "sg-collapsed", "sg-library", text="kernel/init") is not None  # nested: closed
+    every = svg(sg.draw(g, expand=True))
+    assert not every.all("sg-collapsed") and every.one(
+        "cluster", "sg-library", text="kernel/init (glorot_uniform)"
     )
-    try:
-        d = svg(sg.draw(g))
-        dense = d.one("cluster", "sg-library", text="dense (sg.nn.dense)")
-        closed = svg(sg.draw(g, collapse=2))
-        box = closed.one("node", "sg-collapsed", "sg-library", text="dense")
-        assert "sg.nn.dense" in closed.texts(box) and dense is not None
-    finally:
-        remove()
-    assert not svg(sg.draw(g)).all("sg-library")
+    assert not svg(sg.draw(g, collapse=None)).all("sg-collapsed")
+    assert y.name == "model/tanh"
 
 
 def test_draw_writes_svg_png_pdf_and_dot(tmp_path):

@@ -63,10 +63,27 @@ def test_each_group_has_a_panel_that_its_closed_box_links_to():
 def test_a_bigger_graph_starts_with_its_deeper_groups_closed():
     g = sg.Graph()
     with g, sg.name_scope("model"):
+        h = sg.placeholder(("batch", 4), sg.float32, name="x")
+        for i in range(2):
+            with sg.name_scope(f"block{i}"):
+                h = -h
+                with sg.name_scope("inner"):
+                    for _ in range(25):
+                        h = snp.tanh(h)
+    page = _Page(sg.viz.explorer_html(g))
+    hidden = {p for p, is_hidden in page.panels.items() if is_hidden}
+    assert len(page.panels) == 6 and len(hidden) == 2  # the two inner scopes wait for a click
+
+
+def test_library_calls_start_closed():
+    g = sg.Graph()
+    with g, sg.name_scope("model"):
         sg.nn.dense(sg.placeholder(("batch", 4), sg.float32, name="x"), 8, name="fc1")
     page = _Page(sg.viz.explorer_html(g))
     hidden = {p for p, is_hidden in page.panels.items() if is_hidden}
-    assert len(page.panels) == 5 and len(hidden) == 2  # fc1's kernel/init and bias/init wait for a click
+    shown = set(page.panels) - hidden
+    assert len(shown) == 2  # the graph and model; fc1 (dense), its initializers and the seed wait for a click
+    assert len(hidden) == len(g.calls) and {c.name for c in g.calls} >= {"model/fc1", "seed"}
 
 
 def test_the_explorer_ships_everything_inline():

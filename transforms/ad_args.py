@@ -1,0 +1,96 @@
+"""Arguments of the autodiff transforms: nests of tensors, argnums, Function in -> Function out (transforms).
+
+grad, value_and_grad, vjp, jvp and the jacobians take and return nests of
+tuples, lists and dicts (None passes through) as JAX's do. Their leaves are
+Tensors, or numbers and numpy arrays (made constants); anything else is a
+GraphError at the user's line that names the leaf's path in the nest, such
+as ``args[0]['w']``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Function, GraphError, Tensor, flatten, function, located, unflatten, user_location
+from ..graph.tree import leaf_paths
+from ..ops.numpy_like import asarray
+
+_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+
+
+def error(message: str) -> GraphError:
+    return GraphError(located(message, user_location()))
+
+
+def tensor_leaves(nest, where: str) -> tuple[list[Tensor], object]:
+    """The nest's leaves as Tensors and its treedef; an unsupported leaf names its path under ``where``."""
+    leaves, tree = flatten(nest)
+    out = []
+    for leaf, path in zip(leaves, leaf_paths(tree)):
+        if isinstance(leaf, Tensor):
+            out.append(leaf)
+        elif isinstance(leaf, _VALUES):
+            out.append(asarray(leaf))
+        else:
+            raise error(
+                f"{where}{path} is a {type(leaf).__name__}: autodiff wants Tensors, numbers or numpy arrays "
+                "in nests of tuples, lists and dicts (None for nothing)"
+            )
+    return out, tree
+
+
+def as_values(nest):
+    """The nest with its number and array leaves made Tensors and other leaves left as they are
+    (the arguments a transform passes through to fn without differentiating)."""
+    leaves, tree = flatten(nest)
+    return unflatten(tree, [asarray(v) if isinstance(v, _VALUES) else v for v in leaves])
+
+
+def check_argnums(fn, argnums, num_args: int) -> tuple[int, ...]:
+    """argnums as a tuple of non-negative positions, or a GraphError at the user's line."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    name = getattr(fn, "name", None) or getattr(fn, "__name__", "fn")
+    for i in nums:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise error(f"argnums wants ints, got {i!r}")
+        if not -num_args <= i < num_args:
+            need = (i if i >= 0 else -i - 1) + 1
+            raise error(
+                f"{name} differentiated with argnums={argnums!r} needs at least {need} positional "
+                f"arguments, got {num_args}"
+            )
+    return tuple(i % num_args for i in nums)
+
+
+def with_args(fn, args, nums):
+    """``fn`` as a function of the arguments at positions ``nums`` only, the others fixed to ``args``."""
+
+    def partial(*xs):
+        full = list(args)
+        for i, x in zip(nums, xs):
+            full[i] = x
+        return fn(*full)
+
+    return partial
+
+
+def wrap(fn, argnums, prefix: str, impl):
+    """A transform of ``fn``: ``impl(fn, args)`` builds it where called.
+
+    A Function gives a Function (printable, drawable, transformable again);
+    a Python callable gives a callable that builds inline where called.
+    """
+    if isinstance(fn, Function):
+        check_argnums(fn, argnums, len(fn.params))
+        return function(
+            lambda *args: impl(fn, args),
+            fn.in_types,
+            name=f"{prefix}_{fn.name}",
+            arg_names=[p.node.name for p in fn.params],
+        )
+
+    def transformed(*args):
+        return impl(fn, args)
+
+    transformed.__name__ = f"{prefix}_{getattr(fn, '__name__', 'fn')}"
+    return transformed
