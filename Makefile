@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/grad.py
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/random_compile.py
+	$(PY) benchmarks/per_example_grads.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

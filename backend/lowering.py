@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..graph import FeedError, GraphError, TensorType, located
+from ..graph import CompileError, FeedError, GraphError, TensorType, located
 from ..graph.dims import evaluate
 from ..graph.function import bind_symbols
 from ..graph.rewrite import Walk
@@ -133,8 +133,12 @@ def _lowering(bindings):
             bindings,
         )
         rule = node.op.rule("lower")
-        with hlo.node_location(node):
-            out = rule(ctx, node.attrs, *(walk.env[t] for t in node.inputs))
+        try:
+            with hlo.node_location(node):
+                out = rule(ctx, node.attrs, *(walk.env[t] for t in node.inputs))
+        except hlo.ir.MLIRError as e:  # a StableHLO op refused its operands: name the node, not MLIR
+            message = f"lowering {node.op.name} failed: {str(e).strip()}"
+            raise CompileError(located(message, node.location, node.name)) from None
         outs = list(out) if isinstance(out, list | tuple) else [out]
         if len(outs) != len(node.outputs):
             raise GraphError(

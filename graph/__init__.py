@@ -24,8 +24,11 @@ from .location import SourceLocation, user_location
 from .node import Node
 from .opdef import (
     BILINEAR,
+    BROADCAST,
+    CONSTANT,
     ELEMENTWISE,
     LINEAR,
+    MOVES_DATA,
     STATEFUL,
     ZERO_DERIVATIVE,
     Attrs,
@@ -42,7 +45,7 @@ from .types import TensorType
 from .verify import verify
 
 __all__ = [
-    "ArrayAttr", "Attrs", "BILINEAR", "ELEMENTWISE", "LINEAR", "STATEFUL", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "ArrayAttr", "Attrs", "BILINEAR", "BROADCAST", "CONSTANT", "ELEMENTWISE", "LINEAR", "MOVES_DATA", "STATEFUL", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
     "current_graph", "describe", "dtypes", "emitting_for", "extract", "flatten", "function", "inline",

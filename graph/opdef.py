@@ -12,10 +12,11 @@ backend turns into arguments, in graph/structural.py) with all its rules:
   the rule (transforms/backward.py's VJPContext, transforms/vectorize.py's
   BatchContext), so rules of ops holding bodies transform them in place;
 - ``traits``: properties passes ask for instead of op names (elementwise,
-  stateful);
-- ``fold(attrs, *numpy_inputs) -> numpy output(s)``: optional constant folding
-  for sg.simplify, or None where folding would be wrong or wasteful (e.g. an
-  integer division by zero, whose value XLA leaves to the platform).
+  stateful, moves_data, constant; the constants below);
+- ``fold(attrs, *numpy_inputs) -> numpy output(s)``: constant folding for
+  sg.simplify, returning None where folding would be wrong (e.g. an integer
+  division by zero, whose value XLA leaves to the platform). Optional, not
+  part of RULES: an elementwise op without one says why in ``reasons["fold"]``.
 
 A rule that is absent says why in ``reasons`` (e.g. "integer op: no
 gradient"), so a completeness test can tell a gap from a decision.
@@ -45,11 +46,14 @@ class NoAttrs(Attrs):
 RULES = ("lower", "vjp", "jvp", "batch")
 
 # traits: what passes ask of an op instead of its name
-ELEMENTWISE = frozenset({"elementwise"})  # applied element by element to operands of one shape
+ELEMENTWISE = frozenset({"elementwise"})  # element by element; a scalar operand (a select's pred) fits all
 LINEAR = frozenset({"linear"})  # linear in its differentiable operands: forward mode applies it to tangents
 BILINEAR = frozenset({"bilinear"})  # linear in each operand separately (dot_general)
 STATEFUL = frozenset({"stateful"})  # reads or writes Session state: refused under vectorize
 ZERO_DERIVATIVE = frozenset({"zero_derivative"})  # stop_gradient, floor, sign: no gradient path through it
+MOVES_DATA = frozenset({"moves_data"})  # one operand; every output element is a copy of one of its elements
+BROADCAST = frozenset({"broadcast"})  # repeats its operand into a larger shape: of a scalar, any splat
+CONSTANT = frozenset({"constant"})  # no inputs; its fold, called with none, gives its value
 
 
 @dataclass(eq=False)
@@ -67,8 +71,7 @@ class OpDef:
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
     tensor_class: type | None = None  # the Tensor subclass of its outputs (Variable), if not Tensor
-    # what passes may ask of an op instead of its name: "elementwise" (applied element by element
-    # to operands of one shape), "stateful" (reads or writes Session state: not vectorizable)
+    # what passes may ask of an op instead of its name: the trait constants above
     traits: frozenset[str] = frozenset()
 
     def __post_init__(self):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
+
 from ..graph import ELEMENTWISE, LINEAR, Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
 from . import ad_util as ad
 from . import batching, elementwise, hlo, shape
@@ -31,12 +33,21 @@ def _compare_lower(ctx, attrs: CompareAttrs, x, y):
     return hlo.compare(x, y, attrs.direction, ctx.in_types[0].dtype)
 
 
+_DIRECTIONS = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+               "GT": np.greater, "GE": np.greater_equal}  # fmt: skip
+
+
+def _compare_fold(attrs: CompareAttrs, x, y):
+    return _DIRECTIONS[attrs.direction](x, y)
+
+
 compare_op = OpDef(
     "compare",
     _compare_infer,
     _compare_lower,
     attrs=CompareAttrs,
     batch=batching.elementwise_batch,
+    fold=_compare_fold,
     reasons={"vjp": "bool output: no gradient"},
     traits=ELEMENTWISE,
     doc="Elementwise comparison giving bool; stablehlo.compare.",
@@ -76,9 +87,13 @@ def _select_batch(ctx, attrs, xs, bdims):
     return batching.scalar_operand_batch(ctx, attrs, xs, bdims, scalar_ok=(0,))
 
 
+def _select_fold(attrs, pred, x, y):
+    return np.where(pred, x, y)
+
+
 select_op = OpDef(
-    "select", _select_infer, _select_lower, vjp=_select_vjp, batch=_select_batch,
-    traits=LINEAR,
+    "select", _select_infer, _select_lower, vjp=_select_vjp, batch=_select_batch, fold=_select_fold,
+    traits=ELEMENTWISE | LINEAR,
     doc="pred ? x : y; stablehlo.select.",
 )  # fmt: skip
 
@@ -127,8 +142,15 @@ def _clamp_batch(ctx, attrs, xs, bdims):
     return batching.scalar_operand_batch(ctx, attrs, xs, bdims, scalar_ok=(0, 2))
 
 
+def _clamp_fold(attrs, lo, x, hi):
+    if x.dtype.kind == "c":
+        return None  # numpy orders complex numbers; StableHLO does not
+    return np.minimum(np.maximum(x, lo), hi)
+
+
 clamp_op = OpDef(
-    "clamp", _clamp_infer, _clamp_lower, vjp=_clamp_vjp, batch=_clamp_batch,
+    "clamp", _clamp_infer, _clamp_lower, vjp=_clamp_vjp, batch=_clamp_batch, fold=_clamp_fold,
+    traits=ELEMENTWISE,
     doc="min(max(x, lo), hi); stablehlo.clamp.",
 )  # fmt: skip
 
@@ -168,6 +190,21 @@ def _convert_vjp(ctx, attrs: ConvertAttrs, xs, ys, cts):
     return [convert(cts[0], x.dtype)]
 
 
+def _convert_fold(attrs: ConvertAttrs, x):
+    dst = attrs.dtype.np
+    if dst.kind == "f" and dst.itemsize == 1:
+        return None  # float8 overflow rules differ between ml_dtypes and XLA
+    if dst.kind == "b":
+        return x != 0
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real
+    if x.dtype.kind == "f" and dst.kind in "iu":
+        info = np.iinfo(dst)
+        if not np.all(np.isfinite(x)) or np.any(x < info.min) or np.any(x > info.max):
+            return None  # numpy and XLA disagree outside the target's range
+    return x.astype(dst)
+
+
 convert_op = OpDef(
     "convert",
     _convert_infer,
@@ -175,6 +212,7 @@ convert_op = OpDef(
     attrs=ConvertAttrs,
     vjp=_convert_vjp,
     batch=batching.elementwise_batch,
+    fold=_convert_fold,
     traits=ELEMENTWISE | LINEAR,
     doc="Change the element type (numpy astype semantics); stablehlo.convert.",
 )
@@ -206,12 +244,17 @@ def _bitcast_convert_lower(ctx, attrs: BitcastConvertAttrs, x):
     return hlo.sh.bitcast_convert(hlo.tensor_type(ctx.out_types[0]), x)
 
 
+def _bitcast_convert_fold(attrs: BitcastConvertAttrs, x):
+    return x.view(attrs.dtype.np)
+
+
 bitcast_convert_op = OpDef(
     "bitcast_convert",
     _bitcast_convert_infer,
     _bitcast_convert_lower,
     attrs=BitcastConvertAttrs,
     batch=batching.elementwise_batch,
+    fold=_bitcast_convert_fold,
     reasons={"vjp": "bit reinterpretation: no gradient"},
     traits=ELEMENTWISE,
     doc="Reinterpret the bits as another dtype of equal width; stablehlo.bitcast_convert.",

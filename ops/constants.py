@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import ArrayAttr, Attrs, DTypeAttr, GraphError, OpDef, ShapeAttr, TensorType, dtypes
+from ..graph import CONSTANT, ArrayAttr, Attrs, DTypeAttr, GraphError, OpDef, ShapeAttr, TensorType, dtypes
 from ..graph.attrs import DimAttr
 from ..graph.dims import as_dim, check_shape
 from ..graph.dtypes import canonical_array
@@ -31,12 +31,18 @@ def _constant_lower(ctx, attrs: ConstantAttrs):
     return hlo.constant(attrs.value, ctx.out_types[0].dtype)
 
 
+def _constant_fold(attrs: ConstantAttrs):
+    return attrs.value
+
+
 constant_op = OpDef(
     "constant",
     _constant_infer,
     _constant_lower,
     attrs=ConstantAttrs,
+    fold=_constant_fold,
     reasons={"vjp": _NO_INPUTS, "batch": _NO_INPUTS, "jvp": _NO_INPUTS},
+    traits=CONSTANT,
     doc="A tensor of fixed values; stablehlo.constant.",
 )
 

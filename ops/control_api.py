@@ -324,7 +324,7 @@ def _scan_length(xs_leaves, xtree, length):
         raise _error("scan wants xs with a leading axis to scan over, got a scalar")
     lengths = [(f"xs{path}", x.type.shape[0]) for path, x in zip(leaf_paths(xtree), xs_leaves)]
     if length is not None:
-        lengths.append(("length", int(length)))
+        lengths.append(("length", length if isinstance(length, str) else int(length)))
     if not lengths:
         raise _error("scan wants xs or length, got neither")
     if len({n for _, n in lengths}) != 1:

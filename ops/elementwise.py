@@ -4,8 +4,8 @@ Primitives are strict like StableHLO: binary operands have equal shapes and
 dtypes. Broadcasting and promotion happen in sg.numpy, which inserts
 broadcast_in_dim and convert nodes. Each family factory gives an op its
 shared infer rule (dtype-kind check), its lowering and the plumbing of its
-vjp; per-op differences are one line in the tables below, or a small
-``_<op>_vjp`` right above the line.
+vjp and fold; per-op differences are one line in the tables below, or a
+small ``_<op>_vjp`` or ``_<op>_fold`` (numpy, None where XLA differs) above.
 
 Family vjp rules are written on values: a unary rule is ``(x, y, ct) -> ct_x``
 and a binary one ``(x, y, out, ct) -> (ct_x, ct_y)``, with None for a zero
@@ -47,6 +47,7 @@ _KIND_WORDS = {
 }
 _INTEGRAL_OP = "bool and integer op: no gradient"
 _BOOL_OUT = "bool output: no gradient"
+_NO_NUMPY = "numpy has no such function: not folded"
 
 
 def _check_kind(name: str, kinds: str, ty: TensorType) -> None:
@@ -55,14 +56,16 @@ def _check_kind(name: str, kinds: str, ty: TensorType) -> None:
 
 
 def unary(
-    name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, vjp=None, jvp=None, reasons=None, doc: str = ""
-) -> OpDef:
+    name: str, lower_fn, kinds: str = FLOAT, out_dtype=None, vjp=None, jvp=None, fold=None, reasons=None,
+    doc: str = "",
+) -> OpDef:  # fmt: skip
     """An elementwise op of one operand.
 
     ``out_dtype`` fixes the result dtype (a dtype, or a function of the
     operand's). ``vjp(x, y, ct) -> ct_x | None`` is only called for floating
     and complex operands: integers and bools carry no cotangent. ``jvp(x, y,
     t) -> t_y | None`` defaults to the vjp (the Jacobian is diagonal).
+    ``fold(x) -> array | None`` is the numpy version, None where it declines.
     """
     tangent = jvp or vjp
 
@@ -83,18 +86,19 @@ def unary(
 
     traits = ELEMENTWISE | (ZERO_DERIVATIVE if vjp is _zero_vjp else frozenset())
     return OpDef(name, infer, lower, vjp=rule if vjp else None, jvp=jvp_rule if tangent else None,
-                 batch=batching.elementwise_batch, reasons=dict(reasons or {}), doc=doc,
-                 traits=traits)  # fmt: skip
+                 batch=batching.elementwise_batch, fold=_on_values(fold), reasons=dict(reasons or {}),
+                 doc=doc, traits=traits)  # fmt: skip
 
 
 def binary(
-    name: str, lower_fn, kinds: str = NUMERIC, vjp=None, jvp=None, reasons=None, doc: str = ""
+    name: str, lower_fn, kinds: str = NUMERIC, vjp=None, jvp=None, fold=None, reasons=None, doc: str = ""
 ) -> OpDef:
     """An elementwise op of two operands with equal shapes and dtypes.
 
     ``vjp(x, y, out, ct) -> (ct_x, ct_y)`` is only called for floating and
     complex operands. ``jvp(x, y, out, tx, ty) -> t_out`` (a tangent may be
-    None) defaults to the sum of the vjp's two partials.
+    None) defaults to the sum of the vjp's two partials. ``fold(x, y) ->
+    array | None`` is the numpy version, None where it declines.
     """
     tangent = jvp or (_jvp_from_vjp(vjp) if vjp else None)
 
@@ -114,8 +118,18 @@ def binary(
         return [tangent(*xs, ys[0], *tangents)]
 
     return OpDef(name, infer, lower, vjp=rule if vjp else None, jvp=jvp_rule if tangent else None,
-                 batch=batching.elementwise_batch, reasons=dict(reasons or {}), doc=doc,
-                 traits=ELEMENTWISE)  # fmt: skip
+                 batch=batching.elementwise_batch, fold=_on_values(fold), reasons=dict(reasons or {}),
+                 doc=doc, traits=ELEMENTWISE)  # fmt: skip
+
+
+def _on_values(fold):
+    """An OpDef fold rule ``(attrs, *arrays)`` from a family fold written on values."""
+    return (lambda attrs, *xs: fold(*xs)) if fold else None
+
+
+def _real_only(fold):
+    """``fold``, declining complex operands: numpy's sign, max and min of them are not XLA's."""
+    return lambda *xs: None if xs[0].dtype.kind == "c" else fold(*xs)
 
 
 def _jvp_from_vjp(vjp):
@@ -196,49 +210,57 @@ def _erf_inv_vjp(x, y, ct):
     return ad.mul(ad.scale(ct, np.sqrt(np.pi) / 2), bind(exp, ad.mul(y, y)))  # 1 / erf'(y)
 
 
-neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct),
+def _logistic_fold(x):
+    e = np.exp(-np.abs(x))  # never overflows, so tiny results keep their digits
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct), fold=np.negative,
             doc="-x; stablehlo.negate")  # fmt: skip
 abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp, jvp=_abs_jvp,
-             doc="|x| (a complex operand gives its real magnitude); stablehlo.abs")  # fmt: skip
-sign = unary("sign", sh.sign, NUMERIC, vjp=_zero_vjp,
+             fold=np.abs, doc="|x| (a complex operand gives its real magnitude); stablehlo.abs")  # fmt: skip
+sign = unary("sign", sh.sign, NUMERIC, vjp=_zero_vjp, fold=_real_only(np.sign),
              doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")  # fmt: skip
-floor = unary("floor", sh.floor, "f", vjp=_zero_vjp,
+floor = unary("floor", sh.floor, "f", vjp=_zero_vjp, fold=np.floor,
               doc="round down; stablehlo.floor")  # fmt: skip
-ceil = unary("ceil", sh.ceil, "f", vjp=_zero_vjp,
+ceil = unary("ceil", sh.ceil, "f", vjp=_zero_vjp, fold=np.ceil,
              doc="round up; stablehlo.ceil")  # fmt: skip
-round_ = unary("round", sh.round_nearest_even, "f", vjp=_zero_vjp,
+round_ = unary("round", sh.round_nearest_even, "f", vjp=_zero_vjp, fold=np.round,
                doc="round half to even (numpy); stablehlo.round_nearest_even")  # fmt: skip
-exp = unary("exp", sh.exponential, vjp=lambda x, y, ct: ad.mul(ct, y),
+exp = unary("exp", sh.exponential, vjp=lambda x, y, ct: ad.mul(ct, y), fold=np.exp,
             doc="e**x; stablehlo.exponential")  # fmt: skip
 expm1 = unary("expm1", sh.exponential_minus_one, vjp=lambda x, y, ct: ad.mul(ct, ad.add(y, _one(y))),
+              fold=np.expm1,
               doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one")  # fmt: skip
-log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x),
+log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x), fold=np.log,
             doc="natural log; stablehlo.log")  # fmt: skip
-log1p = unary("log1p", sh.log_plus_one, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))),
+log1p = unary("log1p", sh.log_plus_one, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))), fold=np.log1p,
               doc="log(1 + x), exact near 0; stablehlo.log_plus_one")  # fmt: skip
-sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y),
+sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y), fold=np.sqrt,
              doc="square root; stablehlo.sqrt")  # fmt: skip
 rsqrt = unary("rsqrt", sh.rsqrt, vjp=lambda x, y, ct: ad.mul(ad.scale(ct, -0.5), ad.div(y, x)),
+              fold=lambda x: 1 / np.sqrt(x),
               doc="1 / sqrt(x); stablehlo.rsqrt")  # fmt: skip
-cbrt = unary("cbrt", sh.cbrt, "f", vjp=lambda x, y, ct: ad.div(ct, ad.scale(ad.mul(y, y), 3)),
+cbrt = unary("cbrt", sh.cbrt, "f", vjp=lambda x, y, ct: ad.div(ct, ad.scale(ad.mul(y, y), 3)), fold=np.cbrt,
              doc="cube root; stablehlo.cbrt")  # fmt: skip
-sin = unary("sin", sh.sine, vjp=lambda x, y, ct: ad.mul(ct, bind(cos, x)),
+sin = unary("sin", sh.sine, vjp=lambda x, y, ct: ad.mul(ct, bind(cos, x)), fold=np.sin,
             doc="sine; stablehlo.sine")  # fmt: skip
-cos = unary("cos", sh.cosine, vjp=lambda x, y, ct: ad.neg(ad.mul(ct, bind(sin, x))),
+cos = unary("cos", sh.cosine, vjp=lambda x, y, ct: ad.neg(ad.mul(ct, bind(sin, x))), fold=np.cos,
             doc="cosine; stablehlo.cosine")  # fmt: skip
-tan = unary("tan", sh.tan, vjp=lambda x, y, ct: ad.mul(ct, ad.add(_one(y), ad.mul(y, y))),
+tan = unary("tan", sh.tan, vjp=lambda x, y, ct: ad.mul(ct, ad.add(_one(y), ad.mul(y, y))), fold=np.tan,
             doc="tangent; stablehlo.tan")  # fmt: skip
-tanh = unary("tanh", sh.tanh, vjp=_tanh_vjp,
+tanh = unary("tanh", sh.tanh, vjp=_tanh_vjp, fold=np.tanh,
              doc="hyperbolic tangent; stablehlo.tanh")  # fmt: skip
 logistic = unary("logistic", sh.logistic, vjp=lambda x, y, ct: ad.mul(ct, ad.mul(y, ad.sub(_one(y), y))),
+                 fold=_logistic_fold,
                  doc="1 / (1 + e**-x); stablehlo.logistic")  # fmt: skip
-erf = unary("erf", chlo.erf, "f", vjp=_erf_vjp,
+erf = unary("erf", chlo.erf, "f", vjp=_erf_vjp, reasons={"fold": _NO_NUMPY},
             doc="the error function; chlo.erf")  # fmt: skip
-erf_inv = unary("erf_inv", chlo.erf_inv, "f", vjp=_erf_inv_vjp,
+erf_inv = unary("erf_inv", chlo.erf_inv, "f", vjp=_erf_inv_vjp, reasons={"fold": _NO_NUMPY},
                 doc="the inverse error function on [-1, 1] (+-inf at +-1); chlo.erf_inv")  # fmt: skip
 is_finite = unary("is_finite", sh.is_finite, "f", out_dtype="bool", reasons={"vjp": _BOOL_OUT},
-                  doc="not inf and not NaN; stablehlo.is_finite")  # fmt: skip
-not_ = unary("not", sh.not_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+                  fold=np.isfinite, doc="not inf and not NaN; stablehlo.is_finite")  # fmt: skip
+not_ = unary("not", sh.not_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP}, fold=np.invert,
              doc="logical not (bool) or bitwise not (ints); stablehlo.not")  # fmt: skip
 
 
@@ -256,6 +278,20 @@ def _div_vjp(x, y, out, ct):
     return ct_x, ad.neg(ad.mul(ct_x, out))  # d(x/y)/dy = -(x/y)/y
 
 
+def _div_fold(x, y):
+    if x.dtype.kind not in "iu":
+        return np.true_divide(x, y)
+    if _platform_defined(x, y):
+        return None
+    return (x - np.fmod(x, y)) // y  # exact: the truncated quotient, as StableHLO rounds
+
+
+def _platform_defined(x, y) -> bool:
+    """An integer division by zero or of MIN by -1: XLA leaves its value to the platform."""
+    minimum = x.dtype.kind == "i" and np.any((x == np.iinfo(x.dtype).min) & (y == -1))
+    return x.dtype.kind in "iu" and bool(np.any(y == 0) or minimum)
+
+
 def _rem_vjp(x, y, out, ct):
     # x - y * trunc(x/y): d/dx = 1, d/dy = -trunc(x/y) (JAX), trunc spelled sign * floor(|q|).
     if x.dtype.is_complex:
@@ -263,6 +299,10 @@ def _rem_vjp(x, y, out, ct):
     q = ad.div(x, y)
     trunc = ad.mul(bind(sign, q), bind(floor, bind(abs_, q)))
     return ct, ad.neg(ad.mul(ct, trunc))
+
+
+def _rem_fold(x, y):
+    return None if _platform_defined(x, y) else np.fmod(x, y)
 
 
 def _pow_vjp(x, y, out, ct):
@@ -276,6 +316,12 @@ def _pow_vjp(x, y, out, ct):
     ct_x = ad.where_zero(y_zero, ad.mul(ct, dx))
     ct_y = ad.mul(ct, ad.mul(bind(log, ad.select(x_zero, one, x)), out))
     return ct_x, ct_y
+
+
+def _pow_fold(x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        return None  # numpy refuses integers to negative powers
+    return np.power(x, y)
 
 
 def _extremum_vjp(x, y, out, ct):
@@ -292,43 +338,59 @@ def _atan2_vjp(x, y, out, ct):
     return ad.mul(t, y), ad.neg(ad.mul(t, x))
 
 
+def _shift_fold(shift):
+    def fold(x, y):
+        if x.dtype.kind not in "iu" or np.any(y < 0) or np.any(y >= x.dtype.itemsize * 8):
+            return None  # XLA defines over-wide shifts; numpy does not
+        return shift(x, y)
+
+    return fold
+
+
+def _shift_right_logical(x, y):
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    return np.right_shift(x.view(unsigned), y.astype(unsigned)).view(x.dtype)
+
+
 add = binary("add", sh.add, NUMERIC + "b", vjp=lambda x, y, out, ct: (ct, ct),
-             jvp=lambda x, y, out, tx, ty: _sum(tx, ty),
+             jvp=lambda x, y, out, tx, ty: _sum(tx, ty), fold=np.add,
              doc="x + y (or for bool); stablehlo.add")  # fmt: skip
 sub = binary("sub", sh.subtract, vjp=lambda x, y, out, ct: (ct, ad.neg(ct)),
-             jvp=_sub_jvp,
+             jvp=_sub_jvp, fold=np.subtract,
              doc="x - y; stablehlo.subtract")  # fmt: skip
 mul = binary("mul", sh.multiply, NUMERIC + "b", vjp=lambda x, y, out, ct: (ad.mul(ct, y), ad.mul(ct, x)),
-             jvp=_mul_jvp,
+             jvp=_mul_jvp, fold=np.multiply,
              doc="x * y (and for bool); stablehlo.multiply")  # fmt: skip
-div = binary("div", sh.divide, vjp=_div_vjp,
+div = binary("div", sh.divide, vjp=_div_vjp, fold=_div_fold,
              doc="x / y; integers round toward zero; stablehlo.divide")  # fmt: skip
-rem = binary("rem", sh.remainder, vjp=_rem_vjp,
+rem = binary("rem", sh.remainder, vjp=_rem_vjp, fold=_rem_fold,
              doc="remainder with the sign of x (C fmod); stablehlo.remainder")  # fmt: skip
-pow_ = binary("pow", sh.power, vjp=_pow_vjp,
+pow_ = binary("pow", sh.power, vjp=_pow_vjp, fold=_pow_fold,
               doc="x ** y; stablehlo.power")  # fmt: skip
-max_ = binary("max", sh.maximum, ANY, vjp=_extremum_vjp,
+max_ = binary("max", sh.maximum, ANY, vjp=_extremum_vjp, fold=_real_only(np.maximum),  # NaN wins in both
               doc="elementwise maximum (NaN wins); stablehlo.maximum")  # fmt: skip
-min_ = binary("min", sh.minimum, ANY, vjp=_extremum_vjp,
+min_ = binary("min", sh.minimum, ANY, vjp=_extremum_vjp, fold=_real_only(np.minimum),
               doc="elementwise minimum (NaN wins); stablehlo.minimum")  # fmt: skip
-atan2 = binary("atan2", sh.atan2, FLOAT, vjp=_atan2_vjp,
+atan2 = binary("atan2", sh.atan2, FLOAT, vjp=_atan2_vjp, fold=np.arctan2,
                doc="angle of (x=y, y=x); stablehlo.atan2")  # fmt: skip
-and_ = binary("and", sh.and_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+and_ = binary("and", sh.and_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP}, fold=np.bitwise_and,
               doc="logical/bitwise and; stablehlo.and")  # fmt: skip
-or_ = binary("or", sh.or_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+or_ = binary("or", sh.or_, INTEGRAL, reasons={"vjp": _INTEGRAL_OP}, fold=np.bitwise_or,
              doc="logical/bitwise or; stablehlo.or")  # fmt: skip
-xor = binary("xor", sh.xor, INTEGRAL, reasons={"vjp": _INTEGRAL_OP},
+xor = binary("xor", sh.xor, INTEGRAL, reasons={"vjp": _INTEGRAL_OP}, fold=np.bitwise_xor,
              doc="logical/bitwise xor; stablehlo.xor")  # fmt: skip
 shift_left = binary("shift_left", sh.shift_left, INTEGER, reasons={"vjp": _INTEGRAL_OP},
-                    doc="x << y; stablehlo.shift_left")  # fmt: skip
+                    fold=_shift_fold(np.left_shift), doc="x << y; stablehlo.shift_left")  # fmt: skip
 shift_right_arithmetic = binary("shift_right_arithmetic", sh.shift_right_arithmetic, INTEGER,
-                                reasons={"vjp": _INTEGRAL_OP}, doc="x >> y keeping the sign")  # fmt: skip
+                                reasons={"vjp": _INTEGRAL_OP}, fold=_shift_fold(np.right_shift),
+                                doc="x >> y keeping the sign")  # fmt: skip
 shift_right_logical = binary("shift_right_logical", sh.shift_right_logical, INTEGER,
-                             reasons={"vjp": _INTEGRAL_OP}, doc="x >> y filling zeros")  # fmt: skip
+                             reasons={"vjp": _INTEGRAL_OP}, fold=_shift_fold(_shift_right_logical),
+                             doc="x >> y filling zeros")  # fmt: skip
 
 
 # -- stop_gradient -------------------------------------------------------------
-stop_gradient_op = unary("stop_gradient", lambda x: x, ANY, vjp=_zero_vjp,
+stop_gradient_op = unary("stop_gradient", lambda x: x, ANY, vjp=_zero_vjp, fold=lambda x: x,
                          doc="x, seen by autodiff as a constant; lowers to nothing")  # fmt: skip
 
 

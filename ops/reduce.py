@@ -122,6 +122,15 @@ def _reduce_jvp(ctx, attrs: ReduceAttrs, xs, ys, tangents):
     return ctx.transposed_vjp(attrs, xs, ys, tangents)
 
 
+_FOLDS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "and": np.all, "or": np.any}
+
+
+def _reduce_fold(attrs: ReduceAttrs, x):
+    if x.dtype.kind in "iu" and attrs.kind in ("and", "or"):
+        return None  # bitwise reductions: numpy's all/any are logical
+    return _FOLDS[attrs.kind](x, axis=attrs.axes)
+
+
 reduce_op = OpDef(
     "reduce",
     _reduce_infer,
@@ -130,6 +139,7 @@ reduce_op = OpDef(
     vjp=_reduce_vjp,
     jvp=_reduce_jvp,
     batch=_reduce_batch,
+    fold=_reduce_fold,
     doc="Combine elements over axes with sum, prod, max, min, and, or; stablehlo.reduce.",
 )
 

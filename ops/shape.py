@@ -6,7 +6,9 @@ concrete output type from the context instead of the attribute.
 
 from __future__ import annotations
 
-from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, TensorType
+import numpy as np
+
+from ..graph import BROADCAST, LINEAR, MOVES_DATA, Attrs, GraphError, OpDef, ShapeAttr, TensorType
 from ..graph.dims import check_shape, prod, shape_str
 from . import ad_util as ad
 from . import batching, hlo
@@ -55,6 +57,13 @@ def _broadcast_in_dim_batch(ctx, attrs: BroadcastAttrs, xs, bdims):
     return [broadcast_in_dim(x, batching.inserted(attrs.shape, at, ctx.size), moved)], [at]
 
 
+def _broadcast_in_dim_fold(attrs: BroadcastAttrs, x):
+    expanded = [1] * len(attrs.shape)
+    for i, d in enumerate(attrs.broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(expanded), attrs.shape)
+
+
 broadcast_in_dim_op = OpDef(
     "broadcast_in_dim",
     _broadcast_in_dim_infer,
@@ -62,7 +71,8 @@ broadcast_in_dim_op = OpDef(
     attrs=BroadcastAttrs,
     vjp=_broadcast_in_dim_vjp,
     batch=_broadcast_in_dim_batch,
-    traits=LINEAR,
+    fold=_broadcast_in_dim_fold,
+    traits=LINEAR | MOVES_DATA | BROADCAST,
     doc="Place operand dim i at target dim broadcast_dimensions[i], repeating size-1 dims; stablehlo.broadcast_in_dim.",
 )
 
@@ -107,6 +117,10 @@ def _reshape_batch(ctx, attrs: ReshapeAttrs, xs, bdims):
     return [reshape(x, batching.inserted(target, at, ctx.size))], [at]
 
 
+def _reshape_fold(attrs: ReshapeAttrs, x):
+    return x.reshape(attrs.shape)
+
+
 reshape_op = OpDef(
     "reshape",
     _reshape_infer,
@@ -114,7 +128,8 @@ reshape_op = OpDef(
     attrs=ReshapeAttrs,
     vjp=_reshape_vjp,
     batch=_reshape_batch,
-    traits=LINEAR,
+    fold=_reshape_fold,
+    traits=LINEAR | MOVES_DATA,
     doc="Same elements in row-major order, new shape; stablehlo.reshape.",
 )
 
@@ -156,6 +171,10 @@ def _transpose_batch(ctx, attrs: TransposeAttrs, xs, bdims):
     return [transpose(x, batching.inserted(batching.shift_axes(attrs.permutation, b), b, b))], [b]
 
 
+def _transpose_fold(attrs: TransposeAttrs, x):
+    return np.transpose(x, attrs.permutation)
+
+
 transpose_op = OpDef(
     "transpose",
     _transpose_infer,
@@ -163,7 +182,8 @@ transpose_op = OpDef(
     attrs=TransposeAttrs,
     vjp=_transpose_vjp,
     batch=_transpose_batch,
-    traits=LINEAR,
+    fold=_transpose_fold,
+    traits=LINEAR | MOVES_DATA,
     doc="Output dim i is operand dim permutation[i]; stablehlo.transpose.",
 )
 

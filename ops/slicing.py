@@ -9,7 +9,11 @@ dims cannot decide at build time are checked once the Session binds them.
 
 from __future__ import annotations
 
-from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, located
+import builtins
+
+import numpy as np
+
+from ..graph import LINEAR, MOVES_DATA, Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, located
 from ..graph.attrs import DimsAttr
 from ..graph.dims import check_shape
 from . import ad_util as ad
@@ -81,6 +85,11 @@ def _slice_batch(ctx, attrs: SliceAttrs, xs, bdims):
     return [slice(x, starts, limits, inserted(attrs.strides, b, 1))], [b]
 
 
+def _slice_fold(attrs: SliceAttrs, x):
+    windows = zip(attrs.start_indices, attrs.limit_shape, attrs.strides)
+    return x[tuple(builtins.slice(s, lim, st) for s, lim, st in windows)]
+
+
 slice_op = OpDef(
     "slice",
     _slice_infer,
@@ -88,7 +97,8 @@ slice_op = OpDef(
     attrs=SliceAttrs,
     vjp=_slice_vjp,
     batch=_slice_batch,
-    traits=LINEAR,
+    fold=_slice_fold,
+    traits=LINEAR | MOVES_DATA,
     doc="Elements start:limit:stride per dim (static dims); stablehlo.slice.",
 )
 
@@ -138,9 +148,13 @@ def _rev_batch(ctx, attrs: RevAttrs, xs, bdims):
     return [rev(x, batching.shift_axes(attrs.dimensions, b))], [b]
 
 
+def _rev_fold(attrs: RevAttrs, x):
+    return np.flip(x, attrs.dimensions)
+
+
 rev_op = OpDef(
-    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, vjp=_rev_vjp, batch=_rev_batch,
-    traits=LINEAR,
+    "rev", _rev_infer, _rev_lower, attrs=RevAttrs, vjp=_rev_vjp, batch=_rev_batch, fold=_rev_fold,
+    traits=LINEAR | MOVES_DATA,
     doc="Reverse the order along dims; stablehlo.reverse.",
 )  # fmt: skip
 
@@ -304,6 +318,10 @@ def _concatenate_batch(ctx, attrs: ConcatenateAttrs, xs, bdims):
     return [concatenate(moved, dimension)], [at]
 
 
+def _concatenate_fold(attrs: ConcatenateAttrs, *xs):
+    return np.concatenate(xs, axis=attrs.dimension)
+
+
 concatenate_op = OpDef(
     "concatenate",
     _concatenate_infer,
@@ -311,6 +329,7 @@ concatenate_op = OpDef(
     attrs=ConcatenateAttrs,
     vjp=_concatenate_vjp,
     batch=_concatenate_batch,
+    fold=_concatenate_fold,
     traits=LINEAR,
     doc="Join operands end to end along one dim; stablehlo.concatenate.",
 )

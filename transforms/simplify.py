@@ -173,13 +173,16 @@ class _Pass:
         return None
 
     def _fold(self, term: _Term):
-        name = term.op.name
-        if not term.inputs or folding.fold_rule(term.op) is None or folding.is_canonical_splat(term):
+        traits = term.op.traits
+        if not term.inputs or term.op.fold is None or folding.is_canonical_splat(term):
             return None
-        if name in folding.ELEMENTWISE or name in folding.MOVES:
+        # Of splats, an op moving elements gives its operand's value; an elementwise op, its value
+        # computed on the scalars.
+        if "moves_data" in traits or "elementwise" in traits:
             splats = [self._splat_value(t) for t in term.inputs]
             if all(s is not None for s in splats):
-                value = splats[0] if name in folding.MOVES else self._evaluate(term, splats, scalar=True)
+                moves = "moves_data" in traits
+                value = splats[0] if moves else self._evaluate(term, splats, scalar=True)
                 if value is not None:
                     return self._splat(term, value)
         values = [folding.constant_value(t) for t in term.inputs]

@@ -8,11 +8,12 @@ sub-nests. Mistakes are GraphErrors that name the argument's path.
 
 from __future__ import annotations
 
-from ..graph import GraphError, Tensor, flatten, located, user_location
+from ..graph import GraphError, Tensor, dims, flatten, located, user_location
 from ..graph.tree import leaf_paths
+from ..ops import shape, slicing
 from ..ops.batching import moveaxis
 from ..ops.control_api import scan
-from ..ops.numpy_like import asarray, concatenate, reshape
+from ..ops.numpy_like import asarray, concatenate
 
 
 def _error(message: str) -> GraphError:
@@ -90,19 +91,21 @@ def check_sizes(leaves, bdims, axis_size, tree):
 
 
 def chunked(fn, params, bdims, out_bdims, size, chunk: int, run) -> list:
-    """``run`` (one batched application) over chunks of ``chunk`` lanes in a scan, then the rest."""
-    if not isinstance(size, int):
-        raise _error(f"vectorize(chunk_size=) wants a batch size known while building, got {size}")
+    """``run`` (one batched application) over chunks of ``chunk`` lanes in a scan, then the rest.
+
+    The batch size may be symbolic: the scan then has ``size // chunk`` steps and the remainder
+    ``size % chunk`` lanes (possibly none), both dim expressions the Session binds.
+    """
     if any(w is None for w in out_bdims):
         raise _error("vectorize(chunk_size=) wants every result mapped (no out_axes=None)")
-    full, rest = divmod(size, chunk)
-    if full == 0 or (full == 1 and not rest):  # one chunk holds the batch
-        return run(fn, params, bdims, out_bdims, size)
+    full, covered = dims.floordiv(size, chunk), dims.mul(dims.floordiv(size, chunk), chunk)
+    if isinstance(size, int) and (full == 0 or (full == 1 and covered == size)):
+        return run(fn, params, bdims, out_bdims, size)  # one chunk holds the batch
     mapped = [b is not None for b in bdims]
     front = [moveaxis(x, b, 0) if m else x for x, b, m in zip(params, bdims, mapped)]
     lanes = [0 if m else None for m in mapped]
     fronts = [0] * len(out_bdims)
-    stacked = [reshape(x[: full * chunk], (full, chunk, *x.shape[1:]))
+    stacked = [shape.reshape(_rows(x, 0, covered), (full, chunk, *x.shape[1:]))
                for x, m in zip(front, mapped) if m]  # fmt: skip
 
     def step(carry, xs):
@@ -111,9 +114,15 @@ def chunked(fn, params, bdims, out_bdims, size, chunk: int, run) -> list:
         return carry, run(fn, args, lanes, fronts, chunk)
 
     _, ys = scan(step, (), stacked, length=full)
-    outs = [reshape(y, (full * chunk, *y.shape[2:])) for y in ys]
-    if rest:
-        tail = [x[full * chunk :] if m else x for x, m in zip(front, mapped)]
+    outs = [shape.reshape(y, (covered, *y.shape[2:])) for y in ys]
+    if covered != size:
+        tail = [_rows(x, covered, size) if m else x for x, m in zip(front, mapped)]
+        rest = next(t.shape[0] for t, m in zip(tail, mapped) if m)
         more = run(fn, tail, lanes, fronts, rest)
         outs = [concatenate([a, b], axis=0) for a, b in zip(outs, more)]
     return [moveaxis(o, 0, w) for o, w in zip(outs, out_bdims)]
+
+
+def _rows(x, start, limit):
+    """Rows ``start:limit`` of ``x`` (dims: ints or expressions)."""
+    return slicing.slice(x, (start,) + (0,) * (x.ndim - 1), (limit, *x.shape[1:]))

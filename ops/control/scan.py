@@ -80,6 +80,8 @@ def _scan_lower(ctx, attrs: ScanAttrs, *values):
     x_types = ctx.in_types[nc : nc + nx]
     y_types = ctx.out_types[nc:]
     ys = [hlo.full(t.shape, 0, t.dtype) for t in y_types]
+    if n == 0:  # no step runs: the carry as given, empty ys (a body over empty xs would not verify)
+        return [*carry, *ys]
 
     per_iter = n if attrs.unroll == 0 else max(1, min(attrs.unroll, n))
     looped = n - n % per_iter if n else 0

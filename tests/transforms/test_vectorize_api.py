@@ -163,3 +163,20 @@ def test_chunk_size_errors():
         assert line in str(e.value)
         with pytest.raises(sg.GraphError, match="out_axes=None"):
             sg.vmap(lambda r: r * 2.0, out_axes=None, chunk_size=3)(x)
+
+
+def test_chunks_of_a_symbolic_batch_and_of_a_vectorized_function():
+    """A batch size known only at run time: size // chunk scan steps and a size % chunk remainder
+    (empty when the size divides), the same Function specialized to each fed size."""
+    pair = sg.function(pairwise, [sg.TensorType((5,), F32), sg.TensorType((7,), F32)])
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("n", 5), sg.float32, name="x")
+        ys = sg.placeholder((7,), sg.float32, name="ys")
+        whole = sg.vmap(pairwise, in_axes=(0, None))(x, ys)
+        chunked = sg.vectorize(pair, in_axes=(0, None), chunk_size=4)(x, ys)
+    with sg.Session(g) as sess:
+        for n in (10, 8, 3):
+            xv, yv = R.normal(size=(n, 5)).astype(F32), R.normal(size=7).astype(F32)
+            w, c = sess.run([whole, chunked], {x: xv, ys: yv})
+            np.testing.assert_allclose(c, w, rtol=1e-6, atol=1e-6, err_msg=f"n={n}")
