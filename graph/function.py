@@ -59,6 +59,23 @@ class Function:
         self.captures: tuple[Tensor, ...] = tuple(captures)
         self.capture_params: tuple[Tensor, ...] = tuple(captures.values())
 
+    def with_results(self, extra) -> Function:
+        """This function also returning ``extra`` (tensors of its graph): a Function on the same graph,
+        params and captures, so a pass can tell that a node calling it computes all a node calling this
+        one does (the scan vjp's forward stacks the values its backward reads this way)."""
+        fn = Function(self.graph, self.params, self.results + tuple(extra), name=self.name)
+        fn.captures, fn.capture_params = self.captures, self.capture_params  # repeats kept
+        return fn
+
+    def extends(self, other: Function) -> bool:
+        """Whether this function is ``other`` with (possibly) more results: same graph, params, captures."""
+        same = lambda a, b: len(a) == len(b) and all(x is y for x, y in zip(a, b))  # noqa: E731
+        return (
+            self.graph is other.graph
+            and same(self.params, other.params)
+            and same(self.capture_params, other.capture_params)
+        )
+
     @property
     def in_types(self) -> tuple[TensorType, ...]:
         return tuple(p.type for p in self.params)

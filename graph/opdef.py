@@ -68,6 +68,9 @@ class OpDef:
     jvp: Callable[..., Any] | None = None
     batch: Callable[..., Any] | None = None
     fold: Callable[..., Any] | None = None  # optional: not part of RULES
+    # optional: subsumes(big_attrs, small_attrs) -> for each output of a node with small_attrs, the
+    # output of a node with big_attrs (same inputs) holding the same value; None if it does not
+    subsumes: Callable[..., Any] | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
     tensor_class: type | None = None  # the Tensor subclass of its outputs (Variable), if not Tensor

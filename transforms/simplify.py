@@ -79,24 +79,29 @@ def _live(fn: Function) -> set:
     return live
 
 
-def _scan_merges(nodes, live) -> dict:
-    """Live scans that differ from a twin only in stacking fewer body tensors: each -> that twin.
+def _subsumed(nodes, live) -> dict:
+    """Live nodes another live node on the same inputs subsumes (computes all they do and more, by
+    its op's ``subsumes`` rule): each -> (that node, which of its outputs stand for the node's).
 
-    The vjp of a scan runs the same scan again, also stacking the per-step
-    values its backward reads (ops/control/scan.py); merged, the forward
-    loop runs once.
+    The vjp of a scan runs the same scan again, its body also returning the
+    per-step values its backward reads (ops/control/scan.py); merged, the
+    forward loop runs once.
     """
     groups: dict = {}
     for node in nodes:
-        if node in live and node.op.name == "scan":
-            key = (_freeze(node.attrs.model_copy(update={"saved": ()})), tuple(id(t) for t in node.inputs))
-            groups.setdefault(key, []).append(node)
+        if node in live and node.op.subsumes is not None:
+            groups.setdefault((node.op, tuple(id(t) for t in node.inputs)), []).append(node)
     merges = {}
     for group in groups.values():
-        big = max(group, key=lambda n: len(n.attrs.saved))
         for node in group:
-            if node is not big and set(node.attrs.saved) <= set(big.attrs.saved):
-                merges[node] = big
+            best = None
+            for other in group:
+                picked = None if other is node else node.op.subsumes(other.attrs, node.attrs)
+                if picked is not None and len(other.outputs) > len(node.outputs):
+                    if best is None or len(other.outputs) > len(best[0].outputs):
+                        best = (other, picked)
+            if best is not None:
+                merges[node] = best
     return merges
 
 
@@ -115,7 +120,7 @@ class _Pass:
     def run(self) -> tuple[Function, bool]:
         fn = self.fn
         live = _live(fn)
-        merges = _scan_merges(fn.graph.nodes, live)
+        merges = _subsumed(fn.graph.nodes, live)
         for node in fn.graph.nodes:
             if node.op is parameter_op:  # kept even if unused: they are the signature
                 new = self.graph.add_node(
@@ -124,12 +129,11 @@ class _Pass:
                 self.env[node.output] = new.output
 
         def visit(rewriter, node):
-            if node in merges:  # a scan stacking less than a twin: the twin's outputs
-                big = merges[node]
+            if node in merges:  # another node computes all this one does: its outputs
+                big, picked = merges[node]
                 outs = self.emit(_Term.of(big, [self.env[t] for t in node.inputs]))
-                n = len(node.outputs) - len(node.attrs.saved)
                 self.changed = True
-                return outs[:n] + [outs[n + big.attrs.saved.index(s)] for s in node.attrs.saved]
+                return [outs[i] for i in picked]
             if node in live:
                 return self.emit(_Term.of(node, [self.env[t] for t in node.inputs]))
             return []  # dead: nothing is built

@@ -29,7 +29,6 @@ from ...graph import (
     dtypes,
     function,
 )  # fmt: skip
-from ...graph.function import bind_symbols, substitute_dim
 from .. import ad_util, hlo
 from ..batching import batched_at
 from ..registry import bind_node
@@ -43,9 +42,6 @@ class ScanAttrs(Attrs):
     reverse: bool = False  # walk the steps from the last (ys are written at the step's own index)
     num_carry: int
     remat: bool = False  # its vjp saves only the carries and recomputes each step (sg.checkpoint)
-    # tensors of body (node index, output index) also stacked as outputs, after the ys: what the
-    # vjp's forward scan saves per step (simplify merges a scan into one that saves more)
-    saved: tuple[tuple[int, int], ...] = ()
     unroll: int = 1  # steps per loop iteration in the lowering (0: all of them); results are the same
 
 
@@ -65,10 +61,6 @@ def _scan_infer(attrs: ScanAttrs, *in_types: TensorType) -> tuple[TensorType, ..
             f"scan body {body.name} must keep the carry's types: it takes {types_str(carry)} "
             f"and returns {types_str(outs[:nc])}"
         )
-    subst = bind_symbols([p.type for p in body.params + body.capture_params], args, f"scan body {body.name}")
-    for ni, oi in attrs.saved:
-        t = body.graph.nodes[ni].outputs[oi].type
-        outs = (*outs, TensorType(tuple(substitute_dim(d, subst) for d in t.shape), t.dtype))
     return (*carry, *(TensorType((n, *t.shape), t.dtype) for t in outs[nc:]))
 
 
@@ -96,8 +88,7 @@ def _scan_lower(ctx, attrs: ScanAttrs, *values):
         for x, ty in zip(xs, x_types):
             window = hlo.sh.dynamic_slice(x, [t] + [zero] * (ty.ndim - 1), hlo.dense_i64((1, *ty.shape[1:])))
             x_t.append(hlo.sh.reshape(hlo.tensor_type(TensorType(ty.shape[1:], ty.dtype)), window))
-        extra = [body.graph.nodes[ni].outputs[oi] for ni, oi in attrs.saved]
-        outs = ctx.lower_function(body, list(state[:nc]) + x_t + caps, extra)
+        outs = ctx.lower_function(body, list(state[:nc]) + x_t + caps)
         new_ys = []
         for buf, y, ty in zip(state[nc:], outs[nc:], y_types):
             row = hlo.sh.reshape(hlo.tensor_type(TensorType((1, *ty.shape[1:]), ty.dtype)), y)
@@ -136,7 +127,7 @@ def _scan_vjp(ctx, attrs: ScanAttrs, xs, ys, cts):
     ct_ys = [cts[nc + k] for k in live]
     rows = [t.type for t in init] + [row(t) for t in seqs]
     lead = [t.type for t in ct_init + acc_init]
-    step = Step(ctx, body, nx, attrs.saved, caps, dc, dx, dk, live)
+    step = Step(ctx, body, nx, caps, dc, dx, dk, live)
     full = function(step, lead + rows + [row(t) for t in ct_ys], name=f"{body.name}_vjp")
     n_lead = len(lead)
     if attrs.remat:  # save only the carry entering each step; the backward recomputes the step
@@ -147,11 +138,9 @@ def _scan_vjp(ctx, attrs: ScanAttrs, xs, ys, cts):
     # a forward scan stacking the residuals not already stacked (xs themselves are)
     x_params = dict(zip(full.params[n_lead + nc : n_lead + nc + nx], seqs))
     own = [t for t in saved if t not in x_params]
-    if own:  # the same scan, also stacking the body's tensors the backward reads
+    if own:  # the same scan, its body also returning the tensors the backward reads (stacked as ys)
         inverse = {copy: t for t, copy in step.env.items()}
-        where = {t: (k, i) for k, node in enumerate(body.graph.nodes) for i, t in enumerate(node.outputs)}
-        spec = tuple(where[inverse[t]] for t in own)
-        res_attrs = attrs.model_copy(update={"saved": attrs.saved + spec})
+        res_attrs = attrs.model_copy(update={"body": body.with_results(inverse[t] for t in own)})
         res = bind_node(scan_op, list(xs), res_attrs, name="scan_res").outputs
         stacked = dict(zip(own, res[len(ys) :]))
     else:
@@ -175,12 +164,7 @@ def _scan_vjp(ctx, attrs: ScanAttrs, xs, ys, cts):
 def _scan_batch(ctx, attrs: ScanAttrs, xs, bdims):
     body, nc = attrs.body, attrs.num_carry
     nx = len(body.params) - nc
-    # the stacked tensors ``saved`` names become plain ys of the batched body: the same outputs
     full = body
-    if attrs.saved:
-        extra = tuple(body.graph.nodes[ni].outputs[oi] for ni, oi in attrs.saved)
-        full = Function(body.graph, body.params, body.results + extra, name=body.name)
-        full.captures, full.capture_params = body.captures, body.capture_params  # repeats kept
     # a batched xs has the batch at axis 1, behind the steps: each step's slice has it at 0
     seqs = [x if b is None else batched_at(x, b, ctx.size, 1) for x, b in zip(xs[nc : nc + nx], bdims[nc:])]
     x_bdims = [None if b is None else 0 for b in bdims[nc : nc + nx]]
@@ -193,6 +177,20 @@ def _scan_batch(ctx, attrs: ScanAttrs, xs, bdims):
     return outs, carry + [None if b is None else b + 1 for b in out_bdims[nc:]]
 
 
+def _scan_subsumes(big: ScanAttrs, small: ScanAttrs):
+    """A scan whose body extends ``small``'s (more results, same graph) computes all it does: the
+    vjp's residual scan and the forward scan it copies. Each small output's index among big's."""
+    if big.model_copy(update={"body": small.body}) != small or not big.body.extends(small.body):
+        return None
+    nc, results = small.num_carry, big.body.results
+    where = [
+        next((i for i in range(nc, len(results)) if results[i] is r), None) for r in small.body.results[nc:]
+    ]
+    if any(i is None for i in where):
+        return None
+    return list(range(nc)) + where
+
+
 scan_op = OpDef(
     "scan",
     _scan_infer,
@@ -200,6 +198,7 @@ scan_op = OpDef(
     attrs=ScanAttrs,
     vjp=_scan_vjp,
     batch=_scan_batch,
+    subsumes=_scan_subsumes,
     doc="Loops body over the leading axis of xs with a carry, stacking the per-step ys; stablehlo.while.",
 )
 

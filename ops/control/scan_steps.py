@@ -22,8 +22,8 @@ class Step:
     Results: the carry cotangents, the updated sums, the xs' cotangents (``dx``).
     """
 
-    def __init__(self, ctx, body: Function, nx: int, saved, caps, dc, dx, dk, live):
-        self.ctx, self.body, self.nx, self.saved, self.caps = ctx, body, nx, saved, caps
+    def __init__(self, ctx, body: Function, nx: int, caps, dc, dx, dk, live):
+        self.ctx, self.body, self.nx, self.caps = ctx, body, nx, caps
         self.dc, self.dx, self.dk, self.live = dc, dx, dk, live
         self.env: dict = {}
         self.fwd_start = self.bwd_start = 0
@@ -38,7 +38,6 @@ class Step:
         cap_params = [graph.capture(self.caps[m]) for m in dk]
         self.fwd_start = len(graph.nodes)
         outs = inline(body, graph, list(c_t) + list(x_t), captures=self.caps, env=self.env)
-        outs += [self.env[body.graph.nodes[ni].outputs[oi]] for ni, oi in self.saved]  # stacked outputs too
         self.bwd_start = len(graph.nodes)
         seeds: dict = {}
         pairs = [(outs[j], c) for j, c in zip(dc, ct_c)] + [

@@ -174,7 +174,7 @@ def test_json_round_trip_and_printing(rng):
     assert "cond[branches=(@false_fn, @true_fn)](convert, x, w) : f32[3]" in listing
     assert "\n    function true_fn(v: f32[3]) -> (f32[3]) {\n" in listing
     assert (
-        "scan[body=@body_fun, length_shape=(3,), reverse=False, num_carry=2, remat=False, saved=(), unroll=1]"
+        "scan[body=@body_fun, length_shape=(3,), reverse=False, num_carry=2, remat=False, unroll=1]"
         in listing
     )
     g2 = sg.Graph.from_json(g.to_json())
