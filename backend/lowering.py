@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..graph import CompileError, FeedError, GraphError, TensorType, located
-from ..graph.dims import evaluate
+from ..graph.dims import evaluate, substitute, symbols
 from ..graph.function import bind_symbols
 from ..graph.rewrite import Walk
 from ..ops import hlo
@@ -54,15 +54,19 @@ class LowerContext:
 
 
 def _body_bindings(params, values, bindings, name: str) -> dict:
-    """The bindings a body lowers under: its params' symbols solved from the sizes of the values it
-    gets. A body keeps the symbols it was built with (sg.vectorize's ``vmap``, a Function's own
-    ``n``) when inlined, and those may differ from, or shadow, the enclosing graph's."""
+    """The bindings a body lowers under. A body keeps the symbols it was built with when inlined
+    (sg.vectorize's ``vmap``, a Function's own ``n``), and they may differ from, or shadow, the
+    enclosing graph's: a symbol that is a whole dim of a param is bound from the size of the value
+    it gets; the rest keep the enclosing bindings (``(batch + 1) // 2`` needs ``batch``)."""
     if not any(p.type.symbols for p in params):
         return bindings
+    own = {str(d) for p in params for d in p.type.shape if isinstance(d, str) and symbols(d) == (str(d),)}
+    outer = {k: v for k, v in bindings.items() if k not in own}
+    declared = [TensorType(tuple(substitute(d, outer) for d in p.type.shape), p.type.dtype) for p in params]
     actual = [
         TensorType(tuple(hlo.ir.RankedTensorType(v.type).shape), p.type.dtype) for p, v in zip(params, values)
     ]
-    return {**bindings, **bind_symbols([p.type for p in params], actual, f"function {name}")}
+    return {**bindings, **bind_symbols(declared, actual, f"function {name}")}
 
 
 def concrete_type(tensor, bindings) -> TensorType:

@@ -4,7 +4,10 @@ Primitive families: constants, elementwise, compare (compare/select/clamp/
 convert), shape, slicing and dynamic_slicing, gather and scatter (indexing
 re-exports both; index_dims holds their shared dimension numbers), reduce,
 cumulative, sort (sort/argmax/argmin), linalg, control (cond/while/scan),
-custom_vjp, random (threefry2x32). batching holds what batch rules share.
+custom_vjp, random (threefry2x32). A family's rules build other families' ops
+through prims (bound by op name), ad_util (what vjp rules share) and batching
+(what batch rules share), not by importing those families (see the layers
+in docs/ARCHITECTURE.md).
 User-facing sets: numpy_like (sg.numpy), control_api (sg.cond, sg.scan, ...).
 """
 

@@ -14,7 +14,7 @@ there.
 from __future__ import annotations
 
 from ..graph import Tensor
-from . import shape
+from . import prims
 from .registry import bind_node
 
 
@@ -24,7 +24,7 @@ def moveaxis(x: Tensor, src: int, dst: int) -> Tensor:
         return x
     perm = [d for d in range(x.ndim) if d != src]
     perm.insert(dst, src)
-    return shape.transpose(x, perm)
+    return prims.transpose(x, perm)
 
 
 def inserted(values, at: int, value) -> tuple:
@@ -36,7 +36,7 @@ def batched_at(x: Tensor, bdim: int | None, size, at: int = 0) -> Tensor:
     """``x`` with its batch axis at ``at``; an unbatched x is broadcast along a new one of ``size``."""
     if bdim is not None:
         return moveaxis(x, bdim, at)
-    return shape.broadcast_in_dim(x, inserted(x.shape, at, size), tuple(d + (d >= at) for d in range(x.ndim)))
+    return prims.broadcast_in_dim(x, inserted(x.shape, at, size), tuple(d + (d >= at) for d in range(x.ndim)))
 
 
 def batch_size(xs, bdims):
@@ -68,7 +68,7 @@ def scalar_operand_batch(ctx, attrs, xs, bdims, scalar_ok):
         elif x.ndim - (b is not None) == rank:
             moved.append(batched_at(x, b, ctx.size, at))
         else:
-            moved.append(shape.broadcast_in_dim(x, inserted(dims, at, ctx.size), (at,)))
+            moved.append(prims.broadcast_in_dim(x, inserted(dims, at, ctx.size), (at,)))
     node = bind_node(ctx.op, moved, attrs)
     return list(node.outputs), [at] * len(node.outputs)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..graph import ELEMENTWISE, LINEAR, Attrs, DTypeAttr, GraphError, OpDef, TensorType, dtypes
 from . import ad_util as ad
-from . import batching, elementwise, hlo, shape
+from . import batching, hlo, prims
 from .registry import bind
 
 
@@ -126,9 +126,9 @@ def _clamp_vjp(ctx, attrs, xs, ys, cts):
     ct = cts[0]
     if not ad.is_differentiable(x):
         return [None, None, None]
-    lo_b, hi_b = (shape.broadcast_in_dim(b, x.shape, ()) if b.shape != x.shape else b for b in (lo, hi))
-    lo_wins = elementwise.apply(elementwise.and_, compare(lo_b, x, "GT"), compare(lo_b, hi_b, "LT"))
-    x_wins = elementwise.apply(elementwise.and_, compare(x, lo_b, "GT"), compare(x, hi_b, "LT"))
+    lo_b, hi_b = (prims.broadcast_in_dim(b, x.shape, ()) if b.shape != x.shape else b for b in (lo, hi))
+    lo_wins = prims.and_(compare(lo_b, x, "GT"), compare(lo_b, hi_b, "LT"))
+    x_wins = prims.and_(compare(x, lo_b, "GT"), compare(x, hi_b, "LT"))
     hi_wins = compare(hi_b, x, "LT")
 
     def routed(mask, bound):

@@ -33,6 +33,7 @@ from . import elementwise as ew
 from .compare import clamp, compare, convert, select
 from .constants import constant
 from .control import cond_call, scan_call, while_call
+from .nests import tensor_leaves
 from .registry import bind
 from .shape import broadcast_in_dim
 
@@ -134,8 +135,7 @@ def cond(pred, true_fn, false_fn, *operands):
 
 
 def _case(index, branches, operands, labels):
-    leaves, tree = flatten(tuple(operands))
-    leaves = [_tensor(x) for x in leaves]
+    leaves, tree = tensor_leaves(tuple(operands), "operands", "cond")
     types = [x.type for x in leaves]
     traced = [_trace(b, types, _name(b, label), tree) for b, label in zip(branches, labels)]
     fns = [fn for fn, _ in traced]
@@ -158,8 +158,7 @@ def while_loop(cond_fun, body_fun, init_val, max_steps: int | None = None):
 
         n = sg.while_loop(lambda s: s < 100, lambda s: s * 2, one)
     """
-    leaves, tree = flatten(init_val)
-    leaves = [_tensor(x) for x in leaves]
+    leaves, tree = tensor_leaves(init_val, "init_val", "while_loop")
     if max_steps is None:
         return unflatten(tree, _loop(cond_fun, body_fun, leaves, tree))
     return unflatten(tree, _bounded_loop(cond_fun, body_fun, leaves, tree, int(max_steps)))
@@ -223,8 +222,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
         acc = sg.fori_loop(0, 10, lambda i, a: a + i, 0.0)
     """
-    leaves, tree = flatten(init_val)
-    leaves = [_tensor(x) for x in leaves]
+    leaves, tree = tensor_leaves(init_val, "init_val", "fori_loop")
     if not isinstance(lower, Tensor) and not isinstance(upper, Tensor):
         return unflatten(tree, _static_fori(int(lower), int(upper), body_fun, leaves, tree))
     dt = next((b.dtype for b in (lower, upper) if isinstance(b, Tensor)), dtypes.int32)
@@ -280,10 +278,8 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         unroll = 0 if unroll else 1
     elif not isinstance(unroll, int) or unroll < 1:
         raise _error(f"scan wants unroll to be a positive int or a bool, got {unroll!r}")
-    carry, ctree = flatten(init)
-    carry = [_tensor(c) for c in carry]
-    xs_leaves, xtree = flatten(xs)
-    xs_leaves = [_tensor(x) for x in xs_leaves]
+    carry, ctree = tensor_leaves(init, "init", "scan")
+    xs_leaves, xtree = tensor_leaves(xs, "xs", "scan")
     n = _scan_length(xs_leaves, xtree, length)
     x_types = [TensorType(x.type.shape[1:], x.type.dtype) for x in xs_leaves]
     c_types = [c.type for c in carry]

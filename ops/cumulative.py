@@ -9,7 +9,7 @@ import numpy as np
 from ..graph import Attrs, GraphError, OpDef, TensorType, located
 from ..graph.dims import is_symbolic
 from . import ad_util as ad
-from . import batching, compare, constants, hlo, indexing, reduce, slicing
+from . import batching, constants, hlo, prims, reduce
 from .registry import bind
 
 CUMULATIVE_KINDS = ("sum", "prod", "max", "min")
@@ -60,14 +60,14 @@ def _cumulative_vjp(ctx, attrs: CumulativeAttrs, xs, ys, cts):
     # max/min: each output's cotangent goes to the element where the running extremum was first
     # reached (in scan order): the latest position where the output changed. NaN fill makes the
     # scan's first element such a position.
-    changed = compare.compare(y, _shift(attrs, y, 1, np.nan), "NE")
+    changed = prims.compare(y, _shift(attrs, y, 1, np.nan), "NE")
     pos = constants.iota("int32", x.shape, attrs.axis)
     if attrs.reverse:
         far = ad.full_like(pos, np.iinfo(np.int32).max)
         source = cumulative(ad.select(changed, pos, far), "min", attrs.axis, reverse=True)
     else:
         source = cumulative(ad.select(changed, pos, ad.zeros_like(pos)), "max", attrs.axis)
-    return [indexing.add_along_axis(x, source, ct, attrs.axis)]
+    return [ad.add_along_axis(x, source, ct, attrs.axis)]
 
 
 def _cumulative_prod_vjp(attrs: CumulativeAttrs, x, y, ct):
@@ -101,7 +101,7 @@ def _shift(attrs: CumulativeAttrs, t, k: int, fill):
         k = -k
     low, high = [0] * t.ndim, [0] * t.ndim
     low[attrs.axis], high[attrs.axis] = k, -k
-    return slicing.pad(t, constants.constant(fill, t.dtype), low, high)
+    return prims.pad(t, constants.constant(fill, t.dtype), low, high)
 
 
 def _cumulative_batch(ctx, attrs: CumulativeAttrs, xs, bdims):

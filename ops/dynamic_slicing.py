@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, dtypes, located
 from ..graph.dims import check_shape, shape_str
 from . import ad_util as ad
-from . import batching, compare, constants, hlo, indexing, shape, slicing
+from . import batching, constants, hlo, prims
 from .constants import constant
 from .registry import bind
 
@@ -79,7 +79,7 @@ def _dynamic_slice_batch(ctx, attrs: DynamicSliceAttrs, xs, bdims):
     at = 0 if b is None else b
     others = [d for d in range(len(starts) + 1) if d != at]  # the window's dims around the batch axis
     batched = b is not None
-    out = indexing.gather(
+    out = prims.gather(
         x, _index_vectors(starts, start_bdims, ctx.size), offset_dims=others, collapsed_slice_dims=(),
         start_index_map=others if batched else range(x.ndim), index_vector_dim=1,
         slice_sizes=batching.inserted(attrs.slice_shape, b, 1) if batched else attrs.slice_shape,
@@ -90,8 +90,8 @@ def _dynamic_slice_batch(ctx, attrs: DynamicSliceAttrs, xs, bdims):
 
 def _index_vectors(starts, bdims, size) -> Tensor:
     """The start indices as one (size, n) tensor: row i is lane i's index vector."""
-    cols = [shape.broadcast_in_dim(s, (size, 1), () if b is None else (0,)) for s, b in zip(starts, bdims)]
-    return slicing.concatenate(cols, 1)
+    cols = [prims.broadcast_in_dim(s, (size, 1), () if b is None else (0,)) for s, b in zip(starts, bdims)]
+    return prims.concatenate(cols, 1)
 
 
 dynamic_slice_op = OpDef(
@@ -157,10 +157,9 @@ def _dynamic_update_slice_batch(ctx, attrs, xs, bdims):
     window = [d for d in range(x.ndim) if d != at]
     highest = [dims.sub(x.shape[d], update.shape[d]) for d in window]
     starts = [
-        compare.clamp(constant(0, s.dtype), s, constants.dim_value(h, s.dtype))
-        for s, h in zip(starts, highest)
+        prims.clamp(constant(0, s.dtype), s, constants.dim_value(h, s.dtype)) for s, h in zip(starts, highest)
     ]
-    out = indexing.scatter(
+    out = prims.scatter(
         x, _index_vectors(starts, start_bdims, ctx.size), update, update_window_dims=window,
         inserted_window_dims=(), scattered_dims_to_operand_dims=window, index_vector_dim=1,
         input_batching_dims=(at,), scatter_indices_batching_dims=(0,), unique_indices=True,

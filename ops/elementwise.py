@@ -26,8 +26,7 @@ import numpy as np
 
 from ..graph import ELEMENTWISE, ZERO_DERIVATIVE, Attrs, GraphError, OpDef, Tensor, TensorType, dtypes
 from . import ad_util as ad
-from . import batching, constants, hlo
-from . import compare as cmp
+from . import batching, constants, hlo, prims
 from .registry import bind
 
 FLOAT = "fc"  # floating and complex
@@ -156,7 +155,7 @@ def _real_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def _eq(x: Tensor, y: Tensor) -> Tensor:
-    return cmp.compare(x, y, "EQ")
+    return prims.compare(x, y, "EQ")
 
 
 def _one(x: Tensor) -> Tensor:
@@ -174,12 +173,12 @@ sh, chlo = hlo.sh, hlo.chlo
 # -- unary ---------------------------------------------------------------------
 def _abs_vjp(x, y, ct):
     if not x.dtype.is_complex:
-        return ad.select(cmp.compare(x, ad.zeros_like(x), "GE"), ct, ad.neg(ct))
+        return ad.select(prims.compare(x, ad.zeros_like(x), "GE"), ct, ad.neg(ct))
     # d|x| transposed is ct * conj(x) / |x| = ct * |x| / x; 0 at x == 0 (JAX). The
     # divisor is made safe first so that the masked slot has no NaN to leak.
     at_zero = _eq(x, ad.zeros_like(x))
     safe_x = ad.select(at_zero, _one(x), x)
-    ct_x = ad.div(ad.mul(cmp.convert(ct, x.dtype), cmp.convert(y, x.dtype)), safe_x)
+    ct_x = ad.div(ad.mul(prims.convert(ct, x.dtype), prims.convert(y, x.dtype)), safe_x)
     return ad.where_zero(at_zero, ct_x)
 
 
@@ -189,8 +188,8 @@ def _abs_jvp(x, y, t):
     # d|x| = Re(conj(x) t) / |x| = (Re x Re t + Im x Im t) / |x|, 0 at x == 0 (JAX); a complex
     # to real convert keeps the real part, and Im z = Re(-i z).
     minus_i = ad.full_like(x, -1j)
-    re_x, im_x = cmp.convert(x, y.dtype), cmp.convert(ad.mul(x, minus_i), y.dtype)
-    re_t, im_t = cmp.convert(t, y.dtype), cmp.convert(ad.mul(t, minus_i), y.dtype)
+    re_x, im_x = prims.convert(x, y.dtype), prims.convert(ad.mul(x, minus_i), y.dtype)
+    re_t, im_t = prims.convert(t, y.dtype), prims.convert(ad.mul(t, minus_i), y.dtype)
     dot = ad.add(ad.mul(re_x, re_t), ad.mul(im_x, im_t))
     at_zero = _eq(y, ad.zeros_like(y))
     return ad.where_zero(at_zero, ad.div(dot, ad.select(at_zero, _one(y), y)))

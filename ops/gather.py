@@ -11,7 +11,7 @@ from typing import Literal
 from ..graph import LINEAR, Attrs, GraphError, OpDef, ShapeAttr, TensorType
 from ..graph.dims import check_shape, is_symbolic, shape_str
 from . import ad_util as ad
-from . import compare, constants, hlo, index_dims, scatter
+from . import constants, hlo, index_dims, prims
 from .batching import axis_at_rank, inserted, rank_among, shift_axes
 from .index_dims import check_batching, check_dims, check_index_map, exceeds, fits, index_batch, start_limits
 from .registry import bind
@@ -95,8 +95,8 @@ def _gather_vjp(ctx, attrs: GatherAttrs, xs, ys, cts):
     # do not fit where gather clamps them, so clamp the starts first.
     x, idx = xs
     limits = start_limits(x, idx, attrs.start_index_map, attrs.slice_shape, attrs.index_vector_dim)
-    starts = compare.clamp(constants.constant(0, idx.dtype), idx, limits)
-    ct_x = scatter.scatter(
+    starts = prims.clamp(constants.constant(0, idx.dtype), idx, limits)
+    ct_x = prims.scatter(
         ad.zeros_like(x), starts, cts[0],
         update_window_dims=attrs.offset_dims, inserted_window_dims=attrs.collapsed_slice_dims,
         input_batching_dims=attrs.operand_batching_dims,

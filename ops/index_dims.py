@@ -7,7 +7,7 @@ import numpy as np
 
 from ..graph import GraphError, TensorType, dims
 from ..graph.dims import is_symbolic
-from . import constants, shape, slicing
+from . import constants, prims
 from .batching import rank_among, shift_axes
 
 
@@ -77,11 +77,11 @@ def start_limits(x, idx, index_map, window, index_vector_dim: int):
     if all(isinstance(n, int) for n in last):
         vector = constants.constant(np.asarray(last, dt.np))
     else:
-        parts = [shape.reshape(constants.dim_value(n, dt), (1,)) for n in last]
-        vector = slicing.concatenate(parts, 0)
+        parts = [prims.reshape(constants.dim_value(n, dt), (1,)) for n in last]
+        vector = prims.concatenate(parts, 0)
     if index_vector_dim == idx.ndim:
-        return shape.broadcast_in_dim(shape.reshape(vector, ()), idx.shape, ())
-    return shape.broadcast_in_dim(vector, idx.shape, (index_vector_dim,))
+        return prims.broadcast_in_dim(prims.reshape(vector, ()), idx.shape, ())
+    return prims.broadcast_in_dim(vector, idx.shape, (index_vector_dim,))
 
 
 def index_batch_dims(ndim: int, index_vector_dim: int) -> list[int]:

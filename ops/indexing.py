@@ -8,13 +8,15 @@ symbolic operand dim whole. sg.numpy builds numpy indexing (``x[i, :, j]``,
 
 Each op is a module of its own (ops/gather.py, ops/scatter.py, their shared
 dimension-number checks in ops/index_dims.py); this module gathers their
-public names.
+public names and add_along_axis, the scatter-add that vjp rules build
+(defined in ops/ad_util.py).
 """
 
 from __future__ import annotations
 
+from .ad_util import add_along_axis
 from .gather import GatherAttrs, gather, gather_op
-from .scatter import SCATTER_KINDS, ScatterAttrs, add_along_axis, scatter, scatter_op
+from .scatter import SCATTER_KINDS, ScatterAttrs, scatter, scatter_op
 
 __all__ = [
     "GatherAttrs", "gather", "gather_op",

@@ -9,7 +9,7 @@ import numpy as np
 from ..graph import Attrs, GraphError, OpDef, TensorType, dtypes
 from ..graph.dims import prod
 from . import ad_util as ad
-from . import batching, compare, constants, cumulative, hlo, shape, slicing
+from . import batching, constants, hlo, prims
 from .registry import bind
 
 REDUCE_KINDS = ("sum", "prod", "max", "min", "and", "or")
@@ -71,7 +71,7 @@ def _reduce_vjp(ctx, attrs: ReduceAttrs, xs, ys, cts):
     kept = tuple(d for d in range(x.ndim) if d not in attrs.axes)
 
     def back(t):
-        return shape.broadcast_in_dim(t, x.shape, kept)
+        return prims.broadcast_in_dim(t, x.shape, kept)
 
     if kind == "sum":
         return [back(cts[0])]
@@ -79,7 +79,7 @@ def _reduce_vjp(ctx, attrs: ReduceAttrs, xs, ys, cts):
         return [ad.mul(back(cts[0]), _product_of_others(x, attrs.axes))]
     if kind in ("max", "min"):
         # JAX's convention: the elements equal to the result share its cotangent equally.
-        hit = compare.compare(x, back(ys[0]), "EQ")
+        hit = prims.compare(x, back(ys[0]), "EQ")
         zero = ad.zeros_like(x)
         count = reduce(ad.select(hit, ad.full_like(x, 1), zero), "sum", attrs.axes)
         return [ad.select(hit, back(ad.div(cts[0], count)), zero)]
@@ -91,21 +91,21 @@ def _product_of_others(x, axes):
     at zeros): the reduced dims flattened into one, then exclusive running products from each end."""
     kept = [d for d in range(x.ndim) if d not in axes]
     perm = kept + list(axes)
-    moved = shape.transpose(x, perm)
-    flat = shape.reshape(moved, moved.shape[: len(kept)] + (prod(moved.shape[len(kept) :]),))
+    moved = prims.transpose(x, perm)
+    flat = prims.reshape(moved, moved.shape[: len(kept)] + (prod(moved.shape[len(kept) :]),))
     if flat.shape[-1] == 0:
         return ad.zeros_like(x)
     last, one = flat.ndim - 1, constants.constant(1, x.dtype)
     edge = [0] * flat.ndim
     shift = [0] * last + [1]
     unshift = [0] * last + [-1]
-    before = slicing.pad(cumulative.cumulative(flat, "prod", last), one, shift, unshift, edge)
-    after = slicing.pad(cumulative.cumulative(flat, "prod", last, reverse=True), one, unshift, shift, edge)
-    others = shape.reshape(ad.mul(before, after), moved.shape)
+    before = prims.pad(prims.cumulative(flat, "prod", last), one, shift, unshift, edge)
+    after = prims.pad(prims.cumulative(flat, "prod", last, reverse=True), one, unshift, shift, edge)
+    others = prims.reshape(ad.mul(before, after), moved.shape)
     inverse = [0] * x.ndim
     for i, p in enumerate(perm):
         inverse[p] = i
-    return shape.transpose(others, inverse)
+    return prims.transpose(others, inverse)
 
 
 def _reduce_batch(ctx, attrs: ReduceAttrs, xs, bdims):

@@ -12,7 +12,7 @@ from typing import Literal
 from ..graph import Attrs, GraphError, OpDef, TensorType
 from ..graph.dims import prod, shape_str
 from . import ad_util as ad
-from . import compare, constants, elementwise, gather, hlo, index_dims, reduce, shape
+from . import constants, hlo, index_dims, prims
 from .batching import axis_at_rank, batched_at, rank_among, shift_axes
 from .index_dims import check_batching, check_dims, check_index_map, exceeds, fits, index_batch, start_limits
 from .registry import bind
@@ -120,7 +120,7 @@ class _Inverse:
 
     def gather(self, t):
         a = self.attrs
-        return gather.gather(
+        return prims.gather(
             t, self.idx, offset_dims=a.update_window_dims, collapsed_slice_dims=a.inserted_window_dims,
             operand_batching_dims=a.input_batching_dims,
             start_indices_batching_dims=a.scatter_indices_batching_dims,
@@ -136,12 +136,12 @@ class _Inverse:
         """True for the updates whose window fit (the scatter did not skip them)."""
         a, idx = self.attrs, self.idx
         limits = start_limits(self.x, idx, a.scattered_dims_to_operand_dims, self.sizes, a.index_vector_dim)
-        low = compare.compare(idx, ad.zeros_like(idx), "GE")
-        ok = elementwise.apply(elementwise.and_, low, compare.compare(idx, limits, "LE"))
+        low = prims.compare(idx, ad.zeros_like(idx), "GE")
+        ok = prims.and_(low, prims.compare(idx, limits, "LE"))
         if a.index_vector_dim < idx.ndim:
-            ok = reduce.reduce(ok, "and", (a.index_vector_dim,))
+            ok = prims.reduce(ok, "and", (a.index_vector_dim,))
         scatter_dims = tuple(d for d in range(self.upd.ndim) if d not in a.update_window_dims)
-        return shape.broadcast_in_dim(ok, self.upd.shape, scatter_dims)
+        return prims.broadcast_in_dim(ok, self.upd.shape, scatter_dims)
 
     def gather_fitting(self, t):
         return ad.select(self.fits(), self.gather(t), ad.zeros_like(self.upd))
@@ -158,10 +158,10 @@ def _scatter_set_vjp(inv: _Inverse, out, ct):
     scatter_dims = tuple(d for d in range(upd.ndim) if d not in inv.attrs.update_window_dims)
     batch = tuple(upd.shape[d] for d in scatter_dims)
     count = constants.iota("int32", (prod(batch),))
-    ids = ad.add(shape.reshape(count, batch), ad.full_like(shape.reshape(count, batch), 1))
-    ids = shape.broadcast_in_dim(ids, upd.shape, scatter_dims)
+    ids = ad.add(prims.reshape(count, batch), ad.full_like(prims.reshape(count, batch), 1))
+    ids = prims.broadcast_in_dim(ids, upd.shape, scatter_dims)
     landed = inv.gather(inv.scatter(ad.full_like(inv.x, 0, "int32"), ids, "set"))
-    won = compare.compare(landed, ids, "EQ")
+    won = prims.compare(landed, ids, "EQ")
     return inv.scatter(ct, ad.zeros_like(upd), "set"), ad.select(won, inv.gather(ct), ad.zeros_like(upd))
 
 
@@ -173,20 +173,20 @@ def _scatter_mul_vjp(inv: _Inverse, out, ct):
     # Duplicates: each update's factor is the product of the others at its position, kept exact
     # at zeros by counting zero updates (product of the nonzero ones / this one, or 0).
     upd, one, zero = inv.upd, ad.full_like(inv.upd, 1), ad.zeros_like(inv.upd)
-    is_zero = compare.compare(upd, zero, "EQ")
+    is_zero = prims.compare(upd, zero, "EQ")
     nonzero = ad.select(is_zero, one, upd)
     nonzero_prod = inv.gather(inv.scatter(ad.full_like(inv.x, 1), nonzero, "mul"))
     zeros = inv.gather(inv.scatter(ad.zeros_like(inv.x), ad.select(is_zero, one, zero), "add"))
-    lone_zero = ad.select(compare.compare(zeros, one, "EQ"), nonzero_prod, zero)
-    no_zero = ad.select(compare.compare(zeros, zero, "EQ"), ad.div(nonzero_prod, nonzero), zero)
+    lone_zero = ad.select(prims.compare(zeros, one, "EQ"), nonzero_prod, zero)
+    no_zero = ad.select(prims.compare(zeros, zero, "EQ"), ad.div(nonzero_prod, nonzero), zero)
     return ct_x, ad.mul(seen, ad.select(is_zero, lone_zero, no_zero))
 
 
 def _scatter_extremum_vjp(inv: _Inverse, out, ct):
     # JAX's convention: the operand and the updates equal to the result share its cotangent equally.
     upd, x = inv.upd, inv.x
-    won = elementwise.apply(elementwise.and_, inv.fits(), compare.compare(upd, inv.gather(out), "EQ"))
-    kept = compare.compare(x, out, "EQ")
+    won = prims.and_(inv.fits(), prims.compare(upd, inv.gather(out), "EQ"))
+    kept = prims.compare(x, out, "EQ")
     ones = inv.scatter(ad.zeros_like(x), ad.select(won, ad.full_like(upd, 1), ad.zeros_like(upd)), "add")
     share = ad.div(ct, ad.add(ones, ad.select(kept, ad.full_like(x, 1), ad.zeros_like(x))))
     return ad.select(kept, share, ad.zeros_like(x)), ad.select(won, inv.gather(share), ad.zeros_like(upd))
@@ -298,25 +298,10 @@ def scatter(
     scattered_dims_to_operand_dims=(0,), index_vector_dim=1, kind="add")`` is
     ``np.add.at(x, idx, v)`` for a vector ``x``.
     """
-    return bind(
-        scatter_op, operand, scatter_indices, updates,
-        update_window_dims=tuple(update_window_dims), inserted_window_dims=tuple(inserted_window_dims),
-        input_batching_dims=tuple(input_batching_dims),
-        scatter_indices_batching_dims=tuple(scatter_indices_batching_dims),
-        scattered_dims_to_operand_dims=tuple(scattered_dims_to_operand_dims),
-        index_vector_dim=int(index_vector_dim), indices_are_sorted=bool(indices_are_sorted),
-        unique_indices=bool(unique_indices), kind=kind,
-    )  # fmt: skip
-
-
-def add_along_axis(x, indices, updates, axis: int, unique_indices: bool = False):
-    """Zeros shaped like ``x`` with ``updates[..., i, ...]`` added at ``indices[..., i, ...]``
-    along ``axis``; ``indices`` and ``updates`` have x's shape in every other dim, matched one
-    to one. A scatter-add with batching dims (vjp rules of sort and cumulative use it)."""
-    others = tuple(d for d in range(x.ndim) if d != axis)
-    return scatter(
-        ad.zeros_like(x), indices, updates, update_window_dims=(), inserted_window_dims=(axis,),
-        input_batching_dims=others, scatter_indices_batching_dims=others,
-        scattered_dims_to_operand_dims=(axis,), index_vector_dim=indices.ndim,
-        unique_indices=unique_indices, kind="add",
+    return prims.scatter(
+        operand, scatter_indices, updates, update_window_dims=update_window_dims,
+        inserted_window_dims=inserted_window_dims, scattered_dims_to_operand_dims=scattered_dims_to_operand_dims,
+        index_vector_dim=index_vector_dim, input_batching_dims=input_batching_dims,
+        scatter_indices_batching_dims=scatter_indices_batching_dims, indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices, kind=kind,
     )  # fmt: skip

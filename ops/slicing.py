@@ -17,7 +17,7 @@ from ..graph import LINEAR, MOVES_DATA, Attrs, GraphError, OpDef, ShapeAttr, Ten
 from ..graph.attrs import DimsAttr
 from ..graph.dims import check_shape
 from . import ad_util as ad
-from . import batching, compare, hlo, reduce, shape
+from . import batching, hlo, prims
 from .batching import inserted
 from .constants import constant
 from .dynamic_slicing import dynamic_slice, dynamic_slice_op, dynamic_update_slice, dynamic_update_slice_op
@@ -223,7 +223,7 @@ def _pad_vjp(ctx, attrs: PadAttrs, xs, ys, cts):
     if any(st > 1 for st in strides):
         t = slice(t, (0,) * t.ndim, t.shape, strides)
     everything = tuple(range(ct.ndim))
-    return [t, ad.sub(reduce.reduce(ct, "sum", everything), reduce.reduce(t, "sum", everything))]
+    return [t, ad.sub(prims.reduce(ct, "sum", everything), prims.reduce(t, "sum", everything))]
 
 
 def _pad_batch(ctx, attrs: PadAttrs, xs, bdims):
@@ -236,9 +236,9 @@ def _pad_batch(ctx, attrs: PadAttrs, xs, bdims):
     # A padding value per lane: pad with any value, then select each lane's value wherever no
     # element of x landed (the same pad of a mask says where).
     padded = pad(x, _zero(x), low, high, interior)
-    trues = shape.broadcast_in_dim(constant(True), x.shape, ())
+    trues = prims.broadcast_in_dim(constant(True), x.shape, ())
     landed = pad(trues, constant(False), low, high, interior)
-    return [compare.select(landed, padded, shape.broadcast_in_dim(value, padded.shape, (at,)))], [at]
+    return [prims.select(landed, padded, prims.broadcast_in_dim(value, padded.shape, (at,)))], [at]
 
 
 def _zero(t):

@@ -97,3 +97,15 @@ def test_unnamed_graphs_have_distinct_names():
     with second, pytest.raises(sg.GraphError) as e:
         a + 1
     assert f"belongs to graph {first.name!r}, not {second.name!r}" in str(e.value)
+
+
+def test_an_unsupported_leaf_names_its_path_in_vmap_scan_and_cond(g):
+    x = snp.ones((3, 2))
+    line = _line() + 2
+    with pytest.raises(sg.GraphError) as e:
+        sg.vmap(lambda d: d["a"] * 2)({"a": x, "b": "oops"})
+    assert f"{FILE}:{line}" in str(e.value) and "args[0]['b'] is a str: vectorize wants" in str(e.value)
+    with pytest.raises(sg.GraphError, match=r"xs\['z'\] is a str: scan wants"):
+        sg.scan(lambda c, r: (c, r["q"]), 0.0, {"q": x, "z": "bad"})
+    with pytest.raises(sg.GraphError, match=r"operands\[0\]\[1\] is a object: cond wants"):
+        sg.cond(x[0, 0] > 0, lambda p: p[0], lambda p: p[0], (x, object()))

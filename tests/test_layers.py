@@ -67,6 +67,16 @@ def test_layer_contracts_are_kept():
             "from ..backend import session",
             "stablegraph.ops is not allowed to import stablegraph.backend",
         ),
+        (
+            "ops/elementwise.py",
+            "from . import compare",
+            "stablegraph.ops.elementwise is not allowed to import stablegraph.ops.compare",
+        ),
+        (
+            "ops/prims.py",
+            "from . import shape",
+            "stablegraph.ops.prims is not allowed to import stablegraph.ops.shape",
+        ),
         ("backend/feeds.py", "import jaxlib", "stablegraph.backend is not allowed to import jaxlib"),
         ("graph/types.py", "import jax", "stablegraph.graph is not allowed to import jax"),
     ],

@@ -9,41 +9,23 @@ as ``args[0]['w']``.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..graph import Function, GraphError, Tensor, flatten, function, located, unflatten, user_location
-from ..graph.tree import leaf_paths
+from ..graph import Function, GraphError, flatten, function, located, unflatten, user_location
+from ..ops.nests import VALUES, tensor_leaves
 from ..ops.numpy_like import asarray
-
-_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
 
 
 def error(message: str) -> GraphError:
     return GraphError(located(message, user_location()))
 
 
-def tensor_leaves(nest, where: str) -> tuple[list[Tensor], object]:
-    """The nest's leaves as Tensors and its treedef; an unsupported leaf names its path under ``where``."""
-    leaves, tree = flatten(nest)
-    out = []
-    for leaf, path in zip(leaves, leaf_paths(tree)):
-        if isinstance(leaf, Tensor):
-            out.append(leaf)
-        elif isinstance(leaf, _VALUES):
-            out.append(asarray(leaf))
-        else:
-            raise error(
-                f"{where}{path} is a {type(leaf).__name__}: autodiff wants Tensors, numbers or numpy arrays "
-                "in nests of tuples, lists and dicts (None for nothing)"
-            )
-    return out, tree
+__all__ = ["as_values", "check_argnums", "error", "tensor_leaves", "with_args", "wrap"]
 
 
 def as_values(nest):
     """The nest with its number and array leaves made Tensors and other leaves left as they are
     (the arguments a transform passes through to fn without differentiating)."""
     leaves, tree = flatten(nest)
-    return unflatten(tree, [asarray(v) if isinstance(v, _VALUES) else v for v in leaves])
+    return unflatten(tree, [asarray(v) if isinstance(v, VALUES) else v for v in leaves])
 
 
 def check_argnums(fn, argnums, num_args: int) -> tuple[int, ...]:

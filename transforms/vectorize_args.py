@@ -8,12 +8,13 @@ sub-nests. Mistakes are GraphErrors that name the argument's path.
 
 from __future__ import annotations
 
-from ..graph import GraphError, Tensor, dims, flatten, located, user_location
+from ..graph import GraphError, dims, located, user_location
 from ..graph.tree import leaf_paths
 from ..ops import shape, slicing
 from ..ops.batching import moveaxis
 from ..ops.control_api import scan
-from ..ops.numpy_like import asarray, concatenate
+from ..ops.nests import tensor_leaves
+from ..ops.numpy_like import concatenate
 
 
 def _error(message: str) -> GraphError:
@@ -68,8 +69,7 @@ def axes_for(axes, ndims, what: str, tree=None) -> list:
 
 def leaves_of(args, in_axes):
     """The arguments' leaves as Tensors, their tree, and each leaf's batch axis."""
-    leaves, tree = flatten(tuple(args))
-    leaves = [x if isinstance(x, Tensor) else asarray(x) for x in leaves]
+    leaves, tree = tensor_leaves(tuple(args), "args", "vectorize")
     axes = in_axes if not isinstance(in_axes, list) else tuple(in_axes)
     if isinstance(axes, tuple) and len(axes) != len(args):
         raise _error(f"vectorize: in_axes has {len(axes)} entries for {len(args)} arguments")

@@ -88,3 +88,14 @@ def test_bodies_keep_their_own_symbols_when_inlined_where_the_graph_binds_the_sa
         got, s = sess.run([r, total], {p: np.ones(5, np.float32), q: np.arange(3, dtype=np.float32)})
     np.testing.assert_allclose(got, np.arange(3) * 3.0)
     assert s == 5
+
+
+def test_bodies_on_expression_dims_lower_with_the_graphs_bindings():
+    # found by tests/test_random_programs.py: a cond over x[::2] whose rows are (batch + 1) // 2
+    g = sg.Graph("expression_body")
+    with g:
+        x = sg.placeholder(("batch", 1), sg.float32, name="x")
+        y = sg.cond(snp.sum(x) > 0, lambda a: a * 2.0, snp.sin, x[::2])
+    with sg.Session(g) as sess:
+        xv = np.array([[0.5], [-0.2], [0.25]], np.float32)
+        np.testing.assert_allclose(sess.run(y, {x: xv}), xv[::2] * 2.0)

@@ -20,12 +20,7 @@ X, Y = R.normal(size=(3,)), R.normal(size=(3,))
 XS, YS = R.normal(size=(2, 3)), R.normal(size=(2, 3))
 
 
-@pytest.fixture(autouse=True, scope="module")
-def x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # the jax oracle computes in float64 here
 
 
 def make(xp, custom_jvp, scale=None):

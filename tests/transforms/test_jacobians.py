@@ -18,12 +18,7 @@ from stablegraph import numpy as snp
 R = np.random.default_rng(0)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # the jax oracle computes in float64 here
 
 
 def mlp_loss(xp):

@@ -22,12 +22,7 @@ RNG = np.random.default_rng(0)
 SHAPE = (3, 4)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # the jax oracle computes in float64 here
 
 
 def normal():
