@@ -32,7 +32,6 @@ from ..graph import (
     OpDef,
     SourceLocation,
     Tensor,
-    TensorType,
     current_graph,
     flatten,
     function,
@@ -44,6 +43,7 @@ from ..graph.tree import describe
 from . import ad_util as ad
 from .batching import batched_at
 from .constants import constant
+from .custom_vjp import passthrough_infer, passthrough_lower
 from .elementwise import stop_gradient
 from .registry import bind_node
 
@@ -54,19 +54,6 @@ class CustomJVPAttrs(Attrs):
     jvp: FunctionAttr  # (arguments..., their tangents..., what it closes over...) -> output tangents
     num_args: int
     num_outputs: int
-
-
-def _custom_jvp_call_infer(attrs: CustomJVPAttrs, *in_types) -> tuple[TensorType, ...]:
-    n, k = attrs.num_args, attrs.num_outputs
-    if len(in_types) < n + k:
-        raise GraphError(
-            f"custom_jvp_call wants {n} arguments and {k} outputs as inputs, got {len(in_types)}"
-        )
-    return tuple(in_types[n : n + k])
-
-
-def _custom_jvp_call_lower(ctx, attrs: CustomJVPAttrs, *values):
-    return list(values[attrs.num_args : attrs.num_args + attrs.num_outputs])
 
 
 def _tangents_in(attrs: CustomJVPAttrs, xs, tangents) -> list[Tensor]:
@@ -113,8 +100,8 @@ def _custom_jvp_call_batch(ctx, attrs: CustomJVPAttrs, xs, bdims):
 
 custom_jvp_call_op = OpDef(
     "custom_jvp_call",
-    _custom_jvp_call_infer,
-    _custom_jvp_call_lower,
+    passthrough_infer("custom_jvp_call"),
+    passthrough_lower,
     attrs=CustomJVPAttrs,
     jvp=_custom_jvp_call_jvp,
     vjp=_custom_jvp_call_vjp,

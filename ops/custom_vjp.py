@@ -49,16 +49,21 @@ class CustomVJPAttrs(Attrs):
     num_outputs: int
 
 
-def _custom_vjp_call_infer(attrs: CustomVJPAttrs, *in_types) -> tuple[TensorType, ...]:
-    n, k = attrs.num_args, attrs.num_outputs
-    if len(in_types) < n + k:
-        raise GraphError(
-            f"custom_vjp_call wants {n} arguments and {k} outputs as inputs, got {len(in_types)}"
-        )
-    return tuple(in_types[n : n + k])
+def passthrough_infer(name: str):
+    """The infer rule of a custom-rule call (custom_vjp_call, custom_jvp_call): its inputs are the
+    arguments, then the outputs it passes through (``num_args``, ``num_outputs`` attrs), then more."""
+
+    def infer(attrs, *in_types) -> tuple[TensorType, ...]:
+        n, k = attrs.num_args, attrs.num_outputs
+        if len(in_types) < n + k:
+            raise GraphError(f"{name} wants {n} arguments and {k} outputs as inputs, got {len(in_types)}")
+        return tuple(in_types[n : n + k])
+
+    return infer
 
 
-def _custom_vjp_call_lower(ctx, attrs: CustomVJPAttrs, *values):
+def passthrough_lower(ctx, attrs, *values):
+    """A custom-rule call lowers to nothing: its outputs are the values it passes through."""
     return list(values[attrs.num_args : attrs.num_args + attrs.num_outputs])
 
 
@@ -96,8 +101,8 @@ def _batched_bwd(ctx, bwd, params, param_bdims, arg_bdims):
 
 custom_vjp_call_op = OpDef(
     "custom_vjp_call",
-    _custom_vjp_call_infer,
-    _custom_vjp_call_lower,
+    passthrough_infer("custom_vjp_call"),
+    passthrough_lower,
     attrs=CustomVJPAttrs,
     vjp=_custom_vjp_call_vjp,
     batch=_custom_vjp_call_batch,

@@ -25,8 +25,7 @@ from ..graph import GraphError, Tensor, current_graph, emitting_for, located, na
 from ..ops import ad_util
 from ..ops.registry import bind_node
 from .backward import CONTEXT as VJP_CONTEXT
-from .backward import backward, relevant_nodes
-from .simplify import simplify
+from .backward import VJPContext, backward, relevant_nodes
 
 
 def forward(nodes, tangents: dict[Tensor, Tensor], outputs) -> list[Tensor | None]:
@@ -151,10 +150,10 @@ def transposed_vjp(ctx, attrs, xs, ys, tangents):
     return [next(got) if d is not None else None for d in dummies]
 
 
-class JVPContext:
+class JVPContext(VJPContext):
     """What a jvp rule may ask of the transform: its own op, the forward pass over nodes it builds
-    (a body), the generic rules to fall back on, and the reverse pass and simplify (transposing a
-    user's jvp). ops/ cannot import transforms/, so the pass hands this to the rules."""
+    (a body), the generic rules to fall back on, and (from VJPContext) the reverse pass and simplify
+    for transposing a user's jvp. ops/ cannot import transforms/, so the pass hands this to the rules."""
 
     __slots__ = ("op",)
 
@@ -164,14 +163,6 @@ class JVPContext:
     @staticmethod
     def forward(nodes, tangents, outputs):
         return forward(nodes, tangents, outputs)
-
-    @staticmethod
-    def backward(nodes, seeds, wrt):
-        return backward(nodes, seeds, wrt)
-
-    @staticmethod
-    def simplify(fn):
-        return simplify(fn)
 
     def linear(self, attrs, xs, ys, tangents):
         return linear_jvp(self, attrs, xs, ys, tangents)
