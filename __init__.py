@@ -65,7 +65,7 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import constant, nn, optim, random
+from .ops import constant, lax, nn, optim, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.constants import dim_size
@@ -106,9 +106,18 @@ _sys.modules[__name__ + ".nn"] = nn
 _sys.modules[__name__ + ".optim"] = optim
 _sys.modules[__name__ + ".scipy"] = scipy
 _sys.modules[__name__ + ".scipy.special"] = scipy.special
+_sys.modules[__name__ + ".scipy.linalg"] = scipy.linalg
+_sys.modules[__name__ + ".scipy.stats"] = scipy.stats
+_sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
+_sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
+_sys.modules[__name__ + ".numpy.fft"] = numpy.fft
+_sys.modules[__name__ + ".lax"] = lax
+
+# -- sharding (issue 10): device meshes, shardings, per-device regions --------
+# (names added here by the sharding work)
 
 __all__ = [
-    "data", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
+    "data", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
     "placeholder_with_default", "trainable_variables", "CheckpointError",
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",

@@ -12,24 +12,36 @@ User-facing sets: numpy_like (sg.numpy), control_api (sg.cond, sg.scan, ...).
 """
 
 from . import (  # noqa: F401  (importing a family registers its OpDefs)
+    collectives,
     compare,
+    complex_parts,
     constants,
     control,
     control_api,
+    convolution,
     cumulative,
     custom_jvp,
     custom_vjp,
     dynamic_slicing,
     elementwise,
+    factorizations,
+    fft,
     indexing,
+    lax,
     linalg,
     numpy_like,
+    precision,
     random,
     reduce,
     scipy_like,
     shape,
+    sharding_constraint,
     slicing,
     sort,
+    spmd,
+    top_k,
+    transcendental,
+    windowed,
 )  # fmt: skip
 from .constants import constant, iota
 from .registry import bind

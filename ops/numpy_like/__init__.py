@@ -3,6 +3,7 @@
 ``from stablegraph import numpy as snp`` then write numpy code inside ``with g:``.
 """
 
+from . import fft, linalg
 from .core import asarray, broadcast_shapes, broadcast_to
 from .creation import *  # noqa: F403
 from .index_update import *  # noqa: F403

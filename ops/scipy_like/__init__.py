@@ -1,5 +1,5 @@
 """sg.scipy: scipy's names and semantics where graphs need them (ops layer)."""
 
-from . import special
+from . import linalg, optimize, special, stats
 
-__all__ = ["special"]
+__all__ = ["linalg", "optimize", "special", "stats"]

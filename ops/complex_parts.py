@@ -1,0 +1,1 @@
+"""Complex-number primitives: real, imag, complex and conj (ops layer)."""

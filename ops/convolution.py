@@ -1,0 +1,1 @@
+"""The convolution primitive and JAX's lax-level convolution helpers (ops layer)."""

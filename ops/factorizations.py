@@ -1,0 +1,1 @@
+"""Matrix factorization primitives (cholesky, triangular_solve, eigh, svd, qr, lu, eig) (ops layer)."""

@@ -1,0 +1,1 @@
+"""Custom calls into the LAPACK kernels jaxlib ships (ops layer, bottom: lowering helpers only)."""

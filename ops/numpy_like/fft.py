@@ -1,0 +1,1 @@
+"""snp.fft: numpy.fft's names over the fft primitive (ops layer)."""

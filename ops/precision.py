@@ -1,0 +1,1 @@
+"""The reduce_precision primitive: round to fewer exponent and mantissa bits (ops layer)."""

@@ -1,0 +1,1 @@
+"""sg.scipy.linalg: scipy.linalg's names over the factorization primitives (ops layer)."""

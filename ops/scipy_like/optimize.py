@@ -1,0 +1,1 @@
+"""sg.scipy.optimize: minimize (BFGS) built from graph ops (ops layer)."""

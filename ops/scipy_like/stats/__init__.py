@@ -1,0 +1,1 @@
+"""sg.scipy.stats: scipy.stats distributions' logpdf/pdf/cdf/... as graph ops (ops layer)."""
