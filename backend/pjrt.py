@@ -38,7 +38,10 @@ if "jax._src.config" not in sys.modules:
     _jax_jit.set_disable_jit_state(_config.Config("stablegraph_disable_jit", False))
     _jax_jit.set_post_hook_state(_config.Config("stablegraph_post_hook", None, include_in_jit_key=False))
 
+from . import kernels  # noqa: E402
+
 XlaRuntimeError = xc.XlaRuntimeError
+kernels.register()
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from .index_update import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .manipulation import *  # noqa: F403
+from .math_ufuncs import *  # noqa: F403
 from .names import *  # noqa: F403
 from .overloads import install as _install
 from .reductions import *  # noqa: F403
