@@ -67,6 +67,10 @@ bench: $(STAMP)
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/random_compile.py
 	$(PY) benchmarks/per_example_grads.py
+	$(PY) benchmarks/convnet.py
+	$(PY) benchmarks/attention.py
+	$(PY) benchmarks/linalg.py
+	$(PY) benchmarks/data_parallel.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

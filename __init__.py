@@ -100,6 +100,7 @@ from .transforms import (
 )
 from .viz import draw
 
+numpy.functional.use_vectorize(vectorize)  # snp.vectorize / apply_along_axis batch through sg.vectorize
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
 _sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".nn"] = nn
@@ -114,7 +115,24 @@ _sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".lax"] = lax
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
-# (names added here by the sharding work)
+from . import sharding  # noqa: E402
+from .backend import distributed  # noqa: E402
+from .backend.distributed import DistributedError, process_count, process_index  # noqa: E402
+from .ops.collectives import (  # noqa: E402
+    all_gather,
+    all_to_all,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
+from .ops.sharding_constraint import sharding_constraint  # noqa: E402
+from .ops.spmd import spmd  # noqa: E402
+from .sharding import Mesh, NamedSharding, PartitionSpec, devices, make_mesh  # noqa: E402
+from .transforms import shard  # noqa: E402
 
 __all__ = [
     "data", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
@@ -130,4 +148,7 @@ __all__ = [
     "value_and_grad", "vectorize", "vmap",
     "vjp", "checkpoint", "cond", "switch", "while_loop", "fori_loop", "scan", "map", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
     "promote_types", "random", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
+    "sharding", "Mesh", "NamedSharding", "PartitionSpec", "devices", "make_mesh", "sharding_constraint", "shard",
+    "spmd", "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index",
+    "distributed", "process_index", "process_count", "DistributedError",
 ]  # fmt: skip

@@ -113,7 +113,9 @@ class _Builder:
             )
 
 
-def check_grads(fn, args, order: int = 2, modes=_MODES, eps=None, atol=None, rtol=None, seed: int = 0):
+def check_grads(
+    fn, args, order: int = 2, modes=_MODES, eps=None, atol=None, rtol=None, seed: int = 0, mesh=None
+):
     """Check fn's derivatives up to ``order`` against central finite differences.
 
     Args:
@@ -129,6 +131,7 @@ def check_grads(fn, args, order: int = 2, modes=_MODES, eps=None, atol=None, rto
         atol, rtol: the tolerance (1e-5 each in float64); a slack for the
             rounding error of the differences, ``8 * machine eps * |f| / eps``, is added.
         seed: seeds the random directions.
+        mesh: the device mesh to run on (an sg.Mesh; needed when fn holds sg.spmd regions).
 
     Raises AssertionError listing every failed check with its mode, order,
     derivative function, argument, and the two numbers compared.
@@ -143,7 +146,7 @@ def check_grads(fn, args, order: int = 2, modes=_MODES, eps=None, atol=None, rto
     itemsize = min(np.finfo(arrays[i].dtype).dtype.itemsize for i in diff)
     d_eps, d_atol, d_rtol = _DEFAULTS.get(itemsize, _DEFAULTS[2])
     tol = (d_atol if atol is None else atol, d_rtol if rtol is None else rtol)
-    run = _build(fn, arrays, diff, order, modes, np.random.default_rng(seed))
+    run = _build(fn, arrays, diff, order, modes, np.random.default_rng(seed), mesh)
     eps = d_eps if eps is None else eps
     failures = []
     for j in range(len(diff)):
@@ -169,8 +172,8 @@ def _cast_args(fn, args) -> list[np.ndarray]:
 class _Runner:
     """Runs the probe graph with argument ``j`` shifted by ``t`` (its tangent picked)."""
 
-    def __init__(self, graph, probes, phs, shifts, picks, arrays):
-        self.sess = Session(graph)
+    def __init__(self, graph, probes, phs, shifts, picks, arrays, mesh=None):
+        self.sess = Session(graph, mesh=mesh)
         self.probes = probes
         self.fetches = [t for p in probes for t in (*p.outs, *p.touts, *p.cts)]
         self.phs, self.shifts, self.picks, self.arrays = phs, shifts, picks, arrays
@@ -183,7 +186,7 @@ class _Runner:
         return list(self.sess.run(self.fetches, feeds))
 
 
-def _build(fn, arrays, diff, order, modes, rng) -> _Runner:
+def _build(fn, arrays, diff, order, modes, rng, mesh=None) -> _Runner:
     graph = Graph("check_grads")
     with graph:
         phs = [placeholder(a.shape, dtypes.dtype(a.dtype), name=f"arg{i}") for i, a in enumerate(arrays)]
@@ -202,7 +205,7 @@ def _build(fn, arrays, diff, order, modes, rng) -> _Runner:
 
         builder = _Builder(modes, order, rng, [phs[i] for i in diff], shifts, picks)
         builder.visit(f, "f", 1)
-    return _Runner(graph, builder.probes, phs, shifts, picks, arrays)
+    return _Runner(graph, builder.probes, phs, shifts, picks, arrays, mesh)
 
 
 def _compare(probes, j, arg, base, plus, minus, eps, tol) -> list[str]:
@@ -270,7 +273,9 @@ def _elementwise(got, want, slack, tol) -> str:
     )
 
 
-def check_vectorize(fn, args, size: int = 3, seed: int = 0, atol: float = 1e-6, rtol: float = 1e-6):
+def check_vectorize(
+    fn, args, size: int = 3, seed: int = 0, atol: float = 1e-6, rtol: float = 1e-6, mesh=None
+):
     """Check ``vectorize(fn, in_axes)`` against a loop over lanes, for every in_axes choice.
 
     ``args`` are example arguments of one lane (numpy arrays; their shapes and
@@ -278,7 +283,8 @@ def check_vectorize(fn, args, size: int = 3, seed: int = 0, atol: float = 1e-6, 
     batched at each of its possible axes; every combination with at least
     one batched argument is checked, all in one graph and one run. Random
     lanes are drawn like the examples (integers within their range, bools
-    at random); ``fn`` returns a Tensor or a nest of them.
+    at random); ``fn`` returns a Tensor or a nest of them. ``mesh``: the device
+    mesh to run on (needed when fn holds sg.spmd regions).
     """
     rng = np.random.default_rng(seed)
     examples = [np.asarray(a) for a in args]
@@ -300,7 +306,7 @@ def check_vectorize(fn, args, size: int = 3, seed: int = 0, atol: float = 1e-6, 
             if batched not in loops:
                 loops[batched] = [_lane(fn, examples, lanes, batched, j) for j in range(size)]
     keys = list(loops)
-    with Session(g) as sess:
+    with Session(g, mesh=mesh) as sess:
         got_values, loop_values = sess.run([gots, [loops[key] for key in keys]], feeds)
     wants = dict(zip(keys, loop_values))
     for combo, got in zip(combos, got_values):

@@ -4,6 +4,13 @@ One loop over nodes in graph order: look up each input's MLIR value, call
 the op's ``lower`` rule under the node's location (its name around the
 user's file:line), remember its results. Fed tensors and placeholders become
 the arguments of ``func.func @main``; fetches its results.
+
+On a mesh the module is an SPMD program in Shardy's terms: it declares
+``sdy.mesh @mesh`` and ``mhlo.num_partitions``, and the arguments and
+results the Session lays out carry ``sdy.sharding`` attributes; XLA
+propagates the rest (a one-device mesh is lowered the same way). Rules read the mesh from
+``ctx.mesh`` (None without one), its symbol as ``ctx.mesh.symbol``, its axis sizes as
+``ctx.mesh.shape``.
 """
 
 from __future__ import annotations
@@ -15,16 +22,19 @@ from ..graph.dims import evaluate, substitute, symbols
 from ..graph.function import bind_symbols
 from ..graph.rewrite import Walk
 from ..ops import hlo
+from ..sharding import Mesh, sdy_mesh, sdy_sharding
 
 
 @dataclass
 class LowerContext:
-    """What a lowering rule may read: the concrete types of the node it lowers."""
+    """What a lowering rule may read: the concrete types of the node it lowers, and the
+    mesh the program is partitioned over (None: a Session without a mesh)."""
 
     node: object
     in_types: tuple[TensorType, ...]
     out_types: tuple[TensorType, ...]
     bindings: dict[str, int]
+    mesh: Mesh | None = None
 
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
@@ -49,7 +59,8 @@ class LowerContext:
         """
         params = fn.params + fn.capture_params
         env = dict(zip(params, values))
-        Walk(env).run(fn.graph.nodes, _lowering(_body_bindings(params, values, self.bindings, fn.name)))
+        bindings = _body_bindings(params, values, self.bindings, fn.name)
+        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh))
         return [env[r] for r in (*fn.results, *extra)]
 
 
@@ -99,10 +110,12 @@ def concrete_type(tensor, bindings) -> TensorType:
     return TensorType(tuple(sizes), ty.dtype)
 
 
-def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
+def lower_module(nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None) -> str:
     """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order).
 
-    ``aliases`` maps argument positions to the result each is donated to.
+    ``aliases`` maps argument positions to the result each is donated to. With
+    a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
+    PartitionSpec, or None to let XLA choose.
     """
     with hlo.new_context(), hlo.ir.Location.unknown():
         module = hlo.ir.Module.create()
@@ -111,11 +124,13 @@ def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
 
             @hlo.func.FuncOp.from_py_func(*arg_types, name="main")
             def main(*values):
-                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings)).env
+                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings, mesh)).env
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
-        if aliases:
+        if mesh is not None:
+            _partition(module, main.func_op, mesh, aliases or {}, shardings or ((), ()))
+        elif aliases:
             hlo.alias_arguments(main.func_op, len(args), aliases)
         try:
             module.operation.verify()
@@ -124,7 +139,41 @@ def lower_module(nodes, args, fetches, bindings, aliases=None) -> str:
         return str(module.operation.get_asm(enable_debug_info=True))
 
 
-def _lowering(bindings):
+def _partition(module, func_op, mesh: Mesh, aliases: dict, shardings) -> None:
+    """Make ``module`` an SPMD program over ``mesh``: the mesh, partition count, and the
+    arguments' and results' ``sdy.sharding`` (with the donations)."""
+    ir = hlo.ir
+    i32 = ir.IntegerType.get_signless(32)
+    module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, mesh.size)
+    module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+    with ir.InsertionPoint.at_block_begin(module.body):
+        ir.Operation.create(
+            "sdy.mesh",
+            attributes={
+                "sym_name": ir.StringAttr.get(mesh.symbol),
+                "mesh": ir.Attribute.parse(sdy_mesh(mesh)),
+            },
+        )
+    arg_specs, result_specs = shardings
+    fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+
+    def attrs(types, specs, extra) -> ir.ArrayAttr:
+        dicts = []
+        for i, ty in enumerate(types):
+            entries = dict(extra.get(i, {}))
+            spec = specs[i] if i < len(specs) else None
+            if spec is not None:
+                rank = len(ir.RankedTensorType(ty).shape)
+                entries["sdy.sharding"] = ir.Attribute.parse(sdy_sharding(spec, rank))
+            dicts.append(ir.DictAttr.get(entries))
+        return ir.ArrayAttr.get(dicts)
+
+    donated = {i: {"tf.aliasing_output": ir.IntegerAttr.get(i32, k)} for i, k in aliases.items()}
+    func_op.arg_attrs = attrs(fn_type.inputs, arg_specs, donated)
+    func_op.result_attrs = attrs(fn_type.results, result_specs, {})
+
+
+def _lowering(bindings, mesh=None):
     """The visit that lowers one node: its op's rule under the node's MLIR location."""
 
     def lower_node(walk, node) -> list:
@@ -135,6 +184,7 @@ def _lowering(bindings):
             tuple(concrete_type(t, bindings) for t in node.inputs),
             tuple(concrete_type(o, bindings) for o in node.outputs),
             bindings,
+            mesh,
         )
         rule = node.op.rule("lower")
         try:

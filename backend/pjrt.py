@@ -39,19 +39,95 @@ if "jax._src.config" not in sys.modules:
     _jax_jit.set_post_hook_state(_config.Config("stablegraph_post_hook", None, include_in_jit_key=False))
 
 from . import kernels  # noqa: E402
+from .placement import Tiling, assemble, assemble_local, local_slices, slices  # noqa: E402
 
 XlaRuntimeError = xc.XlaRuntimeError
 kernels.register()
 
+DEFAULT_PLATFORM = "cpu"
+
 
 @functools.cache
+def client(platform: str = DEFAULT_PLATFORM, num_devices: int = 1):
+    """The PJRT client of ``platform`` (cached). Every client is made here, so another kind
+    (a distributed one) plugs in at this one place. On CPU, ``num_devices`` devices."""
+    if platform != "cpu":
+        raise XlaRuntimeError(f"no PJRT client for platform {platform!r} here (only 'cpu')")
+    return xc.make_cpu_client(num_devices=num_devices)
+
+
 def cpu_client(num_devices: int = 1):
     """A PJRT CPU client with ``num_devices`` devices (cached per count)."""
-    return xc.make_cpu_client(num_devices=num_devices)
+    return client("cpu", num_devices)
 
 
 def cpu_devices(num_devices: int = 1) -> list:
     return list(cpu_client(num_devices).devices())
+
+
+def devices(n: int | None = None, platform: str | None = None) -> list:
+    """``n`` devices of ``platform`` (the default one); on CPU a client with ``n`` devices, or
+    after ``sg.distributed.initialize`` the global devices of every process, in process order."""
+    platform = platform or DEFAULT_PLATFORM
+    if _multi.client is not None and platform == "cpu":
+        found = sorted(_multi.client.devices(), key=lambda d: (d.process_index, d.id))
+    else:
+        found = list(client(platform, n or 1).devices())
+    if n is not None and len(found) < n:
+        raise XlaRuntimeError(f"{platform} has {len(found)} devices, {n} asked for")
+    return found[:n] if n else found
+
+
+# -- several processes (distributed.py drives these) ----------------------------------------------
+class _Multi:
+    """The distributed CPU client once this process joined others, and the runtime watching them
+    (``check()`` raises if a peer was lost; ``failed(error)`` is the error a failed run raises)."""
+
+    client = None
+    runtime = None
+
+
+_multi = _Multi()
+
+
+def start_service(address: str, num_processes: int, timeout: int, heartbeat: int):
+    """The coordination service (process 0 runs it); raises XlaRuntimeError if it cannot start."""
+    return _jax.get_distributed_runtime_service(
+        address, num_processes, heartbeat_timeout=heartbeat, cluster_register_timeout=timeout
+    )
+
+
+def connect(address: str, process_id: int, timeout: int, heartbeat: int, on_missed_heartbeat):
+    """A client of the service, connected (waits for every process, up to ``timeout`` s).
+
+    jaxlib aborts the process on a missed heartbeat unless given a callback:
+    ``on_missed_heartbeat(status)`` runs instead (on jaxlib's thread)."""
+    dist = _jax.get_distributed_runtime_client(
+        address, process_id, init_timeout=timeout, heartbeat_timeout=heartbeat, rpc_timeout=timeout,
+        missed_heartbeat_callback=on_missed_heartbeat, shutdown_on_destruction=False,
+    )  # fmt: skip
+    dist.connect()
+    return dist
+
+
+def global_cpu_client(dist, process_id: int, num_processes: int, local_devices: int):
+    """A CPU client whose devices are every process's, with gloo TCP collectives between them."""
+    collectives = _jax.make_gloo_tcp_collectives(distributed_client=dist)
+    return xc.make_cpu_client(
+        distributed_client=dist, node_id=process_id, num_nodes=num_processes,
+        collectives=collectives, num_devices=local_devices,
+    )  # fmt: skip
+
+
+def use_global(cpu_client, runtime) -> None:
+    """Make ``cpu_client`` what ``devices()`` lists (None: back to this process's own)."""
+    _multi.client, _multi.runtime = cpu_client, runtime
+
+
+def spans_processes(devices) -> bool:
+    """Whether some of ``devices`` belong to another process."""
+    me = devices[0].client.process_index()
+    return any(d.process_index != me for d in devices)
 
 
 class _Aval:
@@ -104,6 +180,81 @@ def _single(device) -> _SingleDevice:
     return _SingleDevice(device)
 
 
+class _Tiled(xc.GSPMDSharding):
+    """A sharding over several devices (an XLA tiling) with the Python-side members jaxlib reads."""
+
+    memory_kind = None
+    is_fully_addressable = True
+
+    def __init__(self, devices: tuple, hlo, tile: Tiling):
+        super().__init__(xc.DeviceList(devices), hlo)
+        self.devices = list(devices)
+        self.tile = tile
+        self.replicated = hlo.is_replicated()
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return self._hlo_sharding
+
+    def is_fully_replicated(self):
+        return self.replicated
+
+    @property
+    def device_set(self):
+        return set(self.devices)
+
+    @property
+    def _device_assignment(self):
+        return tuple(self.devices)
+
+
+class _GlobalTiled(_Tiled):
+    """A sharding over devices of several processes; this one holds the pieces of its devices
+    at positions ``local``."""
+
+    is_fully_addressable = False
+
+    def __init__(self, devices: tuple, hlo, tile: Tiling, local: tuple):
+        super().__init__(devices, hlo, tile)
+        self.local = local
+        self.local_devices = [devices[i] for i in local]
+
+
+@functools.cache
+def tiled(devices: tuple, tile: Tiling) -> _Tiled:
+    """The sharding of a value split by ``tile`` over ``devices`` (logical id i = devices[i])."""
+    if all(d == 1 for d in tile.dims[: len(tile.dims) - tile.extra]):
+        hlo = _REPLICATED
+    else:
+        op = xc.OpSharding()
+        op.type = xc.OpSharding.Type.OTHER
+        op.tile_assignment_dimensions = list(tile.dims)
+        op.tile_assignment_devices = list(tile.devices)
+        op.replicate_on_last_tile_dim = tile.extra == 1
+        hlo = xc.HloSharding.from_proto(op)
+    if spans_processes(devices):
+        me = devices[0].client.process_index()
+        return _GlobalTiled(
+            devices, hlo, tile, tuple(i for i, d in enumerate(devices) if d.process_index == me)
+        )
+    return _Tiled(devices, hlo, tile)
+
+
+def tiling_of(hlo, rank: int, n_devices: int) -> Tiling:
+    """An XLA sharding (HloSharding or OpSharding) as a Tiling of a value of ``rank``."""
+    if not isinstance(hlo, xc.HloSharding):
+        hlo = xc.HloSharding.from_proto(hlo)
+    if hlo.is_replicated() or n_devices == 1:
+        extra = 1 if n_devices > 1 else 0
+        return Tiling((1,) * rank + (n_devices,) * extra, tuple(range(n_devices)), extra)
+    dims = tuple(hlo.tile_assignment_dimensions())
+    extra = len(hlo.subgroup_types()) or (1 if hlo.replicate_on_last_tile_dim() else 0)
+    return Tiling(dims, tuple(hlo.tile_assignment_devices()), extra)
+
+
+def _compiled_shardings(devices: tuple, shardings, types) -> list:
+    return [tiled(devices, tiling_of(h, len(shape), len(devices))) for h, (shape, _) in zip(shardings, types)]
+
+
 class _x64_for:
     """Keep 64-bit data 64-bit while jax's x64 flag (if jax is loaded) is off.
 
@@ -149,7 +300,23 @@ _DISPATCH_CACHE = _jax.PjitFunctionCache(capacity=256)
 
 def to_numpy(array) -> np.ndarray:
     """A device array as numpy. Arrays of ml_dtypes types (bfloat16, float8) have
-    no buffer-protocol format, so they take jaxlib's explicit copy."""
+    no buffer-protocol format, so they take jaxlib's explicit copy. A sharded
+    array is assembled from its devices' pieces; one split over several processes gives this
+    process's block of it (its devices' pieces)."""
+    sharding = array._sharding
+    if type(sharding) is _GlobalTiled:
+        pieces = array._arrays
+        if sharding.replicated:
+            return to_numpy(pieces[0])
+        shape = tuple(array.aval.shape)
+        local = [to_numpy(p) for p in pieces]
+        return assemble_local(local, shape, sharding.tile, sharding.local, pieces[0].aval.dtype)
+    if type(sharding) is _Tiled:
+        pieces = array._arrays
+        if sharding.replicated:
+            return to_numpy(pieces[0])
+        shape = tuple(array.aval.shape)
+        return assemble([to_numpy(p) for p in pieces], shape, sharding.tile, pieces[0].aval.dtype)
     out = np.asarray(array)
     if out.dtype == object:  # without jax's __array__, custom dtypes come out boxed
         return array._single_device_array_to_np_array_did_copy()[0]
@@ -157,30 +324,40 @@ def to_numpy(array) -> np.ndarray:
 
 
 class Executable:
-    """A compiled program for one device, called with numpy or device arrays of fixed types.
+    """A compiled program for one device or a mesh, called with numpy or device arrays of fixed types.
 
     The first call with arguments of the expected types runs in Python and
     hands jaxlib's C++ dispatcher what it needs; later calls stay in C++.
     The first ``n_host`` results come back as numpy arrays, the rest stay on
     the device (a Session's variables). Arguments the program donates (see
-    ``compile``) are consumed by the call.
+    ``compile``) are consumed by the call. On several devices, arguments
+    and results are laid out as the compiled program says (its parameter
+    and output shardings); numpy arguments are split accordingly.
     """
 
-    def __init__(self, loaded, device, arg_types, out_types, n_host=None):
+    def __init__(self, loaded, devices, arg_types, out_types, n_host=None):
         self._exe = loaded
         self._avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in arg_types]
         out_avals = [_aval(tuple(shape), np.dtype(dt)) for shape, dt in out_types]
         self._n_host = len(out_avals) if n_host is None else n_host
         self._wide = any(a.dtype.itemsize >= 8 for a in self._avals + out_avals)
-        self._sharding = sharding = _single(device)
-        self._devices = [device]
-        self._handlers = [_jax.array_result_handler(a, sharding, True, True) for a in out_avals]
-        self._custom_dtypes = any(a.dtype.kind == "V" for a in out_avals)  # bfloat16, float8_*
+        self._devices = list(devices)
+        if len(self._devices) == 1:
+            one = _single(self._devices[0])
+            self.in_shardings, self.out_shardings = [one] * len(self._avals), [one] * len(out_avals)
+        else:
+            devs = tuple(self._devices)
+            self.in_shardings = _compiled_shardings(devs, loaded.get_parameter_shardings(), arg_types)
+            self.out_shardings = _compiled_shardings(devs, loaded.get_output_shardings(), out_types)
+        self._handlers = [
+            _jax.array_result_handler(a, sh, True, True) for a, sh in zip(out_avals, self.out_shardings)
+        ]
+        self._custom_dtypes = len(self._devices) > 1 or any(a.dtype.kind == "V" for a in out_avals)
         self._fast_path = _FastPath(
             xla_executable=loaded,
             out_pytree_def=_TREES.flatten([0] * len(out_avals))[1],
-            in_shardings=[sharding] * len(self._avals),
-            out_shardings=[sharding] * len(out_avals),
+            in_shardings=list(self.in_shardings),
+            out_shardings=list(self.out_shardings),
             out_avals=out_avals,
             out_committed=[True] * len(out_avals),
             kept_var_bitvec=[True] * len(self._avals),
@@ -191,6 +368,8 @@ class Executable:
             "stablegraph", self._run_in_python, self._first_call, [], [], ("stablegraph",),
             _TREES, self._put_other, _DISPATCH_CACHE,
         )  # fmt: skip
+        if len(self._devices) > 1 and spans_processes(self._devices):
+            self._dispatch = self._run_global  # jaxlib's C++ dispatcher takes only addressable arrays
 
     def __call__(self, values) -> list:
         """Run on ``values`` (raises XlaRuntimeError): numpy results, then device results."""
@@ -212,11 +391,31 @@ class Executable:
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
             arrays = [
-                v if type(v) is _jax.ArrayImpl
-                else xc.batched_device_put(a, self._sharding, [v], self._devices, True, False)
-                for a, v in zip(self._avals, values)
+                v if type(v) is _jax.ArrayImpl and v._sharding == sh else _put_as(_host(v), a, sh)
+                for a, sh, v in zip(self._avals, self.in_shardings, values)
             ]  # fmt: skip
         return self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+
+    def _run_global(self, *values) -> list:
+        """Run over the devices of several processes: numpy arguments are this process's block
+        of each value (see ``put_local``); results hold this process's pieces."""
+        runtime = _multi.runtime
+        if runtime is not None:
+            runtime.check()
+        with _x64_for(self._wide):
+            arrays = [
+                v if type(v) is _jax.ArrayImpl and v._sharding == sh else put_local(np.asarray(v), a, sh)
+                for a, sh, v in zip(self._avals, self.in_shardings, values)
+            ]  # fmt: skip
+            try:
+                results = self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+                for r in results:
+                    r.block_until_ready()  # a lost peer fails the run here, not at a later read
+            except XlaRuntimeError as e:
+                if runtime is None:
+                    raise
+                raise runtime.failed(e) from None
+        return results
 
     def _first_call(self, *values):
         """The dispatcher's cache miss: run in Python; allow the C++ path for exact types."""
@@ -229,7 +428,11 @@ class Executable:
 
     def _put_other(self, value, sharding, layout):
         """The dispatcher's fallback for arguments it cannot copy itself."""
-        return put(value, self._devices[0])
+        return put(value, sharding)
+
+    @property
+    def devices(self) -> list:
+        return list(self._devices)
 
     def cost_analysis(self) -> dict:
         return dict(self._exe.cost_analysis())
@@ -247,6 +450,11 @@ class Executable:
 _EXACT_TYPES = (np.ndarray, _jax.ArrayImpl)
 
 
+def _host(value) -> np.ndarray:
+    """A numpy argument as it is, a device array laid out otherwise through the host (a rare path)."""
+    return to_numpy(value) if type(value) is _jax.ArrayImpl else np.asarray(value)
+
+
 def _shape_dtype(value) -> tuple:
     """A numpy or device array's (shape, dtype); without jax, device arrays keep them on ``aval``."""
     if type(value) is _jax.ArrayImpl:
@@ -258,20 +466,78 @@ def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None) ->
     """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
     (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
     come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in
-    the text are donated to that result. Raises XlaRuntimeError."""
+    the text are donated to that result. On several devices the text is an SPMD
+    program (Shardy annotations) partitioned over them. Raises XlaRuntimeError."""
     client = devices[0].client
     options = xc.CompileOptions()
+    if len(devices) > 1 or "sdy.mesh" in mlir_text:
+        options.num_partitions = len(devices)
+        build = options.executable_build_options
+        build.num_partitions = len(devices)
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+        if spans_processes(devices):  # global device ids (positions name no device of another process)
+            build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
     loaded = client.compile_and_load(mlir_text, list(devices), options)
-    return Executable(loaded, devices[0], arg_types, out_types, n_host)
+    return Executable(loaded, devices, arg_types, out_types, n_host)
 
 
-def put(value: np.ndarray, device):
-    """A numpy array copied to ``device`` (a device array a program can take or donate)."""
+def placed(devices, tile: Tiling | None = None):
+    """Where a value goes: one device (``tile`` None), or split by ``tile`` over ``devices``."""
+    return _single(devices[0]) if tile is None else tiled(tuple(devices), tile)
+
+
+def put(value: np.ndarray, where):
+    """A numpy array copied to a device, or split over a mesh by a sharding from ``placed``
+    (a device array a program can take or donate)."""
     arr = np.asarray(value)
+    sharding = where if isinstance(where, _SingleDevice | _Tiled) else _single(where)
     with _x64_for(arr.dtype.itemsize >= 8):
-        return xc.batched_device_put(
-            _aval(arr.shape, arr.dtype), _single(device), [arr], [device], True, False
-        )
+        return _put_as(arr, _aval(arr.shape, arr.dtype), sharding)
+
+
+def _put_as(arr: np.ndarray, aval, sharding):
+    if type(sharding) is _SingleDevice:
+        return xc.batched_device_put(aval, sharding, [arr], [sharding._device], True, False)
+    if type(sharding) is _GlobalTiled:  # ``arr`` is the global value: this process puts its pieces
+        if sharding.replicated:
+            pieces = [arr] * len(sharding.local)
+        else:
+            every = slices(tuple(arr.shape), sharding.tile, len(sharding.devices))
+            pieces = [arr[every[i]] for i in sharding.local]
+        return xc.batched_device_put(aval, sharding, pieces, sharding.local_devices, True, False)
+    if sharding.replicated:
+        pieces = [arr] * len(sharding.devices)
+    else:
+        pieces = [arr[where] for where in slices(tuple(arr.shape), sharding.tile, len(sharding.devices))]
+    return xc.batched_device_put(aval, sharding, pieces, sharding.devices, True, False)
+
+
+def put_local(block: np.ndarray, aval, sharding):
+    """A global array of ``aval`` from this process's block of it (its devices' pieces together;
+    all of it when replicated), as jax's make_array_from_process_local_data."""
+    if sharding.replicated:
+        pieces = [block] * len(sharding.local)
+    else:
+        _, where = local_slices(aval.shape, sharding.tile, sharding.local, len(sharding.devices))
+        pieces = [block[w] for w in where]
+    return xc.batched_device_put(aval, sharding, pieces, sharding.local_devices, True, False)
+
+
+def holds_whole(array) -> bool:
+    """Whether this process holds the whole value of a device array (not only its block)."""
+    sharding = array._sharding
+    return type(sharding) is not _GlobalTiled or sharding.replicated
+
+
+def type_of(array) -> tuple:
+    """A device array's (shape, numpy dtype)."""
+    return tuple(array.aval.shape), np.dtype(array.aval.dtype)
+
+
+def sharding_of(array):
+    """The sharding a device array was placed with (``placed``'s kind)."""
+    return array._sharding
 
 
 def is_device_array(value) -> bool:
@@ -284,5 +550,5 @@ def is_deleted(array) -> bool:
 
 
 def copy(array):
-    """A new device array with ``array``'s value on its device (through the host: a rare path)."""
-    return put(to_numpy(array), array._sharding._device)
+    """A new device array with ``array``'s value on its devices (through the host: a rare path)."""
+    return put(to_numpy(array), array._sharding)

@@ -16,6 +16,7 @@ import numpy as np
 from ..graph import CompileError, Tensor
 from ..graph.printing import display_html
 from . import pjrt
+from .placement import named_from_tiling
 from .state import with_nodes
 
 # A program is called from a worker thread when the main thread runs it, so that
@@ -65,25 +66,47 @@ def _flops(executable) -> float:
 
 
 class Lowered(str):
-    """The StableHLO text of a program; ``.compile()`` gives its cost and memory analysis."""
+    """The StableHLO text of a program; ``.compile()`` gives its cost and memory analysis
+    (and, on a mesh, the layouts XLA chose for its arguments and results)."""
 
-    def __new__(cls, text: str, devices):
+    def __new__(cls, text: str, devices, mesh=None, arg_types=(), out_types=()):
         self = super().__new__(cls, text)
         self._devices = devices
+        self._mesh = mesh
+        self._types = (tuple(arg_types), tuple(out_types))
         return self
 
     def compile(self) -> Compiled:
-        return Compiled(compile_text(str(self), self._devices, ()))
+        arg_types, out_types = self._types
+        return Compiled(
+            compile_text(str(self), self._devices, (), arg_types, out_types), self._mesh, self._types
+        )
 
     def _repr_html_(self) -> str:
         return display_html(self)  # viz renders it: cost and memory analysis, the text folded
 
 
 class Compiled:
-    """A compiled program's analyses: cost (flops, bytes) and memory sizes."""
+    """A compiled program's analyses: cost (flops, bytes), memory sizes, layouts on the mesh."""
 
-    def __init__(self, executable: pjrt.Executable):
+    def __init__(self, executable: pjrt.Executable, mesh=None, types=((), ())):
         self._exe = executable
+        self._mesh = mesh
+        self._types = types
+
+    def input_shardings(self) -> list:
+        """The NamedSharding XLA gave each argument (None where no PartitionSpec names it, or
+        without a mesh)."""
+        return self._named(self._exe.in_shardings, self._types[0])
+
+    def output_shardings(self) -> list:
+        """The NamedSharding of each result (fetches, then new variable values), as ``input_shardings``."""
+        return self._named(self._exe.out_shardings, self._types[1])
+
+    def _named(self, shardings, types) -> list:
+        if self._mesh is None or len(self._exe.devices) == 1:
+            return [None] * len(types)
+        return [named_from_tiling(s.tile, self._mesh, len(shape)) for s, (shape, _) in zip(shardings, types)]
 
     def cost_analysis(self) -> dict:
         return self._exe.cost_analysis()
@@ -128,12 +151,16 @@ def is_fetch_leaf(x) -> bool:
 
 
 def repeat_key(fetches, feeds):
-    """A hashable key for a run whose fetches are a Tensor or a flat list/tuple of them."""
+    """A hashable key for a run whose fetches are one Tensor or name, or a flat list, tuple or
+    dict of them, and whose feeds are a dict (by Tensor or name). Names are as good as Tensors
+    here: a graph only grows, so a name always resolves to the same tensor."""
     kind = type(fetches)
-    if kind is Tensor:
+    if kind is Tensor or kind is str:
         head = fetches
     elif kind is list or kind is tuple:
         head = tuple(fetches)
+    elif kind is dict:
+        head = (tuple(fetches), tuple(fetches.values()))
     else:
         return None
     if feeds is None:
@@ -149,6 +176,17 @@ def repeat_key(fetches, feeds):
     return key
 
 
+def is_flat(tree, fetches) -> bool:
+    """Whether ``fetches`` (flattened to ``tree``) is one leaf or a flat list, tuple or dict of leaves."""
+    if tree is None:
+        return True
+    kind = type(fetches)
+    n = len(fetches) if kind in (list, tuple, dict) else -1
+    if kind is dict:
+        return tree == (dict, tuple(fetches), (None,) * n)
+    return tree == (kind, (None,) * n)
+
+
 class Repeat:
     """The fast path for a run repeating an earlier one: same fetches, same feed keys.
 
@@ -156,12 +194,13 @@ class Repeat:
     fed last time, so no conversion, check or signature is needed.
     """
 
-    __slots__ = ("program", "specs", "kind")
+    __slots__ = ("program", "specs", "kind", "keys")
 
-    def __init__(self, program: Program, fed, kind):
+    def __init__(self, program: Program, fed, fetches):
         self.program = program
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
-        self.kind = kind
+        self.kind = type(fetches)
+        self.keys = tuple(fetches) if self.kind is dict else None
 
     def values_if_unchanged(self, feeds) -> list | None:
         if feeds is None:
@@ -173,6 +212,11 @@ class Repeat:
         return values
 
     def shape_results(self, results: list):
-        if self.kind is Tensor:
-            return results[0]
-        return results if self.kind is list else tuple(results)
+        kind = self.kind
+        if kind is list:
+            return results
+        if kind is tuple:
+            return tuple(results)
+        if kind is dict:
+            return dict(zip(self.keys, results))
+        return results[0]

@@ -14,6 +14,11 @@ of its program and the assigns it needs extra results; a variable that is
 both read and written is donated, so XLA updates it in place and no new
 buffer is allocated. A Session may be shared by threads: runs that read
 variables go concurrently, runs that write any are serialized (state.py).
+
+With a mesh, every program is lowered as an SPMD program over it
+(shardings.py decides each argument's and result's PartitionSpec), feeds
+are split as the compiled program lays them out, and variable buffers live
+split over the mesh's devices.
 """
 
 from __future__ import annotations
@@ -37,11 +42,13 @@ from ..graph.structural import parameter_op, placeholder_op
 from ..graph.variables import seed_op, variable_op
 from ..ops.random.keys import seed_words
 from ..ops.state import assign_op, group_op
+from ..sharding import Mesh
 from ..transforms import simplify
-from . import checkpoint, pjrt
+from . import checkpoint, distributed, pjrt
 from . import feeds as feeding
 from .lowering import concrete_type, lower_module
-from .program import Lowered, Program, Repeat, compile_text, is_fetch_leaf, repeat_key
+from .program import Lowered, Program, Repeat, compile_text, is_fetch_leaf, is_flat, repeat_key
+from .shardings import MeshLayout
 from .state import State
 from .stats import CompileRecord, SessionStats, change_reason
 
@@ -54,18 +61,26 @@ class Session:
     ``seed`` makes variable initializers and ``sg.random`` generators
     reproducible; variables are initialized when first needed (by a run,
     ``get`` or ``save``), unless ``restore`` or ``set`` gave them a value.
+    ``mesh`` (an sg.Mesh) runs every program SPMD over its devices: feeds
+    and variables are split as their shardings say (replicated otherwise)
+    and XLA lays out the rest; without one, programs run on one device and
+    sharding annotations are ignored, so one graph runs on any mesh.
     ``devices=N`` asks for a CPU client with N devices (programs run on the
-    first until sharding places them). Use as a context manager or call close().
+    first). Use as a context manager or call close().
     """
 
-    def __init__(self, graph, devices: int | None = None, seed: int = 0):
+    def __init__(self, graph, mesh: Mesh | None = None, seed: int = 0, *, devices: int | None = None):
         if not isinstance(graph, Graph):
             raise TypeError(
                 f"sg.Session takes a Graph, got {type(graph).__name__}: build ops inside "
                 "`with g:` for a g = sg.Graph() and pass g"
             )
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise TypeError(f"sg.Session's mesh is an sg.Mesh (sg.make_mesh(...)), got {type(mesh).__name__}")
         self.graph = graph
-        self.devices = pjrt.cpu_devices(devices or 1)
+        self.mesh = mesh
+        self.devices = mesh.device_list if mesh is not None else pjrt.cpu_devices(devices or 1)
+        self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
         self.seed = seed
         self.stats = SessionStats()
         self._cache: dict = {}
@@ -116,12 +131,8 @@ class Session:
         if program is None:
             program = self._compile(fetch_ts, fed, signature)
             self._cache[(fetch_ts, signature)] = program
-        if (
-            key is not None
-            and all(type(f) is Tensor for f in leaves)
-            and tree in (None, (type(fetches), (None,) * len(leaves)))
-        ):
-            self._repeats[key] = Repeat(program, fed, type(fetches))
+        if key is not None and is_flat(tree, fetches):
+            self._repeats[key] = Repeat(program, fed, fetches)
         return unflatten(tree, self._execute(program, [arr for _, arr in fed]))
 
     def _execute(self, program: Program, values) -> list:
@@ -129,7 +140,8 @@ class Session:
         if program.runs:
             self.stats.cache_hits += 1
         program.runs += 1
-        args = [values[i] for i in program.arg_positions]
+        positions = program.arg_positions  # increasing: as many as the feeds means all of them, in order
+        args = values if len(positions) == len(values) else [values[i] for i in positions]
         if program.state_out:
             outs = self._state.write(program, args)
         elif program.state_in:
@@ -213,7 +225,12 @@ class Session:
             if state_in.count(v) == 1
         }
         nodes = [n for n in program.graph.nodes if n.op is not parameter_op]
-        text = lower_module(nodes, args, program.results, bindings, aliases)
+        layout = self._layout
+        mesh, shardings = None, None
+        if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
+            mesh = layout.mesh
+            shardings = layout.program_specs([fed[i][0] for i in positions], state_in, values, state_out)
+        text = lower_module(nodes, args, program.results, bindings, aliases, mesh, shardings)
         layout = _Layout(positions, state_in, state_out, fetch_slots, [t.type for t in args], len(values))
         return nodes, text, bindings, layout, program.results
 
@@ -226,11 +243,12 @@ class Session:
         start = time.perf_counter()
         if writes is None:
             self._initialize_missing()
+        if self._layout.multiprocess:
+            fed = self._layout.as_global(fed)
+        self._layout.check_feeds(fed)
         nodes, text, bindings, layout, results = self._lower(fetch_ts, fed, writes)
-        arg_types = [(fed[i][1].shape, fed[i][1].dtype) for i in layout.positions]
-        arg_types += [(tuple(ty.shape), ty.dtype.np) for ty in layout.arg_types[len(layout.positions) :]]
-        out_types = [(ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results)]
-        executable = compile_text(text, self.devices[:1], nodes, arg_types, out_types, layout.n_host)
+        arg_types, out_types = _io_types(fed, layout, bindings, results)
+        executable = compile_text(text, self._layout.devices, nodes, arg_types, out_types, layout.n_host)
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
@@ -250,8 +268,23 @@ class Session:
         self._check_open()
         leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
-        text = self._lower(fetch_ts, self._convert_feeds(feeds))[1]
-        return Lowered(text, self.devices[:1])
+        fed = self._convert_feeds(feeds)
+        self._initialize_missing()  # the program reads the variables as run would
+        if self._layout.multiprocess:
+            fed = self._layout.as_global(fed)
+        self._layout.check_feeds(fed)
+        _, text, bindings, layout, results = self._lower(fetch_ts, fed)
+        arg_types, out_types = _io_types(fed, layout, bindings, results)
+        return Lowered(text, self._layout.devices, self.mesh, arg_types, out_types)
+
+    def sharding_of(self, tensor):
+        """How ``tensor`` (a Tensor or name: a variable, feed, fetch) lies on the Session's mesh,
+        as an sg.NamedSharding: as annotated, else as the compiled program that fetched it lays
+        it out. None for a Session without a mesh."""
+        self._check_open()
+        t = feeding.resolve(self.graph, tensor)
+        programs = [(key[0], p) for key, p in list(self._cache.items()) if isinstance(key[0], tuple)]
+        return self._layout.sharding_of(t, programs)
 
     # -- variables ---------------------------------------------------------------
     def _initialize_missing(self) -> None:
@@ -301,8 +334,30 @@ class Session:
         self._check_open()
         variables = self._variables(var if isinstance(var, list | tuple) else [var])
         self._initialize_missing()
-        values = self._state.values([v.var_name for v in variables])
+        names = [v.var_name for v in variables]
+        values = self._global_values(names) if self._layout.multiprocess else self._state.values(names)
         return values if isinstance(var, list | tuple) else values[0]
+
+    def _global_values(self, names) -> list:
+        """``get`` on a mesh over several processes: a variable split over them is gathered by a
+        program every process runs (so every process calls ``get`` alike, as it runs alike)."""
+        state = self._state
+        state.gate.enter_read()
+        try:
+            if any(v not in state.buffers for v in names):
+                raise state.unavailable(names)
+            out = []
+            for v in names:
+                buf = state.buffers[v]
+                if not pjrt.holds_whole(buf):
+                    shape, dtype = pjrt.type_of(buf)
+                    text = self._layout.gather_text(v, shape, dtype)
+                    gather = compile_text(text, self.devices, (), [(shape, dtype)], [(shape, dtype)])
+                    buf = gather([buf])[0]
+                out.append(np.array(pjrt.to_numpy(buf)))  # a copy: the buffer may be donated next
+            return out
+        finally:
+            state.gate.exit_read()
 
     def set(self, var, value) -> None:
         """Give a variable a new value (numpy data of its shape; same_kind casting)."""
@@ -314,7 +369,7 @@ class Session:
             raise FeedError(str(e).replace("feed for", "sess.set value for", 1)) from None
         if arr.shape != tuple(v.shape):
             raise FeedError(f"variable {v.var_name} is {v.type}, got a value of shape {arr.shape}")
-        self._state.assign({v.var_name: pjrt.put(arr, self.devices[0])})
+        self._state.assign({v.var_name: pjrt.put(arr, self._layout.placement(v.var_name, arr.ndim))})
 
     def save(
         self, path: str, var_list=None, step: int | None = None, keep: int = 5, *,
@@ -330,7 +385,12 @@ class Session:
         keep = max_to_keep if max_to_keep is not None else keep
         variables = self._variables(var_list)
         arrays = dict(zip([v.var_name for v in variables], self.get(variables)))
-        return checkpoint.save(path, arrays, step=int(step) if step is not None else None, keep=keep)
+        step = int(step) if step is not None else None
+        if self._layout.multiprocess:  # every process has the whole values now; process 0 writes them
+            return distributed.from_process_zero(
+                f"saving checkpoint {path}", lambda: checkpoint.save(path, arrays, step=step, keep=keep)
+            )
+        return checkpoint.save(path, arrays, step=step, keep=keep)
 
     def restore(self, path: str, var_list=None) -> str:
         """Load variables (all by default) from a checkpoint written by ``save``.
@@ -342,7 +402,13 @@ class Session:
         self._check_open()
         variables = self._variables(var_list)
         found, arrays = checkpoint.load(path, {v.var_name: (tuple(v.shape), v.dtype.np) for v in variables})
-        self._state.assign({v.var_name: pjrt.put(arrays[v.var_name], self.devices[0]) for v in variables})
+        layout = self._layout
+        self._state.assign(
+            {
+                v.var_name: pjrt.put(arrays[v.var_name], layout.placement(v.var_name, len(v.shape)))
+                for v in variables
+            }
+        )
         return found
 
 
@@ -352,6 +418,14 @@ class _Layout:
     def __init__(self, positions, state_in, state_out, fetch_slots, arg_types, n_host):
         self.positions, self.state_in, self.state_out = positions, state_in, state_out
         self.fetch_slots, self.arg_types, self.n_host = fetch_slots, arg_types, n_host
+
+
+def _io_types(fed, layout: _Layout, bindings, results) -> tuple[list, list]:
+    """The (shape, numpy dtype) of a program's arguments and of its results."""
+    arg_types = [(fed[i][1].shape, fed[i][1].dtype) for i in layout.positions]
+    arg_types += [(tuple(ty.shape), ty.dtype.np) for ty in layout.arg_types[len(layout.positions) :]]
+    out_types = [(ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results)]
+    return arg_types, out_types
 
 
 def _add_write(writes: dict, node) -> None:

@@ -48,7 +48,7 @@ from .function import Function, FunctionGraph
 from .graph import Graph
 from .location import SourceLocation, portable_file
 from .opdef import lookup
-from .structural import parameter_op
+from .structural import SHARDED_ATTRS, parameter_op
 
 FORMAT = "stablegraph.graph/2"
 _WRITING = "stablegraph.function_index"  # serialization context: id(Function) -> index in "functions"
@@ -326,8 +326,9 @@ def _ref(graph: Graph, ref: tuple[int, int], at: str, what: str):
 
 
 def _attrs(op, raw: dict, functions: list[Function], at: str):
+    cls = SHARDED_ATTRS.get(op.attrs, op.attrs) if "sharding" in raw else op.attrs  # a sharded input
     try:
-        return op.attrs.model_validate(raw, context={_READING: functions})
+        return cls.model_validate(raw, context={_READING: functions})
     except ValidationError as e:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'attrs'}: {err['msg']}" for err in e.errors()

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func
+from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as sh
 
 from ..graph import TensorType, dtypes
 
-__all__ = ["ir", "sh", "chlo", "func"]
+__all__ = ["ir", "sh", "chlo", "func", "sdy"]
 
 
 def new_context() -> ir.Context:
@@ -26,6 +26,7 @@ def new_context() -> ir.Context:
     ctx.append_dialect_registry(registry)
     sh.register_dialect(ctx)
     chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
     ctx.load_all_available_dialects()
     return ctx
 
@@ -198,3 +199,36 @@ def call_private(name: str, arg_types, result_types, body, args) -> list:
             with ir.InsertionPoint(entry):
                 func.ReturnOp(list(body(*entry.arguments)))
     return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(args)).results)
+
+
+# -- device meshes (Shardy) and collectives ------------------------------------
+def manual_computation(result_types, operands, in_shardings, out_shardings, axis_names, body) -> list:
+    """sdy.manual_computation: ``body(*local_values)`` runs once per device on its shards."""
+    per_value = lambda shardings: ir.Attribute.parse(  # noqa: E731
+        "#sdy.sharding_per_value<["
+        + ", ".join(str(s).removeprefix("#sdy.sharding") for s in shardings)
+        + "]>"
+    )
+    manual = ir.Attribute.parse("#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in axis_names) + "}>")
+    op = sdy.ManualComputationOp(
+        list(result_types), list(operands), per_value(in_shardings), per_value(out_shardings), manual
+    )
+    local_types = [t for t in body.local_types]
+    block = op.regions[0].blocks.append(*local_types)
+    with ir.InsertionPoint(block):
+        sdy.ReturnOp(list(body(*block.arguments)))
+    return list(op.results)
+
+
+_channels = iter(range(1, 1 << 62))
+
+
+def channel_handle() -> ir.Attribute:
+    """A fresh device-to-device channel (type 1) for a cross-device collective."""
+    return sh.ChannelHandle.get(next(_channels), 1)
+
+
+def replica_groups(groups) -> ir.DenseElementsAttr:
+    """The i64[groups, size] attribute of device positions that a collective combines."""
+    arr = np.ascontiguousarray(groups, dtype=np.int64)
+    return ir.DenseElementsAttr.get(arr, type=ir.IntegerType.get_signless(64), shape=list(arr.shape))

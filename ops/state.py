@@ -36,6 +36,7 @@ from ..graph import (
 from ..graph import name_scope as _name_scope
 from ..graph.dims import check_shape
 from ..graph.library import returns
+from ..graph.structural import ShardedVariableAttrs, check_spec
 from ..graph.variables import Variable as VariableTensor
 from ..graph.variables import VariableAttrs, seed_op, variable_op
 from . import hlo
@@ -193,12 +194,16 @@ def _salt(name: str) -> int:
     return zlib.crc32(name.encode()) & 0x7FFFFFFF
 
 
-def Variable(initializer, shape=None, dtype=None, name: str | None = None, trainable: bool = True):  # noqa: N802
+def Variable(  # noqa: N802
+    initializer, shape=None, dtype=None, name: str | None = None, trainable: bool = True, sharding=None
+):
     """A variable of the current graph, initialized when a Session starts (TF1's tf.Variable).
 
     ``initializer`` is an initializer ``init(key, shape, dtype)`` (see
     sg.nn.initializers; needs ``shape``; dtype defaults to float32) or an
     initial value (numpy data, a Python number, a Tensor of the graph).
+    ``sharding=sg.PartitionSpec(None, "model")`` keeps its buffer split over
+    the Session's mesh (replicated when not given; ignored without a mesh).
 
         w = sg.Variable(sg.nn.initializers.glorot_uniform(), (64, 128), name="w")
         step = sg.Variable(0, name="step", trainable=False)
@@ -212,9 +217,11 @@ def Variable(initializer, shape=None, dtype=None, name: str | None = None, train
         raise _error(f"variable {full} wants a static shape, got {value.shape}")
     if trainable and value.dtype.kind not in "fc":
         trainable = False  # an integer or bool variable has no gradient to train with
-    attrs = VariableAttrs(
-        var=full, shape=value.shape, dtype=value.dtype, trainable=trainable, init=value.name
-    )
+    fields = dict(var=full, shape=value.shape, dtype=value.dtype, trainable=trainable, init=value.name)
+    if sharding is None:
+        attrs = VariableAttrs(**fields)
+    else:
+        attrs = ShardedVariableAttrs(**fields, sharding=check_spec(sharding, value.shape, f"variable {full}"))
     return graph.add_node(variable_op, (), attrs, full_name=full).output
 
 

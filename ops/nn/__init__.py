@@ -1,16 +1,35 @@
 """sg.nn: neural-network building blocks built from primitives (ops layer).
 
 Activations and one_hot as jax.nn, losses as optax, ``sg.nn.initializers``
-as jax.nn.initializers, and layers that own Variables (``dense``) or read the
-graph's ``training()`` switch (``dropout``).
+as jax.nn.initializers, and layers that own Variables (``dense``, ``conv``,
+the norms, ``embedding``, ``multi_head_attention``) or read the graph's
+``training()`` switch (``dropout``, ``batch_norm``); functions as jax.nn
+(``dot_product_attention``, ``standardize``) and flax (``max_pool``,
+``avg_pool``). ``update_ops()`` lists batch_norm's pending moving-average
+updates (``minimize`` runs them by itself).
 """
 
 from . import initializers
 from .activations import *  # noqa: F403
 from .activations import __all__ as _activations_all
+from .attention import *  # noqa: F403
+from .attention import __all__ as _attention_all
+from .conv_layers import *  # noqa: F403
+from .conv_layers import __all__ as _conv_all
+from .embedding import *  # noqa: F403
+from .embedding import __all__ as _embedding_all
 from .layers import *  # noqa: F403
 from .layers import __all__ as _layers_all
 from .losses import *  # noqa: F403
 from .losses import __all__ as _losses_all
+from .normalization import *  # noqa: F403
+from .normalization import __all__ as _normalization_all
+from .pooling import *  # noqa: F403
+from .pooling import __all__ as _pooling_all
+from .updates import *  # noqa: F403
+from .updates import __all__ as _updates_all
 
-__all__ = [*_activations_all, *_losses_all, *_layers_all, "initializers"]
+__all__ = [
+    *_activations_all, *_attention_all, *_conv_all, *_embedding_all, *_losses_all, *_layers_all,
+    *_normalization_all, *_pooling_all, *_updates_all, "initializers",
+]  # fmt: skip

@@ -21,8 +21,9 @@ from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis
 
 __all__ = [
-    "elu", "gelu", "leaky_relu", "log_sigmoid", "log_softmax", "one_hot", "relu", "relu6", "sigmoid",
-    "silu", "softmax", "softplus", "swish", "tanh",
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
+    "log_sigmoid", "log_softmax", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
+    "softmax", "softplus", "softsign", "swish", "tanh",
 ]  # fmt: skip
 
 
@@ -118,37 +119,134 @@ def leaky_relu(x, negative_slope=0.01) -> Tensor:
 
 
 def _axes(axis, ndim: int):
+    if axis is None:
+        return tuple(range(ndim))
     if isinstance(axis, numbers.Integral):
         return int(axis)
     return tuple(int(a) for a in axis)
 
 
+def _where_mask(where):
+    """``where`` as a bool Tensor (or None)."""
+    if where is None:
+        return None
+    where = asarray(where)
+    if where.dtype is not dtypes.bool_:
+        where = where.astype(dtypes.bool_)
+    return where
+
+
 @library()
-def softmax(x, axis=-1) -> Tensor:
-    """exp(x) / sum(exp(x)) over ``axis`` (an int or a tuple), shifted by the max for stability."""
+def softmax(x, axis=-1, where=None) -> Tensor:
+    """exp(x) / sum(exp(x)) over ``axis`` (an int, a tuple or None for all), shifted by the max.
+
+    ``where`` (bools broadcasting against x) picks the entries that take
+    part; the others give 0, as in jax.nn.softmax.
+    """
     x = _floating(x)
     axes = _axes(axis, x.ndim)
+    where = _where_mask(where)
+    if where is not None:
+        x = snp.where(where, x, -np.inf)
     e = snp.exp(x - _shift(x, axes))
-    return e / snp.sum(e, axis=axes, keepdims=True)
+    result = e / snp.sum(e, axis=axes, keepdims=True)
+    return result if where is None else snp.where(where, result, 0.0)
 
 
 @library()
-def log_softmax(x, axis=-1) -> Tensor:
+def log_softmax(x, axis=-1, where=None) -> Tensor:
     """x - logsumexp(x) over ``axis``, exact for logits like 1e3.
 
     The max is subtracted first (and held constant for autodiff), so the
     result keeps the precision of the shifted logits, not of their size.
+    ``where`` picks the entries that take part; the others give -inf.
     """
     x = _floating(x)
     axes = _axes(axis, x.ndim)
+    where = _where_mask(where)
+    if where is not None:
+        x = snp.where(where, x, -np.inf)
     shifted = x - _shift(x, axes)
-    return shifted - snp.log(snp.sum(snp.exp(shifted), axis=axes, keepdims=True))
+    result = shifted - snp.log(snp.sum(snp.exp(shifted), axis=axes, keepdims=True))
+    return result if where is None else snp.where(where, result, -np.inf)
 
 
 def _shift(x: Tensor, axes) -> Tensor:
     """The max over ``axes`` (0 where it is infinite), kept out of the gradient."""
     top = snp.max(x, axis=axes, keepdims=True)
     return elementwise.stop_gradient(snp.where(snp.isfinite(top), top, 0.0))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@library()
+def selu(x) -> Tensor:
+    """Scaled ELU: scale * elu(x, alpha) with the self-normalizing constants (1.0507..., 1.6733...)."""
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+@library()
+def celu(x, alpha=1.0) -> Tensor:
+    """Continuously differentiable ELU: max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    x = _floating(x)
+    return snp.maximum(x, 0.0) + alpha * snp.expm1(snp.minimum(x, 0.0) / alpha)
+
+
+@library()
+def glu(x, axis=-1) -> Tensor:
+    """Gated linear unit: the first half of ``axis`` times sigmoid of the second half.
+
+    ``axis`` must have a static even size; the result has half of it.
+    """
+    x = _floating(x)
+    axis = normalize_axis(int(axis), x.ndim)
+    size = x.shape[axis]
+    if not isinstance(size, int) or size % 2:
+        raise error(f"glu wants an even static size along axis {axis}, got {x.type}")
+    first, second = snp.split(x, 2, axis=axis)
+    return first * snp.sigmoid(second)
+
+
+@library()
+def mish(x) -> Tensor:
+    """x * tanh(softplus(x))."""
+    x = _floating(x)
+    return x * snp.tanh(softplus(x))
+
+
+@library()
+def hard_sigmoid(x) -> Tensor:
+    """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
+    return relu6(_floating(x) + 3.0) / 6.0
+
+
+@library()
+def hard_silu(x) -> Tensor:
+    """x * hard_sigmoid(x) (also called hard_swish)."""
+    x = _floating(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+@library()
+def hard_tanh(x) -> Tensor:
+    """x clipped to [-1, 1]; the gradient is 0 outside (-1, 1)."""
+    x = _floating(x)
+    return snp.where(x > 1, 1.0, snp.where(x < -1, -1.0, x))
+
+
+@library()
+def soft_sign(x) -> Tensor:
+    """x / (|x| + 1)."""
+    x = _floating(x)
+    return x / (snp.abs(x) + 1.0)
+
+
+softsign = soft_sign
 
 
 @library()

@@ -41,6 +41,19 @@ def _switch() -> Tensor:
     return graph.singleton("training", lambda: placeholder_with_default(True, name="training"))
 
 
+def training_flag(training, who: str):
+    """``training`` as layers take it: None follows ``training()``; a Python bool stays one; a Tensor
+    must be a bool scalar."""
+    if training is None:
+        return _switch()
+    if training is True or training is False:
+        return training
+    training = asarray(training)
+    if training.dtype is not dtypes.bool_ or training.ndim != 0:
+        raise _error(f"{who} wants training to be a bool scalar, got {training.type}")
+    return training
+
+
 def dense(
     x,
     units: int,
@@ -120,12 +133,7 @@ def dropout(*args, rate=None, training=None, key=None) -> Tensor:
         raise _error(f"dropout wants a key of uint32[2], got {key!r}")
     if rate == 0 or training is False:
         return x
-    if training is None:
-        training = _switch()
-    elif training is not True:
-        training = asarray(training)
-        if training.dtype is not dtypes.bool_ or training.ndim != 0:
-            raise _error(f"dropout wants training to be a bool scalar, got {training.type}")
+    training = training_flag(training, "dropout")
     if key is None:
         key = default_generator().key()
     if not x.dtype.is_floating:

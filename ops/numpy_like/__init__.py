@@ -4,18 +4,35 @@
 """
 
 from . import fft, linalg
+from .arith import *  # noqa: F403
+from .calculus import *  # noqa: F403
 from .core import asarray, broadcast_shapes, broadcast_to
 from .creation import *  # noqa: F403
+from .dtype_queries import *  # noqa: F403
+from .editing import *  # noqa: F403
+from .functional import *  # noqa: F403
+from .grids import *  # noqa: F403
+from .histograms import *  # noqa: F403
+from .host_data import *  # noqa: F403
 from .index_update import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .linalg_toplevel import *  # noqa: F403
 from .manipulation import *  # noqa: F403
 from .math_ufuncs import *  # noqa: F403
 from .names import *  # noqa: F403
+from .nan_reductions import *  # noqa: F403
+from .ordering import *  # noqa: F403
 from .overloads import install as _install
+from .padding import *  # noqa: F403
+from .polynomial import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .repeating import *  # noqa: F403
 from .searching import *  # noqa: F403
+from .set_ops import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .statistics import *  # noqa: F403
 from .ufuncs import *  # noqa: F403
+from .windows import *  # noqa: F403
 
 _install()

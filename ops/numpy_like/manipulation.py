@@ -324,60 +324,6 @@ def tile(A, reps):  # noqa: N803
     return prim.reshape(y, tuple(mul(r, n) for r, n in zip(reps, shape)))
 
 
-def repeat(a, repeats, axis=None):
-    """Each element repeated ``repeats`` times (a static int) along ``axis`` (flattened if None)."""
-    if not isinstance(repeats, numbers.Integral):
-        values = set(np.asarray(repeats).reshape(-1).tolist())
-        if len(values) != 1:
-            raise error(f"repeat supports one static int repeat count, got {repeats!r}")
-        repeats = values.pop()
-    r = int(repeats)
-    if r < 0:
-        raise error(f"repeat wants a non-negative repeat count, got {r}")
-    x = asarray(a)
-    if axis is None:
-        x, ax = ravel(x), 0
-    else:
-        ax = normalize_axis(axis, x.ndim)
-    shape = tuple(x.shape)
-    spread = shape[: ax + 1] + (r,) + shape[ax + 1 :]
-    y = prim.broadcast_in_dim(x, spread, tuple(i if i <= ax else i + 1 for i in range(x.ndim)))
-    return prim.reshape(y, shape[:ax] + (mul(shape[ax], r),) + shape[ax + 1 :])
-
-
-def _pairs(value, ndim: int, what: str) -> np.ndarray:
-    try:
-        return np.broadcast_to(np.asarray(value), (ndim, 2))
-    except ValueError:
-        raise error(f"pad wants {what} of shape (), (2,), (1, 2) or ({ndim}, 2), got {value!r}") from None
-
-
-def pad(array, pad_width, mode: str = "constant", constant_values=0):
-    """``array`` with ``pad_width[i] = (before, after)`` elements of ``constant_values`` added
-    around axis i (numpy's forms: an int, a pair, or one pair per axis). Only mode='constant'."""
-    if mode != "constant":
-        raise error(f"pad supports mode='constant' only, got mode={mode!r}")
-    x = asarray(array)
-    widths = _pairs(pad_width, x.ndim, "pad_width")
-    if not np.issubdtype(widths.dtype, np.integer) or (widths < 0).any():
-        raise error(f"pad wants non-negative int pad widths, got {pad_width!r}")
-    zeros = (0,) * x.ndim
-    if isinstance(constant_values, Tensor) or np.ndim(constant_values) == 0:
-        value = asarray(constant_values, x.dtype)
-        if value.ndim:
-            raise error(f"pad wants a scalar constant_values Tensor, got {value.type}")
-        return slicing.pad(x, value, widths[:, 0].tolist(), widths[:, 1].tolist(), zeros)
-    values = _pairs(constant_values, x.ndim, "constant_values")
-    for ax in range(x.ndim):  # numpy pads axis by axis: later axes fill the corners
-        for side in (0, 1):
-            if widths[ax, side]:
-                edge = [0] * x.ndim
-                edge[ax] = int(widths[ax, side])
-                low, high = (edge, zeros) if side == 0 else (zeros, edge)
-                x = slicing.pad(x, asarray(values[ax, side], x.dtype), low, high, zeros)
-    return x
-
-
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
     """``a`` limited to ``[a_min, a_max]`` (either may be None), with numpy promotion.
     Same as ``minimum(maximum(a, a_min), a_max)``; ``min``/``max`` are numpy 2's spelling."""
@@ -409,9 +355,7 @@ __all__ = [
     "hsplit",
     "hstack",
     "moveaxis",
-    "pad",
     "ravel",
-    "repeat",
     "reshape",
     "roll",
     "split",

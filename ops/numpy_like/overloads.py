@@ -1,10 +1,26 @@
-"""Installs Tensor's operators and methods (+, @, [], .sum(), ...) from sg.numpy (ops layer)."""
+"""Installs Tensor's operators and methods (+, @, [], .sum(), .ravel(), ...) from sg.numpy (ops layer).
+
+Operators and the methods graph/tensor.py spells out look their function up in
+the overload table; the other numpy array methods (ravel, var, cumsum, ...)
+are attached to Tensor here, each calling its sg.numpy function.
+"""
 
 from __future__ import annotations
 
-from ...graph import register_overloads
-from . import linalg, manipulation, reductions, ufuncs
+from ...graph import Tensor, register_overloads
+from . import (
+    editing,
+    linalg,
+    manipulation,
+    math_ufuncs,
+    nan_reductions,
+    reductions,
+    repeating,
+    sorting,
+    ufuncs,
+)
 from .core import asarray
+from .indexing import take
 
 
 def _transpose(x, axes=None):
@@ -13,6 +29,37 @@ def _transpose(x, axes=None):
 
 def _astype(x, dtype):
     return asarray(x, dtype)
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+_METHODS = {
+    "ravel": manipulation.ravel,
+    "var": reductions.var,
+    "std": reductions.std,
+    "all": reductions.all,
+    "any": reductions.any,
+    "cumsum": sorting.cumsum,
+    "cumprod": sorting.cumprod,
+    "argsort": sorting.argsort,
+    "clip": manipulation.clip,
+    "round": ufuncs.round,
+    "take": take,
+    "repeat": repeating.repeat,
+    "swapaxes": manipulation.swapaxes,
+    "copy": editing.copy,
+    "dot": linalg.dot,
+    "ptp": nan_reductions.ptp,
+    "conj": getattr(math_ufuncs, "conj", None),
+    "conjugate": getattr(math_ufuncs, "conjugate", None),
+}
 
 
 def install() -> None:
@@ -38,3 +85,6 @@ def install() -> None:
         prod=reductions.prod,
     )
     register_overloads(table)
+    for name, fn in _METHODS.items():
+        if fn is not None and name not in vars(Tensor):
+            setattr(Tensor, name, _method(fn))

@@ -11,7 +11,7 @@ from ..compare import convert
 from ..reduce import reduce
 from ..shape import reshape
 from .core import accumulate_dtype, asarray, normalize_axes
-from .ufuncs import multiply, sqrt, square, subtract, true_divide
+from .ufuncs import absolute, sqrt, square, subtract, true_divide
 
 
 def _keep(x, out, axes, keepdims):
@@ -77,15 +77,16 @@ def mean(a, axis=None, dtype=None, keepdims: bool = False):
 
 @library()
 def var(a, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
-    """Variance: mean of squared deviations, divided by (n - ddof)."""
+    """Variance: sum of squared deviations |x - mean|^2 divided by (n - ddof); real for complex input."""
     x = asarray(a)
     axes = normalize_axes(axis, x.ndim)
     dt = dtypes.dtype(dtype) if dtype is not None else _float_of(x.dtype)
     x = convert(x, dt)
     centered = subtract(x, mean(x, axis=axes, keepdims=True))
-    sq = square(centered) if not dt.is_complex else multiply(centered, centered)
-    total = sum(sq, axis=axes, keepdims=keepdims)
-    return true_divide(total, subtract(_count(x, axes, dt), ddof))
+    if dt.is_complex:  # |x - mean|^2, a real number
+        centered = absolute(centered)
+    total = sum(square(centered), axis=axes, keepdims=keepdims)
+    return true_divide(total, subtract(_count(x, axes, centered.dtype), ddof))
 
 
 @library()

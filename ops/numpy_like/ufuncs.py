@@ -8,11 +8,13 @@ numpy's eyes (exp, sin, ...) turn integer inputs into float32 (float64 for
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...graph import Tensor, dtypes
 from .. import elementwise as ew
 from ..compare import compare, convert, select
 from ..registry import bind
-from .core import asarray, broadcast_shapes, broadcast_to, promote, result_dtype
+from .core import asarray, broadcast_shapes, broadcast_to, error, promote, result_dtype
 
 
 def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
@@ -183,8 +185,12 @@ def ceil(x):
 def round(x, decimals: int = 0):  # noqa: A001
     """Round half to even like numpy, optionally to ``decimals`` places."""
     x = asarray(x)
-    if not x.dtype.is_floating:
+    if x.dtype.is_integer and decimals < 0:
+        return _round_integer(x, 10**-decimals)
+    if not x.dtype.is_inexact:
         return x
+    if x.dtype.is_complex:
+        raise error(f"round of complex input is not supported, got {x.type}")
     if decimals == 0:
         return bind(ew.round_, x)
     scale = 10.0**decimals
@@ -192,6 +198,17 @@ def round(x, decimals: int = 0):  # noqa: A001
 
 
 around = round
+
+
+def _round_integer(x, scale: int):
+    """Integers rounded to a multiple of ``scale`` (a power of ten), half to even, like numpy."""
+    if scale >= np.iinfo(x.dtype.np).max:
+        return bind(ew.sub, x, x)
+    q = floor_divide(x, scale)
+    r = subtract(x, multiply(q, scale))  # 0 <= r < scale
+    rest = subtract(scale, r)  # compare r with scale - r, not 2r: 2r may overflow int8
+    up = logical_or(greater(r, rest), logical_and(equal(r, rest), not_equal(remainder(q, 2), 0)))
+    return multiply(where(up, add(q, 1), q), scale)
 
 
 def square(x):

@@ -6,7 +6,9 @@ pairs into one train op: an ``sg.group`` holding exactly one assign per
 variable (the variable itself, each piece of its optimizer state) plus
 ``global_step += 1``. Everything is read at the start of the run, so the
 update number (for schedules and Adam's bias correction) is the global step
-before the run, and the train op can be fetched with the loss.
+before the run, and the train op can be fetched with the loss. ``minimize``
+also puts in the layer-state updates its loss depends on (batch_norm's
+moving statistics; ops/nn/updates.py).
 
 Optimizer state is non-trainable Variables named after the variable they
 belong to, e.g. ``fc1/kernel/adam/mu``, made the first time an optimizer
@@ -36,8 +38,10 @@ from ...graph import (
     user_location,
 )
 from ...graph.library import returns
+from ...graph.structural import sharding_of
 from ...graph.tensor import overload
 from ...graph.variables import Variable as VariableTensor
+from ..nn.updates import updates_for
 from ..numpy_like.core import asarray, broadcast_to
 from ..state import Variable, assign, global_step, group
 from .clipping import clip_by_global_norm
@@ -140,12 +144,15 @@ class Optimizer:
         """One train op that moves ``var_list`` (default: trainable variables) down ``loss``.
 
         ``global_step`` is the int Variable to count updates with (default: ``sg.global_step()``).
+        The train op also runs the layer-state updates ``loss`` depends on (batch_norm's
+        moving statistics; see ops/nn/updates.py).
 
             train = sg.optim.adam(1e-3).minimize(loss)
             l, _ = sess.run([loss, train], {x: xb, y: yb})
         """
         with library_call(f"{self.kind}.minimize", self.name) as call:
-            train = self._apply_gradients(self.compute_gradients(loss, var_list), global_step)
+            pairs = self.compute_gradients(loss, var_list)
+            train = self._apply_gradients(pairs, global_step, updates_for(asarray(loss)))
             returns(call, train)
         return train
 
@@ -160,8 +167,9 @@ class Optimizer:
             returns(call, train)
         return train
 
-    def _apply_gradients(self, grads_and_vars, global_step) -> Tensor:
-        """The train op, built in the optimizer's call (its scope is open)."""
+    def _apply_gradients(self, grads_and_vars, global_step, layer_updates=()) -> Tensor:
+        """The train op, built in the optimizer's call (its scope is open), with ``layer_updates``
+        (assigns of layer state, e.g. moving statistics) in the same group."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise _error("apply_gradients: no variable has a gradient")
@@ -182,7 +190,7 @@ class Optimizer:
                 shared[v.dtype] = self._shared(lr.astype(v.dtype), count.astype(v.dtype))
         writes = [w for g, v in zip(grads, variables) for w in self._update(v, g, shared[v.dtype])]
         writes.append(assign(step, next_step))
-        return group(*writes, name="train")
+        return group(*writes, *layer_updates, name="train")
 
     def _gradient(self, g, v) -> Tensor:
         g = asarray(g)
@@ -220,7 +228,10 @@ class Optimizer:
             for name, value in self._slot_inits(var).items():
                 if value not in fills:
                     fills[value] = broadcast_to(asarray(value, var.dtype), tuple(var.shape))
-                slots[name] = Variable(fills[value], name=name, trainable=False)
+                # a slot lies on the mesh like its variable (Adam's moments of a split weight are split)
+                slots[name] = Variable(
+                    fills[value], name=name, trainable=False, sharding=sharding_of(var.node)
+                )
             self._slots[key] = slots
         return self._slots[key]
 

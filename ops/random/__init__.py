@@ -6,11 +6,26 @@ makes independent keys; ``sg.random.normal(k1, ("batch", 16))`` draws.
 Built only from primitives, threefry2x32 the one of its own (ops layer).
 """
 
+from .counts import *  # noqa: F403
+from .counts import __all__ as _counts_all
 from .distributions import *  # noqa: F403
 from .distributions import __all__ as _dist_all
 from .generator import Generator, default_generator  # noqa: E402  (after keys: it builds on them)
 from .keys import *  # noqa: F403
 from .keys import __all__ as _keys_all
+from .more_distributions import *  # noqa: F403
+from .more_distributions import __all__ as _more_all
+from .multivariate import *  # noqa: F403
+from .multivariate import __all__ as _multi_all
 from .threefry import threefry2x32
 
-__all__ = [*_keys_all, *_dist_all, "Generator", "default_generator", "threefry2x32"]
+__all__ = [
+    *_keys_all,
+    *_dist_all,
+    *_more_all,
+    *_counts_all,
+    *_multi_all,
+    "Generator",
+    "default_generator",
+    "threefry2x32",
+]

@@ -1,67 +1,261 @@
-"""sg.scipy.special: logsumexp, expit, logit, erf, xlogy (ops layer).
+"""sg.scipy.special: scipy.special's names over the special-function primitives (ops layer).
 
-logit, xlogy and logsumexp are library calls (graph/calls.py). logsumexp carries its own vjp (the softmax weights), so its value and
-gradient stay exact where exp would overflow or underflow.
+Gamma family (gammaln, digamma/psi, polygamma, gamma, beta, betaln,
+multigammaln, zeta), incomplete integrals (gammainc, gammaincc, betainc),
+the error function and normal distribution (erf, erfc, erfinv, ndtr, ndtri,
+log_ndtr), Bessel (i0, i0e, i1, i1e), information measures (entr, rel_entr,
+kl_div, xlogy, xlog1py), and softmax, log_softmax, logsumexp, expit, logit.
+Integer input becomes float first; scipy's edge values (0 at x == 0 in
+xlogy, inf outside the domain of rel_entr, ...) are kept.
+
+logit, xlogy and logsumexp are library calls (graph/calls.py). logsumexp
+carries its own vjp (the softmax weights), so its value and gradient stay
+exact where exp would overflow or underflow.
 """
 
 from __future__ import annotations
 
-from ...graph import library
-from ..custom_vjp import custom_vjp
-from ..numpy_like import (
-    asarray,
-    erf,
-    exp,
-    isfinite,
-    log,
-    max,
-    multiply,
-    reshape,
-    sigmoid,
-    subtract,
-    sum,
-    true_divide,
-    where,
-)  # fmt: skip
-from ..numpy_like.core import normalize_axes
+import math
 
-expit = sigmoid
+from ...graph import dtypes, library
+from .. import numpy_like as snp
+from .. import transcendental as tr
+from ..custom_vjp import custom_vjp
+from ..elementwise import erf_inv, stop_gradient
+from ..numpy_like.core import normalize_axes, promote, result_dtype
+from ..registry import bind
+
+expit = snp.sigmoid
+erf = snp.erf
+
+
+def _float(x):
+    x = snp.asarray(x)
+    if x.dtype.is_inexact:
+        return x
+    return snp.asarray(x, "float64" if x.dtype.bits == 64 else "float32")
+
+
+def _floats(*xs):
+    """The arguments as floats of one dtype (numpy's promotion) and one broadcast shape."""
+    dt = result_dtype(*xs)
+    if not dt.is_inexact:
+        dt = dtypes.float64 if dt.bits == 64 else dtypes.float32
+    return promote(*xs, dtype=dt)
+
+
+# -- gamma family --------------------------------------------------------------
+def gammaln(x):
+    """log |Gamma(x)|."""
+    return bind(tr.lgamma, _float(x))
+
+
+def digamma(x):
+    """d/dx log Gamma(x)."""
+    return bind(tr.digamma, _float(x))
+
+
+psi = digamma
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma at x."""
+    n, x = _floats(n, x)
+    return bind(tr.polygamma, n, x)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_k (k + q)**-x (Riemann's for q = None)."""
+    x, q = _floats(x, 1.0 if q is None else q)
+    return bind(tr.zeta, x, q)
+
+
+def _gamma_sign(x):
+    """The sign of Gamma(x): -1 on (-2k-1, -2k), else 1."""
+    negative_odd = snp.logical_and(snp.less(x, 0), snp.not_equal(snp.remainder(snp.floor(x), 2), 0))
+    return snp.where(negative_odd, -1.0, 1.0).astype(x.dtype)
+
+
+def gamma(x):
+    """The gamma function, sign(Gamma(x)) exp(gammaln(x))."""
+    x = _float(x)
+    return snp.multiply(_gamma_sign(x), snp.exp(gammaln(x)))
+
+
+def betaln(a, b):
+    """log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    a, b = _floats(a, b)
+    return snp.subtract(snp.add(gammaln(a), gammaln(b)), gammaln(snp.add(a, b)))
+
+
+def beta(a, b):
+    """The beta function Gamma(a) Gamma(b) / Gamma(a + b)."""
+    a, b = _floats(a, b)
+    sign = snp.multiply(snp.multiply(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(snp.add(a, b)))
+    return snp.multiply(sign, snp.exp(betaln(a, b)))
+
+
+def multigammaln(a, d: int):
+    """The log of the multivariate gamma function of dimension d."""
+    a = _float(a)
+    total = d * (d - 1) / 4 * math.log(math.pi)
+    for j in range(d):
+        total = snp.add(gammaln(snp.subtract(a, j / 2)), total)
+    return total
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    a, x = _floats(a, x)
+    return bind(tr.igamma, a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    a, x = _floats(a, x)
+    return bind(tr.igammac, a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    a, b, x = _floats(a, b, x)
+    return bind(tr.betainc, a, b, x)
+
+
+# -- error function and the normal distribution --------------------------------
+def erfc(x):
+    """1 - erf(x), accurate where erf(x) is near 1."""
+    return bind(tr.erfc, _float(x))
+
+
+def erfinv(y):
+    """The inverse of erf on [-1, 1]."""
+    return bind(erf_inv, _float(y))
+
+
+def ndtr(x):
+    """The standard normal CDF, erfc(-x / sqrt 2) / 2."""
+    x = _float(x)
+    return snp.multiply(erfc(snp.multiply(x, -1 / math.sqrt(2))), 0.5)
+
+
+def ndtri(p):
+    """The inverse of ndtr, sqrt 2 erfinv(2p - 1) (loses relative accuracy for p below ~1e-3)."""
+    p = _float(p)
+    return snp.multiply(erfinv(snp.subtract(snp.multiply(p, 2), 1)), math.sqrt(2))
+
+
+def log_ndtr(x):
+    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below."""
+    x = _float(x)
+    far = -20.0 if x.dtype.bits == 64 else -10.0
+    positive = snp.log1p(snp.negative(ndtr(snp.negative(snp.maximum(x, 0)))))
+    middle = snp.log(ndtr(snp.maximum(x, far)))
+    safe = snp.minimum(x, far)
+    inv_x2 = snp.true_divide(1.0, snp.multiply(safe, safe))
+    # log ndtr(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(sum_k (-1)^k (2k-1)!! / x^(2k))
+    series, term = 1.0, 1.0
+    for k in range(1, 9):
+        term = snp.multiply(snp.multiply(term, inv_x2), -(2 * k - 1))
+        series = snp.add(series, term)
+    tail = snp.subtract(snp.multiply(snp.multiply(safe, safe), -0.5), snp.log(snp.negative(safe)))
+    tail = snp.add(snp.subtract(tail, 0.5 * math.log(2 * math.pi)), snp.log(series))
+    return snp.where(snp.greater(x, 0), positive, snp.where(snp.less(x, far), tail, middle))
+
+
+# -- Bessel --------------------------------------------------------------------
+def i0e(x):
+    """e^-|x| I0(x)."""
+    return bind(tr.bessel_i0e, _float(x))
+
+
+def i1e(x):
+    """e^-|x| I1(x)."""
+    return bind(tr.bessel_i1e, _float(x))
+
+
+def i0(x):
+    """The modified Bessel function of order 0."""
+    x = _float(x)
+    return snp.multiply(i0e(x), snp.exp(snp.abs(x)))
+
+
+def i1(x):
+    """The modified Bessel function of order 1."""
+    x = _float(x)
+    return snp.multiply(i1e(x), snp.exp(snp.abs(x)))
+
+
+# -- information measures -----------------------------------------------------
+def entr(x):
+    """-x log x; 0 at 0, -inf below 0."""
+    x = _float(x)
+    safe = snp.where(snp.greater(x, 0), x, 1.0)
+    value = snp.negative(snp.multiply(safe, snp.log(safe)))
+    return snp.where(snp.greater(x, 0), value, snp.where(snp.equal(x, 0), 0.0, -math.inf))
+
+
+def _ratio_log(x, y):
+    both = snp.logical_and(snp.greater(x, 0), snp.greater(y, 0))
+    sx, sy = snp.where(both, x, 1.0), snp.where(both, y, 1.0)
+    return both, snp.multiply(sx, snp.log(snp.true_divide(sx, sy)))
+
+
+def rel_entr(x, y):
+    """x log(x / y) for x, y > 0; 0 at x == 0 <= y; inf elsewhere."""
+    x, y = _floats(x, y)
+    both, value = _ratio_log(x, y)
+    edge = snp.logical_and(snp.equal(x, 0), snp.greater_equal(y, 0))
+    return snp.where(both, value, snp.where(edge, 0.0, math.inf))
+
+
+def kl_div(x, y):
+    """x log(x / y) - x + y for x, y > 0; y at x == 0 <= y; inf elsewhere."""
+    x, y = _floats(x, y)
+    both, value = _ratio_log(x, y)
+    edge = snp.logical_and(snp.equal(x, 0), snp.greater_equal(y, 0))
+    return snp.where(both, snp.add(snp.subtract(value, x), y), snp.where(edge, y, math.inf))
 
 
 @library()
 def logit(p):
     """log(p / (1 - p)), the inverse of expit."""
-    return log(true_divide(p, subtract(1, p)))
+    return snp.log(snp.true_divide(p, snp.subtract(1, p)))
 
 
 @library()
 def xlogy(x, y):
     """x * log(y), defined as 0 where x == 0 (also for y == 0)."""
-    return where(asarray(x) == 0, 0.0, multiply(x, log(y)))
+    return snp.where(snp.asarray(x) == 0, 0.0, snp.multiply(x, snp.log(y)))
 
 
+def xlog1py(x, y):
+    """x * log1p(y), defined as 0 where x == 0 (also for y == -1)."""
+    x, y = _floats(x, y)
+    return snp.where(snp.equal(x, 0), 0.0, snp.multiply(x, snp.log1p(y)))
+
+
+# -- softmax and logsumexp -----------------------------------------------------
 def _lse_keepdims(x, axes):
-    shift = max(x, axis=axes, keepdims=True)
-    shift = where(isfinite(shift), shift, 0.0)  # all -inf (or inf) slices: no shift
-    return log(sum(exp(subtract(x, shift)), axis=axes, keepdims=True)) + shift
+    shift = snp.max(x, axis=axes, keepdims=True)
+    shift = snp.where(snp.isfinite(shift), shift, 0.0)  # all -inf (or inf) slices: no shift
+    return snp.log(snp.sum(snp.exp(snp.subtract(x, shift)), axis=axes, keepdims=True)) + shift
 
 
 @library()
 def logsumexp(a, axis=None, keepdims: bool = False):
     """log(sum(exp(a))) over ``axis``, computed with a max shift; its gradient is softmax(a)."""
-    x = asarray(a)
-    if not x.dtype.is_inexact:
-        x = asarray(x, "float32")
+    x = _float(a)
     axes = normalize_axes(axis, x.ndim)
     out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
 
     def fwd(v):
         lse = _lse_keepdims(v, axes)
-        return reshape(lse, out_shape), (v, lse)
+        return snp.reshape(lse, out_shape), (v, lse)
 
     def bwd(residuals, g):
         v, lse = residuals
-        return (multiply(reshape(g, lse.shape), exp(subtract(v, lse))),)
+        return (snp.multiply(snp.reshape(g, lse.shape), snp.exp(snp.subtract(v, lse))),)
 
     f = custom_vjp(lambda v: fwd(v)[0])
     f.__name__ = "logsumexp"
@@ -69,4 +263,23 @@ def logsumexp(a, axis=None, keepdims: bool = False):
     return f(x)
 
 
-__all__ = ["erf", "expit", "logit", "logsumexp", "xlogy"]
+def log_softmax(x, axis=None):
+    """x - logsumexp(x, axis, keepdims=True)."""
+    x = _float(x)
+    shift = snp.max(x, axis=axis, keepdims=True)
+    shifted = snp.subtract(x, stop_gradient(shift))  # the shift's gradient cancels: leave it out
+    return snp.subtract(shifted, snp.log(snp.sum(snp.exp(shifted), axis=axis, keepdims=True)))
+
+
+def softmax(x, axis=None):
+    """exp(x) / sum(exp(x), axis), with a max shift."""
+    x = _float(x)
+    e = snp.exp(snp.subtract(x, snp.max(x, axis=axis, keepdims=True)))
+    return snp.true_divide(e, snp.sum(e, axis=axis, keepdims=True))
+
+
+__all__ = [
+    "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
+    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta",
+]  # fmt: skip

@@ -176,3 +176,15 @@ def test_xla_failures_become_compile_errors(model):
         broken = type(text)(text.replace("stablehlo.tanh", "stablehlo.not_an_op"), sess.devices)
         with pytest.raises(sg.CompileError, match="XLA could not compile"):
             broken.compile()
+
+
+def test_lower_before_any_run_initializes_what_the_program_reads():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4, 3), sg.float32, name="x")
+        w = sg.Variable(np.ones((3, 2), np.float32), name="w")
+        loss = (x @ w).sum()
+    with sg.Session(g) as sess:
+        text = str(sess.lower(loss, {x: np.ones((4, 3), np.float32)}))
+        assert "stablehlo.dot_general" in text
+        np.testing.assert_allclose(sess.run(loss, {x: np.ones((4, 3), np.float32)}), 24.0)

@@ -16,7 +16,16 @@ import pytest
 from stablegraph.graph.opdef import all_ops
 
 HERE = pathlib.Path(__file__).resolve().parent
-NEVER_BATCHED = {"placeholder", "parameter", "variable", "seed", "constant", "iota", "dim_value"}
+NEVER_BATCHED = {
+    "placeholder",
+    "parameter",
+    "variable",
+    "seed",
+    "constant",
+    "iota",
+    "dim_value",
+    "axis_index",
+}
 
 
 @pytest.mark.parametrize("name", sorted(all_ops()))

@@ -11,6 +11,8 @@ and reverse; a failure is rerun case by case to name the case.
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +26,7 @@ from stablegraph.ops import elementwise as ew
 from stablegraph.ops.registry import bind
 from stablegraph.test_util import check_grads
 
+HERE = pathlib.Path(__file__).resolve().parent
 R = np.random.default_rng(0)
 
 
@@ -252,6 +255,23 @@ NO_CHECK = {
 }
 
 
+def _family_tables():
+    """The tables newer families keep beside this file, so each family owns its cases: a module
+    ``grad_cases_<family>.py`` with ``CASES = {op name: [(build, args) or (build, args, opts), ...]}``
+    and optionally ``NO_CHECK = {op name: why}``."""
+    for path in sorted(HERE.glob("grad_cases_*.py")):
+        spec = importlib.util.spec_from_file_location(f"stablegraph_tests_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name, cases in module.CASES.items():
+            assert name not in PRIMITIVES, f"{path.name} repeats the cases of {name}"
+            PRIMITIVES[name] = [Case(*c) for c in cases]
+        NO_CHECK.update(getattr(module, "NO_CHECK", {}))
+
+
+_family_tables()
+
+
 def _batch(cases):
     """One function and argument list running every case side by side."""
     sizes = [len(c.args) for c in cases]
@@ -274,12 +294,12 @@ def check_cases(cases, label) -> None:
     for opts, group in groups.items():
         fn, args = _batch(group)
         try:
-            check_grads(fn, args, order=2, modes=("fwd", "rev"), **dict(opts))
+            check_grads(fn, args, **{"order": 2, "modes": ("fwd", "rev"), **dict(opts)})
         except (AssertionError, sg.GraphError):
             errors = []
             for k, c in enumerate(group):
                 try:
-                    check_grads(c.build, c.args, order=2, modes=("fwd", "rev"), **c.opts)
+                    check_grads(c.build, c.args, **{"order": 2, "modes": ("fwd", "rev"), **c.opts})
                 except (AssertionError, sg.GraphError) as e:
                     shapes = ", ".join(f"{np.asarray(a).dtype}{list(np.shape(a))}" for a in c.args)
                     errors.append(f"{label} case {k} ({shapes}): {e}")

@@ -1,0 +1,17 @@
+"""Matrix factorization primitives over jaxlib's LAPACK kernels (ops layer, one family).
+
+cholesky, triangular_solve (cholesky.py), eigh, eig (eigen.py), svd (svd.py),
+qr, lu (qr_lu.py); common.py holds the checks, matrix helpers and the batch
+rule they share. Every primitive takes leading batch dims and lowers to a
+custom call of a LAPACK kernel (ops/lapack.py).
+"""
+
+from .cholesky import cholesky, cholesky_op, triangular_solve, triangular_solve_op
+from .eigen import eig, eig_op, eigh, eigh_op
+from .qr_lu import lu, lu_op, qr, qr_op
+from .svd import svd, svd_op
+
+__all__ = [
+    "cholesky", "triangular_solve", "eigh", "eig", "svd", "qr", "lu",
+    "cholesky_op", "triangular_solve_op", "eigh_op", "eig_op", "svd_op", "qr_op", "lu_op",
+]  # fmt: skip

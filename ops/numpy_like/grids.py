@@ -1,0 +1,198 @@
+"""Index grids, diagonals and spaced ranges: indices, meshgrid, ix_, diag, diagflat, the
+*_indices families, kron, geomspace, logspace, fromfunction (ops layer).
+
+Index sets that depend only on static sizes (tril_indices, diag_indices, ...)
+are int32 constants computed when the graph is built; the rest are iota,
+broadcasts and elementwise ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...graph import dtypes
+from ..compare import convert
+from ..constants import iota
+from . import creation
+from .core import asarray, broadcast_to, error
+from .creation import linspace
+from .indexing import take
+from .manipulation import moveaxis, ravel, reshape, stack
+from .ufuncs import exp, log, multiply, power, sign, where
+
+
+def indices(dimensions, dtype=dtypes.int32, sparse: bool = False):
+    """An array (or, ``sparse``, a tuple of broadcastable arrays) whose i-th entry holds
+    each element's index along axis i."""
+    dims = tuple(dimensions)
+    dt = dtypes.dtype(dtype)
+    if sparse:
+        return tuple(
+            reshape(iota(dt, (n,)), tuple(n if j == i else 1 for j in range(len(dims))))
+            for i, n in enumerate(dims)
+        )
+    if not dims:
+        return reshape(iota(dt, (0,)), (0,))
+    return stack([iota(dt, dims, i) for i in range(len(dims))])
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
+    """Coordinate arrays from 1-d coordinate vectors; 'xy' (default) swaps the first two axes
+    like numpy, 'ij' keeps matrix order."""
+    if indexing not in ("xy", "ij"):
+        raise error(f"meshgrid wants indexing 'xy' or 'ij', got {indexing!r}")
+    xs = [ravel(asarray(x)) for x in xi]
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and len(xs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        ax = i
+        if indexing == "xy" and len(xs) > 1 and i < 2:
+            ax = 1 - i
+        local = tuple(x.shape[0] if j == ax else 1 for j in range(len(xs)))
+        y = reshape(x, local)
+        out.append(y if sparse else broadcast_to(y, tuple(shape)))
+    return out
+
+
+def ix_(*args):
+    """Open mesh from 1-d sequences: arg i reshaped to have its length on axis i."""
+    out = []
+    for i, a in enumerate(args):
+        x = asarray(a)
+        if x.ndim != 1:
+            raise error(f"ix_ wants 1-d sequences, got {x.type} for argument {i}")
+        if x.dtype.kind == "b":
+            raise error("ix_ with boolean masks needs nonzero, whose size is data-dependent; pass indices")
+        out.append(reshape(x, tuple(x.shape[0] if j == i else 1 for j in range(len(args)))))
+    return tuple(out)
+
+
+def diag(v, k: int = 0):
+    """1-d ``v``: a square matrix with v on the k-th diagonal. 2-d ``v``: its k-th diagonal."""
+    x = asarray(v)
+    if x.ndim == 1:
+        n = x.shape[0] + abs(k)
+        rows, cols = np.nonzero(np.eye(n, k=k, dtype=bool))
+        source = np.full((n, n), x.shape[0], np.int32)  # one past the end: filled with zero below
+        source[rows, cols] = np.arange(len(rows))
+        return take(x, source, mode="fill", fill_value=0)
+    if x.ndim == 2:
+        n, m = x.shape
+        rows, cols = np.nonzero(np.eye(n, m, k=k, dtype=bool))
+        return take(ravel(x), (rows * m + cols).astype(np.int32))
+    raise error(f"diag wants a 1-d or 2-d array, got {x.type}")
+
+
+def diagflat(v, k: int = 0):
+    """A matrix with the flattened ``v`` on the k-th diagonal."""
+    return diag(ravel(asarray(v)), k)
+
+
+def _constant_indices(arrays):
+    return tuple(asarray(np.asarray(a, np.int32)) for a in arrays)
+
+
+def diag_indices(n: int, ndim: int = 2):
+    """The indices of the main diagonal of an n x ... x n array: ndim copies of arange(n)."""
+    return _constant_indices([np.arange(n)] * ndim)
+
+
+def diag_indices_from(arr):
+    """diag_indices for ``arr``, whose dims must all be equal."""
+    x = asarray(arr)
+    if x.ndim < 2 or len(set(x.shape)) != 1:
+        raise error(f"diag_indices_from wants an array of rank >= 2 with equal dims, got {x.type}")
+    return diag_indices(x.shape[0], x.ndim)
+
+
+def tril_indices(n: int, k: int = 0, m=None):
+    """Row and column indices of the lower triangle (at and below diagonal k) of an (n, m) array."""
+    return _constant_indices(np.nonzero(np.tri(n, m, k, dtype=bool)))
+
+
+def triu_indices(n: int, k: int = 0, m=None):
+    """Row and column indices of the upper triangle (at and above diagonal k)."""
+    return _constant_indices(np.nonzero(~np.tri(n, m, k - 1, dtype=bool)))
+
+
+def _last2(arr, what):
+    x = asarray(arr)
+    if x.ndim != 2:
+        raise error(f"{what} wants a 2-d array, got {x.type}")
+    return x.shape
+
+
+def tril_indices_from(arr, k: int = 0):
+    """tril_indices for the shape of 2-d ``arr``."""
+    n, m = _last2(arr, "tril_indices_from")
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(arr, k: int = 0):
+    """triu_indices for the shape of 2-d ``arr``."""
+    n, m = _last2(arr, "triu_indices_from")
+    return triu_indices(n, k, m)
+
+
+def mask_indices(n: int, mask_func, k: int = 0):
+    """Indices where ``mask_func(ones((n, n)), k)`` is nonzero; the mask must be computable when
+    the graph is built (numpy functions such as np.triu, or snp.triu / snp.tril)."""
+    host = {creation.triu: np.triu, creation.tril: np.tril}.get(mask_func, mask_func)
+    mask = host(np.ones((n, n), np.int32), k)
+    if not isinstance(mask, np.ndarray):
+        raise error(
+            "mask_indices needs a mask known when the graph is built: pass np.triu/np.tril or snp.triu/tril"
+        )
+    return _constant_indices(np.nonzero(mask))
+
+
+def kron(a, b):
+    """Kronecker product: blocks a[i] * b, the result's shape a.shape * b.shape (ranks padded with 1s)."""
+    x, y = asarray(a), asarray(b)
+    d = max(x.ndim, y.ndim)
+    xs = (1,) * (d - x.ndim) + tuple(x.shape)
+    ys = (1,) * (d - y.ndim) + tuple(y.shape)
+    xe = reshape(x, tuple(v for n in xs for v in (n, 1)))
+    ye = reshape(y, tuple(v for n in ys for v in (1, n)))
+    return reshape(multiply(xe, ye), tuple(p * q for p, q in zip(xs, ys)))
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    """base ** linspace(start, stop): numbers spaced evenly on a log scale."""
+    y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    out = power(asarray(base, y.dtype), y)
+    return out if dtype is None else convert(out, dtypes.dtype(dtype))
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """Numbers spaced evenly on a log scale between ``start`` and ``stop`` themselves (a
+    geometric progression); both must be nonzero and of one sign."""
+    lo, hi = asarray(start), asarray(stop)
+    work = lo.dtype if lo.dtype.is_floating else dtypes.float32
+    lo, hi = convert(lo, work), convert(hi, work)
+    sgn = sign(lo)
+    y = exp(linspace(log(multiply(lo, sgn)), log(multiply(hi, sgn)), num, endpoint=endpoint))
+    out = multiply(y, sgn)
+    if num > 0:  # the ends exactly, as numpy does
+        first = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * lo.ndim)
+        out = where(first == 0, lo, out)
+        if endpoint and num > 1:
+            out = where(first == num - 1, hi, out)
+    if axis != 0:
+        out = moveaxis(out, 0, axis)
+    return out if dtype is None else convert(out, dtypes.dtype(dtype))
+
+
+def fromfunction(function, shape, *, dtype=dtypes.float32, **kwargs):
+    """``function(*coords, **kwargs)``, where coords[i] holds each element's index along axis i
+    (as ``dtype``)."""
+    return function(*(iota(dtypes.dtype(dtype), tuple(shape), i) for i in range(len(shape))), **kwargs)
+
+
+__all__ = [
+    "diag", "diag_indices", "diag_indices_from", "diagflat", "fromfunction", "geomspace", "indices", "ix_",
+    "kron", "logspace", "mask_indices", "meshgrid", "tril_indices", "tril_indices_from", "triu_indices",
+    "triu_indices_from",
+]  # fmt: skip

@@ -1,0 +1,72 @@
+"""What every sg.scipy.stats distribution shares: the namespace object and argument promotion (ops layer).
+
+A distribution is a read-only namespace of functions (``sg.scipy.stats.norm.logpdf``),
+as jax.scipy.stats' modules are; each function is one library call in a
+listing (``norm.logpdf``). Arguments are promoted together as numpy would,
+Python scalars staying weak, and integer data become float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....graph import dtypes, library
+from ... import numpy_like as snp
+from ...numpy_like.core import asarray, result_dtype
+
+
+class Distribution:
+    """A named set of a distribution's functions: ``norm.logpdf(x, loc, scale)`` etc."""
+
+    def __init__(self, name: str, doc: str, **methods):
+        self.__name__ = name
+        self.__doc__ = doc
+        self._methods = tuple(methods)
+        for method, fn in methods.items():
+            wrapped = library(fn=f"{name}.{method}", name=f"{name}_{method}")(fn)
+            wrapped.__name__ = wrapped.__qualname__ = method
+            wrapped.__doc__ = f"scipy.stats.{name}.{method}: {fn.__doc__ or ''}".strip()
+            object.__setattr__(self, method, wrapped)
+
+    def __setattr__(self, name, value):
+        if hasattr(self, "_methods"):
+            raise AttributeError(f"sg.scipy.stats.{self.__name__} is read-only")
+        object.__setattr__(self, name, value)
+
+    def __dir__(self):
+        return list(self._methods)
+
+    def __repr__(self) -> str:
+        return f"<sg.scipy.stats.{self.__name__}: {', '.join(self._methods)}>"
+
+
+def floats(*xs):
+    """``xs`` as Tensors of one inexact dtype (their numpy join; float32 for integers)."""
+    dt = result_dtype(*xs)
+    if not dt.is_inexact:
+        dt = dtypes.float32
+    return [asarray(x, dt) for x in xs]
+
+
+def const(value, like) -> np.ndarray:
+    """A numpy scalar of ``like``'s dtype (so a constant never widens float32 math)."""
+    return np.asarray(value, like.dtype.np)
+
+
+def nan_where(bad, x):
+    """``x`` with nan where ``bad`` holds (invalid parameters, as scipy answers)."""
+    return snp.where(bad, const(np.nan, x), x)
+
+
+def softplus(x):
+    """log(1 + exp(x)) without overflow."""
+    return snp.maximum(x, const(0.0, x)) + snp.log1p(snp.exp(-snp.abs(x)))
+
+
+def standardize(x, loc, scale):
+    """``(x - loc) / scale`` and the promoted ``scale``."""
+    x, loc, scale = floats(x, loc, scale)
+    return (x - loc) / scale, scale
+
+
+__all__ = ["Distribution", "const", "floats", "nan_where", "softplus", "standardize"]

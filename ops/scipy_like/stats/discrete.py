@@ -1,0 +1,169 @@
+"""Discrete distributions: poisson, bernoulli, binom (ops layer).
+
+logpmf/pmf/cdf/logcdf/sf/logsf with scipy's arguments (``k``, the
+parameters, ``loc=0``): a pmf is 0 (logpmf -inf) off the integers of the
+support, the CDFs step at the integers (computed from the regularized
+incomplete gamma and beta functions), nan for invalid parameters.
+bernoulli.ppf is closed form; poisson and binom have no ppf here (it
+would need a search over k).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy_like as snp
+from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
+from ._common import Distribution, const, floats, nan_where
+
+
+def _exp_of(fn):
+    def exp_fn(*args, **kwargs):
+        return snp.exp(fn(*args, **kwargs))
+
+    exp_fn.__doc__ = "the probability mass, exp(logpmf)"
+    return exp_fn
+
+
+def _log_of(fn):
+    def log_fn(*args, **kwargs):
+        return snp.log(fn(*args, **kwargs))
+
+    log_fn.__doc__ = "the log of the probability, log(cdf) or log(sf)"
+    return log_fn
+
+
+def _on_integers(k, low, high, value):
+    """``value`` where k is an integer in [low, high], else -inf."""
+    ok = (k == snp.floor(k)) & (k >= low) & (k <= high)
+    return snp.where(ok, value, const(-np.inf, value))
+
+
+def _steps(k, low, high, below, inside, above):
+    """A step function of k: ``below`` under ``low``, ``above`` from ``high`` on, ``inside`` between."""
+    return snp.where(k < low, const(below, inside), snp.where(k >= high, const(above, inside), inside))
+
+
+# -- poisson -------------------------------------------------------------------------------------
+def _poisson_args(k, mu, loc):
+    k, mu, loc = floats(k, mu, loc)
+    return k - loc, mu, mu < const(0.0, mu)
+
+
+def _poisson_logpmf(k, mu, loc=0):
+    k, mu, bad = _poisson_args(k, mu, loc)
+    kc = snp.maximum(k, const(0.0, k))
+    out = xlogy(kc, mu) - gammaln(kc + const(1.0, kc)) - mu
+    return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
+
+
+def _poisson_probability(fn, below: float):
+    def probability(k, mu, loc=0):
+        k, mu, bad = _poisson_args(k, mu, loc)
+        kp1 = snp.floor(snp.maximum(k, const(0.0, k))) + const(1.0, k)
+        return nan_where(bad, snp.where(k < const(0.0, k), const(below, k), fn(kp1, mu)))
+
+    return probability
+
+
+poisson = Distribution(
+    "poisson",
+    "The Poisson distribution with mean mu.",
+    logpmf=_poisson_logpmf,
+    pmf=_exp_of(_poisson_logpmf),
+    cdf=_poisson_probability(gammaincc, 0.0),
+    logcdf=_log_of(_poisson_probability(gammaincc, 0.0)),
+    sf=_poisson_probability(gammainc, 1.0),
+    logsf=_log_of(_poisson_probability(gammainc, 1.0)),
+)
+
+
+# -- bernoulli -----------------------------------------------------------------------------------
+def _bernoulli_args(k, p, loc):
+    k, p, loc = floats(k, p, loc)
+    return k - loc, p, (p < const(0.0, p)) | (p > const(1.0, p))
+
+
+def _bernoulli_logpmf(k, p, loc=0):
+    k, p, bad = _bernoulli_args(k, p, loc)
+    kc = snp.clip(k, const(0.0, k), const(1.0, k))
+    out = xlogy(kc, p) + xlog1py(const(1.0, k) - kc, -p)
+    return nan_where(bad, _on_integers(k, 0.0, 1.0, out))
+
+
+def _bernoulli_cdf(k, p, loc=0):
+    k, p, bad = _bernoulli_args(k, p, loc)
+    return nan_where(bad, _steps(k, 0.0, 1.0, 0.0, const(1.0, p) - p, 1.0))
+
+
+def _bernoulli_sf(k, p, loc=0):
+    k, p, bad = _bernoulli_args(k, p, loc)
+    return nan_where(bad, _steps(k, 0.0, 1.0, 1.0, p + snp.zeros_like(k), 0.0))
+
+
+def _bernoulli_ppf(q, p, loc=0):
+    """the smallest k with cdf(k) >= q (-1 + loc at q = 0, as scipy)"""
+    q, p, loc = floats(q, p, loc)
+    bad = (p < const(0.0, p)) | (p > const(1.0, p)) | (q < const(0.0, q)) | (q > const(1.0, q))
+    k = snp.where(
+        q == const(0.0, q), const(-1.0, q), snp.where(q <= const(1.0, p) - p, const(0.0, q), const(1.0, q))
+    )
+    return nan_where(bad, k + loc)
+
+
+bernoulli = Distribution(
+    "bernoulli",
+    "The Bernoulli distribution: 1 with probability p, else 0.",
+    logpmf=_bernoulli_logpmf,
+    pmf=_exp_of(_bernoulli_logpmf),
+    cdf=_bernoulli_cdf,
+    logcdf=_log_of(_bernoulli_cdf),
+    sf=_bernoulli_sf,
+    logsf=_log_of(_bernoulli_sf),
+    ppf=_bernoulli_ppf,
+)
+
+
+# -- binom ---------------------------------------------------------------------------------------
+def _binom_args(k, n, p, loc):
+    k, n, p, loc = floats(k, n, p, loc)
+    bad = (p < const(0.0, p)) | (p > const(1.0, p)) | (n < const(0.0, n)) | (n != snp.floor(n))
+    return k - loc, n, p, bad
+
+
+def _binom_logpmf(k, n, p, loc=0):
+    k, n, p, bad = _binom_args(k, n, p, loc)
+    kc = snp.clip(k, const(0.0, k), n)
+    one = const(1.0, k)
+    log_choose = gammaln(n + one) - gammaln(kc + one) - gammaln(n - kc + one)
+    out = log_choose + xlogy(kc, p) + xlog1py(n - kc, -p)
+    return nan_where(bad, _on_integers(k, 0.0, n, out))
+
+
+def _binom_cdf(k, n, p, loc=0):
+    k, n, p, bad = _binom_args(k, n, p, loc)
+    kf = snp.clip(snp.floor(k), const(0.0, k), snp.maximum(n - const(1.0, n), const(0.0, n)))
+    # P(K <= k) = I_{1-p}(n - k, k + 1) for 0 <= k < n
+    inside = betainc(n - kf, kf + const(1.0, k), const(1.0, p) - p)
+    return nan_where(bad, _steps(k, 0.0, n, 0.0, inside, 1.0))
+
+
+def _binom_sf(k, n, p, loc=0):
+    k, n, p, bad = _binom_args(k, n, p, loc)
+    kf = snp.clip(snp.floor(k), const(0.0, k), snp.maximum(n - const(1.0, n), const(0.0, n)))
+    inside = betainc(kf + const(1.0, k), n - kf, p)
+    return nan_where(bad, _steps(k, 0.0, n, 1.0, inside, 0.0))
+
+
+binom = Distribution(
+    "binom",
+    "The binomial distribution: successes in n trials of probability p.",
+    logpmf=_binom_logpmf,
+    pmf=_exp_of(_binom_logpmf),
+    cdf=_binom_cdf,
+    logcdf=_log_of(_binom_cdf),
+    sf=_binom_sf,
+    logsf=_log_of(_binom_sf),
+)
+
+__all__ = ["bernoulli", "binom", "poisson"]

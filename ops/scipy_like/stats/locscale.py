@@ -1,0 +1,177 @@
+"""Location-scale distributions with closed forms in exp/log/trig: uniform, expon, laplace, logistic, cauchy.
+
+Each function takes scipy's arguments (``x``/``q``, ``loc=0``, ``scale=1``)
+and answers as scipy.stats does: 0 density (-inf log density) off the
+support, nan for ``scale <= 0`` or a probability outside [0, 1]. Tails are
+computed in the form that keeps their digits (log1p/expm1, atan2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy_like as snp
+from ._common import Distribution, const, floats, nan_where, softplus, standardize
+
+
+def _bad_q(q, scale):
+    return (q < const(0.0, q)) | (q > const(1.0, q)) | (scale <= const(0.0, scale))
+
+
+def _inverse(fn):
+    """``ppf``/``isf`` from the standard one: ``loc + scale * fn(q)``, nan for invalid q or scale."""
+
+    def inverse(q, loc=0.0, scale=1.0):
+        q, loc, scale = floats(q, loc, scale)
+        return nan_where(_bad_q(q, scale), loc + scale * fn(q))
+
+    inverse.__doc__ = fn.__doc__
+    return inverse
+
+
+def _of_z(fn, log_scale: bool = False):
+    """A function of ``z = (x - loc) / scale`` (minus log(scale) for a log density), nan for scale <= 0."""
+
+    def of_x(x, loc=0.0, scale=1.0):
+        z, scale = standardize(x, loc, scale)
+        out = fn(z) - snp.log(scale) if log_scale else fn(z)
+        return nan_where(scale <= const(0.0, scale), out)
+
+    of_x.__doc__ = fn.__doc__
+    return of_x
+
+
+def _density(logpdf):
+    def pdf(x, loc=0.0, scale=1.0):
+        return snp.exp(logpdf(x, loc, scale))
+
+    return pdf
+
+
+# -- uniform on [loc, loc + scale] ---------------------------------------------------------------
+def _uniform_logpdf(z):
+    inside = (z >= const(0.0, z)) & (z <= const(1.0, z))
+    return snp.where(inside, const(0.0, z), const(-np.inf, z))
+
+
+def _uniform_cdf(z):
+    return snp.clip(z, const(0.0, z), const(1.0, z))
+
+
+_uniform_logpdf_x = _of_z(_uniform_logpdf, log_scale=True)
+uniform = Distribution(
+    "uniform",
+    "The uniform distribution on [loc, loc + scale].",
+    logpdf=_uniform_logpdf_x,
+    pdf=_density(_uniform_logpdf_x),
+    cdf=_of_z(_uniform_cdf),
+    logcdf=_of_z(lambda z: snp.log(_uniform_cdf(z))),
+    sf=_of_z(lambda z: _uniform_cdf(-z + const(1.0, z))),
+    logsf=_of_z(lambda z: snp.log(_uniform_cdf(-z + const(1.0, z)))),
+    ppf=_inverse(lambda q: q),
+    isf=_inverse(lambda q: const(1.0, q) - q),
+)
+
+
+# -- exponential ---------------------------------------------------------------------------------
+def _off_support(z, value, out):
+    return snp.where(z < const(0.0, z), const(value, z), out)
+
+
+_expon_logpdf = _of_z(lambda z: _off_support(z, -np.inf, -z), log_scale=True)
+expon = Distribution(
+    "expon",
+    "The exponential distribution, density exp(-z) / scale for z = (x - loc) / scale >= 0.",
+    logpdf=_expon_logpdf,
+    pdf=_density(_expon_logpdf),
+    cdf=_of_z(lambda z: _off_support(z, 0.0, -snp.expm1(-z))),
+    logcdf=_of_z(lambda z: _off_support(z, -np.inf, snp.log(-snp.expm1(-z)))),
+    sf=_of_z(lambda z: _off_support(z, 1.0, snp.exp(-z))),
+    logsf=_of_z(lambda z: _off_support(z, 0.0, -z)),
+    ppf=_inverse(lambda q: -snp.log1p(-q)),
+    isf=_inverse(lambda q: -snp.log(q)),
+)
+
+
+# -- laplace -------------------------------------------------------------------------------------
+def _laplace_logcdf(z):
+    # exp(z) / 2 below 0; 1 - exp(-z) / 2 above (log1p keeps the digits near 1)
+    neg = z < const(0.0, z)
+    return snp.where(neg, snp.minimum(z, const(0.0, z)) - const(np.log(2.0), z),
+                     snp.log1p(const(-0.5, z) * snp.exp(-snp.abs(z))))  # fmt: skip
+
+
+def _laplace_cdf(z):
+    half_tail = const(0.5, z) * snp.exp(-snp.abs(z))
+    return snp.where(z < const(0.0, z), half_tail, const(1.0, z) - half_tail)
+
+
+def _laplace_ppf(q):
+    """loc + scale * (log(2q) below 1/2, -log(2 - 2q) above)."""
+    low = q <= const(0.5, q)
+    return snp.where(low, snp.log(q + q), -snp.log1p(const(1.0, q) - (q + q)))
+
+
+_laplace_logpdf = _of_z(lambda z: -snp.abs(z) - const(np.log(2.0), z), log_scale=True)
+laplace = Distribution(
+    "laplace",
+    "The Laplace distribution, density exp(-|z|) / (2 scale).",
+    logpdf=_laplace_logpdf,
+    pdf=_density(_laplace_logpdf),
+    cdf=_of_z(_laplace_cdf),
+    logcdf=_of_z(_laplace_logcdf),
+    sf=_of_z(lambda z: _laplace_cdf(-z)),
+    logsf=_of_z(lambda z: _laplace_logcdf(-z)),
+    ppf=_inverse(_laplace_ppf),
+    isf=_inverse(lambda q: -_laplace_ppf(q)),
+)
+
+
+# -- logistic ------------------------------------------------------------------------------------
+def _logit(q):
+    return snp.log(q) - snp.log1p(-q)
+
+
+_logistic_logpdf = _of_z(lambda z: -snp.abs(z) - const(2.0, z) * softplus(-snp.abs(z)), log_scale=True)
+logistic = Distribution(
+    "logistic",
+    "The logistic distribution, density exp(-z) / (scale (1 + exp(-z))**2).",
+    logpdf=_logistic_logpdf,
+    pdf=_density(_logistic_logpdf),
+    cdf=_of_z(lambda z: snp.exp(-softplus(-z))),
+    logcdf=_of_z(lambda z: -softplus(-z)),
+    sf=_of_z(lambda z: snp.exp(-softplus(z))),
+    logsf=_of_z(lambda z: -softplus(z)),
+    ppf=_inverse(_logit),
+    isf=_inverse(lambda q: -_logit(q)),
+)
+
+
+# -- cauchy --------------------------------------------------------------------------------------
+def _cauchy_cdf(z):
+    # atan2(1, -z) / pi is 1/2 + atan(z) / pi, exact in the far left tail too
+    return snp.arctan2(snp.ones_like(z), -z) / const(np.pi, z)
+
+
+def _cauchy_ppf(q):
+    """tan(pi (q - 1/2)), with the infinite ends exact (tan(pi/2) rounds to a finite number)."""
+    out = snp.tan(const(np.pi, q) * (q - const(0.5, q)))
+    ends = snp.where(q == const(0.0, q), const(-np.inf, q), const(np.inf, q))
+    return snp.where((q == const(0.0, q)) | (q == const(1.0, q)), ends, out)
+
+
+_cauchy_logpdf = _of_z(lambda z: -snp.log1p(z * z) - const(np.log(np.pi), z), log_scale=True)
+cauchy = Distribution(
+    "cauchy",
+    "The Cauchy distribution, density 1 / (pi scale (1 + z**2)).",
+    logpdf=_cauchy_logpdf,
+    pdf=_density(_cauchy_logpdf),
+    cdf=_of_z(_cauchy_cdf),
+    logcdf=_of_z(lambda z: snp.log(_cauchy_cdf(z))),
+    sf=_of_z(lambda z: _cauchy_cdf(-z)),
+    logsf=_of_z(lambda z: snp.log(_cauchy_cdf(-z))),
+    ppf=_inverse(lambda q: _cauchy_ppf(q)),
+    isf=_inverse(lambda q: -_cauchy_ppf(q)),
+)
+
+__all__ = ["cauchy", "expon", "laplace", "logistic", "uniform"]
