@@ -22,6 +22,7 @@ def jax_without_x64():
     yield
     jax.config.update("jax_enable_x64", before)
 
+
 NAMES = """
 conv_general_dilated conv conv_transpose conv_with_general_padding conv_dimension_numbers
 ConvDimensionNumbers padtype_to_pads reduce_window dynamic_slice dynamic_update_slice
