@@ -4,9 +4,9 @@ The densities come from gammaln/betaln/xlogy, the CDFs from ndtr/log_ndtr
 and the regularized incomplete gamma and beta functions
 (sg.scipy.special). As in scipy: 0 density off the support, nan for
 ``scale <= 0`` or a non-positive shape parameter. Quantiles are given
-where an inverse exists among the available functions: norm.ppf/isf
-(ndtri); the others would need the inverse incomplete gamma / beta
-functions, which sg.scipy.special lacks.
+in closed form for norm (ndtri); t, gamma, chi2 and beta invert their own
+cdf/sf numerically (inverse.py), as sg.scipy.special lacks the inverse
+incomplete gamma and beta functions.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, const, floats, nan_where
+from .inverse import continuous_quantile, tails
 
 
 def _z(x, loc, scale, *params):
@@ -103,15 +104,44 @@ def _t_sf(x, df, loc=0.0, scale=1.0):
     return _t_cdf(-x, df, -loc, scale)
 
 
+def _t_tails(z, upper, df):
+    """The standard t's cdf (sf where ``upper``) for the quantile search, with one betainc, exact
+    near 0 as well: P(|T| < |z|) = I_{z^2 / (df + z^2)}(1/2, df / 2) for z^2 < df (the tail's
+    argument df / (df + z^2) rounds to 1 there), P(|T| > |z|) = I_{df / (df + z^2)}(df / 2, 1 / 2) past it."""
+    z = snp.where(upper, -z, z)
+    half = const(0.5, z)
+    z2 = z * z
+    center = z2 < df
+    i = betainc(
+        snp.where(center, half, half * df),
+        snp.where(center, half * df, half),
+        snp.where(center, z2, df) / (df + z2),
+    )
+    below = snp.where(center, half - half * i, half * i)  # P(T < -|z|)
+    return snp.where(z < const(0.0, z), below, const(1.0, z) - below)
+
+
+def _t_ppf(q, df, loc=0.0, scale=1.0):
+    """the quantile, by inverting the cdf numerically (inverse.py)"""
+    return continuous_quantile(_t_tails, _exp_of(_t_logpdf), q, (df,), loc, scale, "real")
+
+
+def _t_isf(q, df, loc=0.0, scale=1.0):
+    """the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"""
+    return continuous_quantile(_t_tails, _exp_of(_t_logpdf), q, (df,), loc, scale, "real", upper=True)
+
+
 t = Distribution(
     "t",
-    "Student's t distribution with df degrees of freedom (no ppf: it needs the inverse incomplete beta).",
+    "Student's t distribution with df degrees of freedom.",
     logpdf=_t_logpdf,
     pdf=_exp_of(_t_logpdf),
     cdf=_t_cdf,
     logcdf=_log_of(_t_cdf),
     sf=_t_sf,
     logsf=_log_of(_t_sf),
+    ppf=_t_ppf,
+    isf=_t_isf,
 )
 
 
@@ -132,15 +162,30 @@ def _gamma_probability(fn):
     return probability
 
 
+def _gamma_quantile(upper: bool):
+    def quantile(q, a, loc=0.0, scale=1.0):
+        prob = tails(_gamma_probability(gammainc), _gamma_probability(gammaincc))
+        return continuous_quantile(prob, _exp_of(_gamma_logpdf), q, (a,), loc, scale, "positive", upper)
+
+    quantile.__doc__ = (
+        "the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"
+        if upper
+        else "the quantile, by inverting the cdf numerically (inverse.py)"
+    )
+    return quantile
+
+
 gamma = Distribution(
     "gamma",
-    "The gamma distribution with shape a (no ppf: it needs the inverse incomplete gamma).",
+    "The gamma distribution with shape a.",
     logpdf=_gamma_logpdf,
     pdf=_exp_of(_gamma_logpdf),
     cdf=_gamma_probability(gammainc),
     logcdf=_log_of(_gamma_probability(gammainc)),
     sf=_gamma_probability(gammaincc),
     logsf=_log_of(_gamma_probability(gammaincc)),
+    ppf=_gamma_quantile(False),
+    isf=_gamma_quantile(True),
 )
 
 
@@ -158,6 +203,19 @@ def _chi2_probability(fn):
     return probability
 
 
+def _chi2_quantile(upper: bool):
+    def quantile(q, df, loc=0.0, scale=1.0):
+        prob = tails(_chi2_probability(gammainc), _chi2_probability(gammaincc))
+        return continuous_quantile(prob, _exp_of(_chi2_logpdf), q, (df,), loc, scale, "positive", upper)
+
+    quantile.__doc__ = (
+        "the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"
+        if upper
+        else "the quantile, by inverting the cdf numerically (inverse.py)"
+    )
+    return quantile
+
+
 chi2 = Distribution(
     "chi2",
     "The chi-squared distribution with df degrees of freedom: gamma(df / 2, scale=2).",
@@ -167,6 +225,8 @@ chi2 = Distribution(
     logcdf=_log_of(_chi2_probability(gammainc)),
     sf=_chi2_probability(gammaincc),
     logsf=_log_of(_chi2_probability(gammaincc)),
+    ppf=_chi2_quantile(False),
+    isf=_chi2_quantile(True),
 )
 
 
@@ -190,15 +250,33 @@ def _beta_sf(x, a, b, loc=0.0, scale=1.0):
     return nan_where(bad, betainc(b, a, snp.clip(const(1.0, z) - z, const(0.0, z), const(1.0, z))))
 
 
+def _beta_tails(z, upper, a, b):
+    """The standard beta's cdf (sf where ``upper``: I_{1-z}(b, a)) with one betainc, for the quantile search."""
+    z = snp.clip(z, const(0.0, z), const(1.0, z))
+    return betainc(snp.where(upper, b, a), snp.where(upper, a, b), snp.where(upper, const(1.0, z) - z, z))
+
+
+def _beta_ppf(q, a, b, loc=0.0, scale=1.0):
+    """the quantile, by inverting the cdf numerically (inverse.py)"""
+    return continuous_quantile(_beta_tails, _exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit")
+
+
+def _beta_isf(q, a, b, loc=0.0, scale=1.0):
+    """the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"""
+    return continuous_quantile(_beta_tails, _exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit", upper=True)
+
+
 beta = Distribution(
     "beta",
-    "The beta distribution with shapes a, b on [loc, loc + scale] (no ppf: it needs the inverse incomplete beta).",
+    "The beta distribution with shapes a, b on [loc, loc + scale].",
     logpdf=_beta_logpdf,
     pdf=_exp_of(_beta_logpdf),
     cdf=_beta_cdf,
     logcdf=_log_of(_beta_cdf),
     sf=_beta_sf,
     logsf=_log_of(_beta_sf),
+    ppf=_beta_ppf,
+    isf=_beta_isf,
 )
 
 __all__ = ["beta", "chi2", "gamma", "norm", "t"]

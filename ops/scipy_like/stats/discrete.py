@@ -4,8 +4,8 @@ logpmf/pmf/cdf/logcdf/sf/logsf with scipy's arguments (``k``, the
 parameters, ``loc=0``): a pmf is 0 (logpmf -inf) off the integers of the
 support, the CDFs step at the integers (computed from the regularized
 incomplete gamma and beta functions), nan for invalid parameters.
-bernoulli.ppf is closed form; poisson and binom have no ppf here (it
-would need a search over k).
+bernoulli.ppf is closed form; poisson.ppf and binom.ppf search over k
+(inverse.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, floats, nan_where
+from .inverse import discrete_quantile, poisson_high
 
 
 def _exp_of(fn):
@@ -66,6 +67,13 @@ def _poisson_probability(fn, below: float):
     return probability
 
 
+def _poisson_ppf(q, mu, loc=0):
+    """the smallest k with cdf(k) >= q, by bisection over k (inverse.py); -1 + loc at q = 0, inf at 1"""
+    q, mu, loc = floats(q, mu, loc)
+    k = discrete_quantile(_poisson_probability(gammaincc, 0.0), q, (mu,), poisson_high(mu), np.inf, loc)
+    return nan_where(~(mu >= const(0.0, mu)), k)
+
+
 poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
@@ -75,6 +83,7 @@ poisson = Distribution(
     logcdf=_log_of(_poisson_probability(gammaincc, 0.0)),
     sf=_poisson_probability(gammainc, 1.0),
     logsf=_log_of(_poisson_probability(gammainc, 1.0)),
+    ppf=_poisson_ppf,
 )
 
 
@@ -155,6 +164,14 @@ def _binom_sf(k, n, p, loc=0):
     return nan_where(bad, _steps(k, 0.0, n, 1.0, inside, 0.0))
 
 
+def _binom_ppf(q, n, p, loc=0):
+    """the smallest k with cdf(k) >= q, by bisection over k in [-1, n] (inverse.py); -1 + loc at q = 0"""
+    q, n, p, loc = floats(q, n, p, loc)
+    _, n, p, bad = _binom_args(q, n, p, loc)
+    k = discrete_quantile(_binom_cdf, q, (n, p), n, n, loc)
+    return nan_where(bad | snp.isnan(p), k)
+
+
 binom = Distribution(
     "binom",
     "The binomial distribution: successes in n trials of probability p.",
@@ -164,6 +181,7 @@ binom = Distribution(
     logcdf=_log_of(_binom_cdf),
     sf=_binom_sf,
     logsf=_log_of(_binom_sf),
+    ppf=_binom_ppf,
 )
 
 __all__ = ["bernoulli", "binom", "poisson"]
