@@ -10,20 +10,40 @@ processes): a feed split over such a mesh is each process's block of the
 global value, a replicated feed is the whole value in every process.
 
 Joining is checked: a peer that never arrives is a DistributedError after
-``timeout``. A peer that dies after joining is not recoverable with jaxlib
-0.10.2: its coordination service then terminates the surviving processes
-(measured: they abort within the heartbeat timeout, as jax's own processes
-do), so they never hang. The missed-heartbeat callback records what it can
-for a run that fails before that.
+``timeout``. Liveness after that is watched here, not by jaxlib: jaxlib
+0.10.2 aborts the process when its coordination service misses a heartbeat
+(its callback cannot take the status it is handed), and a gloo collective
+whose peer died waits forever. So jaxlib gets a heartbeat timeout it never
+reaches, and a daemon thread in every process bumps a counter of its own in
+the service's key-value store (``stablegraph/alive/<process>``) and reads its
+peers'. A run over the processes waits for its results in short slices
+(pjrt's ``_run_global`` calls ``wait_ready``); once a peer's counter has not
+moved for ``timeout`` seconds, or the coordinator has not answered for that
+long, the run raises DistributedError naming them, and the group is lost:
+later runs raise at once, ``shutdown`` does not wait for the peers, and the
+process exits normally (the collective left waiting is abandoned inside
+XLA's thread pool). A process that holds the GIL for longer than ``timeout``
+(one long C call that does not release it) looks dead to its peers.
+
+Not covered: process 0 dying. It runs the coordination service, and when
+that goes away jaxlib's error poll in every other process calls the same
+broken callback, so they abort (measured: within about a second). For the
+same reason process 0's ``shutdown`` gives the peers' clients a moment to
+disconnect before it stops the service.
 """
 
 from __future__ import annotations
 
+import atexit
+import ctypes
 import math
 import threading
+import time
 
 from ..graph import ExecutionError
 from . import pjrt
+
+_NEVER = 10**6  # jaxlib's heartbeat timeout (s): its own detection would abort the process
 
 
 class DistributedError(ExecutionError):
@@ -31,23 +51,87 @@ class DistributedError(ExecutionError):
 
 
 class _Runtime:
-    """This process's membership: the service (process 0), the client, what went wrong."""
+    """This process's membership: the service (process 0), the client, the watch on the peers,
+    what went wrong."""
 
     def __init__(self, coordinator: str, num_processes: int, process_id: int, timeout: float):
         self.coordinator, self.num_processes, self.process_id = coordinator, num_processes, process_id
         self.timeout = timeout
-        self.service = self.client = None
-        self.lost: str | None = None  # why the peers are gone (a missed heartbeat), once known
+        self.service = self.client = self.cpu = None
+        self.lost: str | None = None  # why the peers are gone, once known (see ``lose``)
         self.barriers = 0
+        now = time.monotonic()
+        self.seen = dict.fromkeys(range(num_processes), now)  # process -> when its counter last moved
+        self.answered = now  # when the coordinator last answered the watch
+        self._counts: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._watch: threading.Thread | None = None
 
     def on_missed_heartbeat(self, status) -> None:  # on jaxlib's thread: record, never raise
-        self.lost = f"the coordination service stopped answering heartbeats ({status})"
+        self.lose(f"the coordination service stopped answering heartbeats ({status})")
+
+    def lose(self, why: str) -> None:
+        """The group is lost: record why (the first reason stays), and keep jaxlib's objects
+        alive to the end of the process. Destroying the CPU client joins its threads, one of
+        which waits forever in a dead peer's collective; stopping the service makes the
+        clients' error poll abort the process (jaxlib 0.10.2)."""
+        if self.lost is None:
+            self.lost = why
+            for part in (self.cpu, self.client, self.service):
+                if part is not None:
+                    ctypes.pythonapi.Py_IncRef(ctypes.py_object(part))  # never released
 
     def where(self) -> str:
         return (
             f"process {self.process_id} of {self.num_processes}, coordinator {self.coordinator}, "
             f"timeout {self.timeout:g} s"
         )
+
+    # -- the watch ---------------------------------------------------------------
+    def start_watch(self) -> None:
+        self._watch = threading.Thread(target=self._beat, name="stablegraph-alive", daemon=True)
+        self._watch.start()
+
+    def stop_watch(self) -> None:
+        self._stop.set()
+        watch, self._watch = self._watch, None
+        if watch is not None and watch is not threading.current_thread():
+            watch.join(self.timeout)
+
+    def _beat(self) -> None:
+        """Bump this process's counter and note which peers' counters moved, every ``period`` s."""
+        period = min(0.5, self.timeout / 10)
+        me, client = self.process_id, self.client
+        while not self._stop.wait(period):
+            try:
+                client.key_value_increment(f"stablegraph/alive/{me}", 1)
+                now = time.monotonic()
+                self.answered = self.seen[me] = now
+                for q in range(self.num_processes):
+                    if q == me:
+                        continue
+                    try:
+                        count = client.key_value_try_get(f"stablegraph/alive/{q}")
+                    except Exception:  # not bumped yet (NOT_FOUND)
+                        continue
+                    if self._counts.get(q) != count:
+                        self._counts[q] = count
+                        self.seen[q] = now
+            except Exception:  # the coordinator is gone or unreachable: ``answered`` stays behind
+                pass
+
+    def silent(self) -> str | None:
+        """Who has been silent for ``timeout`` seconds (the coordinator, peers), or None."""
+        now = time.monotonic()
+        if now - self.answered > self.timeout:
+            return f"the coordinator (process 0) has not answered for {now - self.answered:.1f} s"
+        quiet = [q for q, t in self.seen.items() if q != self.process_id and now - t > self.timeout]
+        if quiet:
+            names = ", ".join(map(str, quiet))
+            return (
+                f"process{'es' if len(quiet) > 1 else ''} {names} sent no sign of life for {self.timeout:g} s"
+            )
+        return None
 
     def check(self) -> None:
         """DistributedError if a peer or the coordinator was lost (before a run that needs them)."""
@@ -56,10 +140,32 @@ class _Runtime:
                 f"a peer process or the coordinator is gone ({self.where()}): {self.lost}; "
                 "restart every process (sg.distributed.shutdown, then initialize)"
             )
+        why = self.silent()
+        if why is not None:
+            raise self._lose(why)
+
+    def _lose(self, why: str) -> DistributedError:
+        self.lose(why)
+        return DistributedError(
+            f"a peer process or the coordinator is gone ({self.where()}): {why}; the group is lost: "
+            "restart every process (sg.distributed.shutdown, then initialize)"
+        )
+
+    def wait_ready(self, arrays) -> None:
+        """Wait for a run's results, in short slices; DistributedError once someone is silent
+        (the run is then abandoned: a collective whose peer died never ends)."""
+        pause = 1e-5
+        for a in arrays:
+            while not a.is_ready():
+                why = self.silent() if self.lost is None else self.lost
+                if why is not None:
+                    raise self._lose(why)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.01)
 
     def failed(self, error) -> DistributedError:
         """The error of a run over the processes that failed with ``error``."""
-        self.lost = self.lost or f"a run over the processes failed: {_first_line(error)}"
+        self.lose(f"a run over the processes failed: {_first_line(error)}")
         return DistributedError(
             f"a run over {self.num_processes} processes failed ({self.where()}); a peer process "
             f"probably died or stopped: {_first_line(error)}"
@@ -80,7 +186,8 @@ def initialize(
     """Join ``num_processes`` processes (this one is ``process_id``) through the coordinator at
     ``coordinator_address`` ("host:port"; process 0 serves it). Waits up to ``timeout`` seconds
     for every process, else raises DistributedError. ``local_device_count`` CPU devices per
-    process (default 1). After it, ``sg.devices()`` lists every process's devices."""
+    process (default 1). After it, ``sg.devices()`` lists every process's devices. A peer that
+    is silent for ``timeout`` seconds later fails the runs over the processes (DistributedError)."""
     global _runtime
     n, pid = _count("num_processes", num_processes, 1), _count("process_id", process_id, 0)
     local = _count("local_device_count", 1 if local_device_count is None else local_device_count, 1)
@@ -99,9 +206,9 @@ def initialize(
         secs = max(1, math.ceil(timeout))
         try:
             if pid == 0:
-                runtime.service = pjrt.start_service(coordinator_address, n, secs, secs)
-            runtime.client = pjrt.connect(coordinator_address, pid, secs, secs, runtime.on_missed_heartbeat)
-            cpu = pjrt.global_cpu_client(runtime.client, pid, n, local)
+                runtime.service = pjrt.start_service(coordinator_address, n, secs, _NEVER)
+            runtime.client = pjrt.connect(coordinator_address, pid, secs, _NEVER, runtime.on_missed_heartbeat)
+            cpu = runtime.cpu = pjrt.global_cpu_client(runtime.client, pid, n, local)
         except Exception as e:  # jaxlib's errors here are RuntimeErrors with little text
             _stop(runtime)
             raise DistributedError(
@@ -109,13 +216,18 @@ def initialize(
                 f"timeout ({runtime.where()}); is every process started, with the same address and "
                 f"num_processes? ({type(e).__name__}: {_first_line(e)})"
             ) from None
+        now = time.monotonic()
+        runtime.answered = now
+        runtime.seen = dict.fromkeys(range(n), now)
+        runtime.start_watch()
         pjrt.use_global(cpu, runtime)
         _runtime = runtime
 
 
 def shutdown() -> None:
     """Leave the group: disconnect, and stop the service (process 0). Sessions on meshes that span
-    processes cannot run after it. Waits up to the timeout for the peers to shut down too."""
+    processes cannot run after it. Waits up to the timeout for the peers to shut down too (not
+    once the group is lost)."""
     global _runtime
     with _lock:
         runtime, _runtime = _runtime, None
@@ -125,13 +237,27 @@ def shutdown() -> None:
 
 
 def _stop(runtime: _Runtime) -> None:
-    for part in (runtime.client, runtime.service):
-        if part is not None:
-            try:
-                part.shutdown()
-            except Exception:  # a peer already gone: nothing left to tell it
-                pass
-    runtime.client = runtime.service = None
+    runtime.stop_watch()
+    if runtime.lost is None:  # else jaxlib's objects stay as they are (see ``lose``)
+        for part in (runtime.client, runtime.service):  # the client's waits for every peer
+            if part is not None:
+                if part is runtime.service and runtime.client is not None:
+                    # the peers' clients are still disconnecting: the service stopping under one
+                    # of them makes jaxlib abort that process (measured), so give them a moment
+                    time.sleep(min(1.0, runtime.timeout / 4))
+                try:
+                    part.shutdown()
+                except Exception:  # a peer already gone: nothing left to tell it
+                    pass
+    runtime.client = runtime.service = runtime.cpu = None
+
+
+@atexit.register
+def _stop_watch_at_exit() -> None:
+    # the watch thread must not be inside a jaxlib call when the interpreter tears threads down
+    runtime = _runtime
+    if runtime is not None:
+        runtime.stop_watch()
 
 
 def is_initialized() -> bool:
@@ -150,7 +276,8 @@ def process_count() -> int:
 
 def from_process_zero(what: str, produce):
     """``produce()`` (a str) in process 0, handed to every process; its error is raised in
-    every process. Without peers, just ``produce()``."""
+    every process. Without peers, just ``produce()``. The others wait up to the timeout, and
+    fail early if process 0 falls silent."""
     runtime = _runtime
     if runtime is None or runtime.client is None:
         return produce()
@@ -165,13 +292,21 @@ def from_process_zero(what: str, produce):
             raise
         runtime.client.key_value_set(key, "=" + result)
         return result
-    try:
-        answer = runtime.client.blocking_key_value_get(key, int(runtime.timeout * 1000))
-    except Exception as e:
-        runtime.lost = runtime.lost or f"process 0 did not finish {what}"
-        raise DistributedError(
-            f"{what}: process 0 did not report within the timeout ({runtime.where()}): {_first_line(e)}"
-        ) from None
+    end = time.monotonic() + runtime.timeout
+    while True:  # in slices of a blocking get, which answers as soon as process 0 sets the key
+        try:
+            answer = runtime.client.blocking_key_value_get(key, 500)
+            break
+        except Exception as e:  # not there yet (DEADLINE_EXCEEDED), or the coordinator is gone
+            why = runtime.silent()
+            if why is not None:
+                raise DistributedError(f"{what}: process 0 did not report: {runtime._lose(why)}") from None
+            if time.monotonic() > end:
+                runtime.lose(f"process 0 did not finish {what}")
+                raise DistributedError(
+                    f"{what}: process 0 did not report within the timeout ({runtime.where()}): "
+                    f"{_first_line(e)}"
+                ) from None
     if answer.startswith("!"):
         raise DistributedError(f"{what} failed in process 0: {answer[1:]}")
     return answer[1:]

@@ -81,7 +81,8 @@ def devices(n: int | None = None, platform: str | None = None) -> list:
 # -- several processes (distributed.py drives these) ----------------------------------------------
 class _Multi:
     """The distributed CPU client once this process joined others, and the runtime watching them
-    (``check()`` raises if a peer was lost; ``failed(error)`` is the error a failed run raises)."""
+    (``check()`` raises if a peer was lost; ``wait_ready(results)`` waits for a run's results,
+    raising once a peer is silent; ``failed(error)`` is the error a failed run raises)."""
 
     client = None
     runtime = None
@@ -100,8 +101,9 @@ def start_service(address: str, num_processes: int, timeout: int, heartbeat: int
 def connect(address: str, process_id: int, timeout: int, heartbeat: int, on_missed_heartbeat):
     """A client of the service, connected (waits for every process, up to ``timeout`` s).
 
-    jaxlib aborts the process on a missed heartbeat unless given a callback:
-    ``on_missed_heartbeat(status)`` runs instead (on jaxlib's thread)."""
+    On a missed heartbeat jaxlib 0.10.2 aborts the process, with or without the callback
+    ``on_missed_heartbeat(status)`` (it cannot hand the status to Python): distributed.py
+    gives a ``heartbeat`` it never reaches and watches the peers itself."""
     dist = _jax.get_distributed_runtime_client(
         address, process_id, init_timeout=timeout, heartbeat_timeout=heartbeat, rpc_timeout=timeout,
         missed_heartbeat_callback=on_missed_heartbeat, shutdown_on_destruction=False,
@@ -409,8 +411,10 @@ class Executable:
             ]  # fmt: skip
             try:
                 results = self._exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
+                if runtime is not None:  # waits in slices: a dead peer's collective never ends
+                    runtime.wait_ready(results)
                 for r in results:
-                    r.block_until_ready()  # a lost peer fails the run here, not at a later read
+                    r.block_until_ready()  # a failed run raises here, not at a later read
             except XlaRuntimeError as e:
                 if runtime is None:
                     raise

@@ -84,6 +84,7 @@ class State:
     def __init__(self, buffers: dict):
         self.buffers = buffers
         self.lost: dict[str, str] = {}  # name -> why its value is gone
+        self.lost_as: dict[str, type] = {}  # name -> the error class of a loss that keeps its own
         self.pending: dict[str, interrupt.Job] = {}  # name -> interrupted run computing its value
         self.held: dict[str, set] = {}  # name -> interrupted runs still reading its buffer
         self.gate = RunGate()
@@ -117,8 +118,8 @@ class State:
                 outs = self.call(program, args)
             except BaseException as e:
                 lost = self._lose_donated(program, e)
-                if lost and isinstance(e, ExecutionError):
-                    raise ExecutionError(f"{e}\n{_lost_message(lost, self.lost)}") from None
+                if lost and isinstance(e, ExecutionError):  # its class kept: DistributedError
+                    raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
                 raise
             n = len(outs) - len(program.state_out)
             self._store(program.state_out, outs[n:])
@@ -219,6 +220,8 @@ class State:
             if buf is not None and pjrt.is_deleted(buf):
                 del self.buffers[v]
                 self.lost[v] = f"the run its buffer was donated to failed: {_first_line(error)}"
+                if type(error) is not ExecutionError and isinstance(error, ExecutionError):
+                    self.lost_as[v] = type(error)  # DistributedError: later runs raise it too
                 lost.append(v)
         return lost
 
@@ -228,7 +231,8 @@ class State:
             return ExecutionError("this Session is closed")
         lost = [v for v in names if v in self.lost]
         if lost:
-            return ExecutionError(_lost_message(lost, self.lost))
+            error = next((self.lost_as[v] for v in lost if v in self.lost_as), ExecutionError)
+            return error(_lost_message(lost, self.lost))
         pending = [v for v in names if v in self.pending]
         if pending:
             one = len(pending) == 1
@@ -268,6 +272,7 @@ class State:
         if self.lost or self.pending or self.held:
             for v in names:
                 self.lost.pop(v, None)
+                self.lost_as.pop(v, None)
                 self.pending.pop(v, None)
                 self.held.pop(v, None)
 
@@ -275,7 +280,7 @@ class State:
         self.gate.enter_write()
         try:
             self.closed = True
-            for part in (self.buffers, self.lost, self.pending, self.held):
+            for part in (self.buffers, self.lost, self.lost_as, self.pending, self.held):
                 part.clear()
         finally:
             self.gate.exit_write()

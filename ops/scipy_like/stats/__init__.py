@@ -4,15 +4,34 @@ Each distribution is a namespace of functions named as scipy's methods with
 scipy's argument names: ``sg.scipy.stats.norm.logpdf(x, loc=0.0, scale=2.0)``.
 Location-scale families with elementary closed forms live in locscale.py,
 those on the special functions in continuous.py, the discrete ones in
-discrete.py, multivariate_normal and dirichlet in multivariate.py.
+discrete.py, multivariate_normal and dirichlet in multivariate.py; geom,
+nbinom, betabinom, multinomial, gumbel_r/l, pareto, truncnorm, gennorm,
+vonmises and wrapcauchy in more_distributions.py; the sample summaries
+mode, rankdata and sem in summaries.py.
 """
 
 from .continuous import beta, chi2, gamma, norm, t
 from .discrete import bernoulli, binom, poisson
 from .locscale import cauchy, expon, laplace, logistic, uniform
+from .more_distributions import (
+    betabinom,
+    gennorm,
+    geom,
+    gumbel_l,
+    gumbel_r,
+    multinomial,
+    nbinom,
+    pareto,
+    truncnorm,
+    vonmises,
+    wrapcauchy,
+)
 from .multivariate import dirichlet, multivariate_normal
+from .summaries import ModeResult, mode, rankdata, sem
 
 __all__ = [
-    "bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
-    "multivariate_normal", "norm", "poisson", "t", "uniform",
+    "ModeResult", "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
+    "geom", "gennorm", "gumbel_l", "gumbel_r", "laplace", "logistic", "mode", "multinomial",
+    "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm",
+    "uniform", "vonmises", "wrapcauchy",
 ]  # fmt: skip

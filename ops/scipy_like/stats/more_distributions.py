@@ -1,0 +1,361 @@
+"""More distributions: geom, nbinom, betabinom, multinomial; gumbel_r, gumbel_l, pareto, truncnorm,
+gennorm, vonmises, wrapcauchy (ops layer).
+
+The functions and their arguments are jax.scipy.stats' (gennorm, vonmises
+and wrapcauchy take no loc or scale there, so none here); the values are
+scipy.stats': 0 mass or density (-inf log) off the support, including a
+non-integer k, nan for invalid parameters (where jax.scipy.stats answers
+-inf or an unguarded formula's value instead). All are compositions of
+sg.numpy and sg.scipy.special (gammaln, betaln, xlogy, xlog1py, log_ndtr,
+gammainc, i0e), so gradients flow through them as through any such
+expression. truncnorm's probabilities come from differences of log_ndtr
+taken in the tail where they keep their digits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy_like as snp
+from ...numpy_like.core import error
+from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
+from ._common import Distribution, const, floats, nan_where
+
+
+def _exp_of(fn, what: str = "the probability mass, exp(logpmf)"):
+    def exp_fn(*args, **kwargs):
+        return snp.exp(fn(*args, **kwargs))
+
+    exp_fn.__doc__ = what
+    return exp_fn
+
+
+def _on_integers(k, low, high, value):
+    """``value`` where k is an integer in [low, high], else -inf."""
+    ok = (k == snp.floor(k)) & (k >= low) & (k <= high)
+    return snp.where(ok, value, const(-np.inf, value))
+
+
+def _log_choose(n, k):
+    """log of the binomial coefficient n over k (n, k >= 0)."""
+    one = const(1.0, k)
+    return gammaln(n + one) - gammaln(k + one) - gammaln(n - k + one)
+
+
+# -- geom: trials up to the first success, on 1, 2, ... -------------------------------------------
+def _geom_logpmf(k, p, loc=0):
+    k, p, loc = floats(k, p, loc)
+    k = k - loc
+    one = const(1.0, k)
+    bad = ~((p > const(0.0, p)) & (p <= const(1.0, p)))
+    kc = snp.maximum(k, one)
+    out = xlog1py(kc - one, -p) + snp.log(p)
+    return nan_where(bad, _on_integers(k, 1.0, np.inf, out))
+
+
+geom = Distribution(
+    "geom",
+    "The geometric distribution: the number of trials of probability p up to the first success.",
+    logpmf=_geom_logpmf,
+    pmf=_exp_of(_geom_logpmf),
+)
+
+
+# -- nbinom: failures before the n-th success ----------------------------------------------------
+def _nbinom_logpmf(k, n, p, loc=0):
+    k, n, p, loc = floats(k, n, p, loc)
+    k = k - loc
+    bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
+    kc = snp.maximum(k, const(0.0, k))
+    log_coef = gammaln(n + kc) - gammaln(kc + const(1.0, k)) - gammaln(n)
+    out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
+    return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
+
+
+nbinom = Distribution(
+    "nbinom",
+    "The negative binomial distribution: failures before the n-th success of probability p.",
+    logpmf=_nbinom_logpmf,
+    pmf=_exp_of(_nbinom_logpmf),
+)
+
+
+# -- betabinom: binom with a beta(a, b) success probability --------------------------------------
+def _betabinom_logpmf(k, n, a, b, loc=0):
+    k, n, a, b, loc = floats(k, n, a, b, loc)
+    k = k - loc
+    zero = const(0.0, k)
+    bad = ~((n >= zero) & (n == snp.floor(n)) & (a > zero) & (b > zero))
+    kc = snp.clip(k, zero, snp.maximum(n, zero))
+    out = _log_choose(n, kc) + betaln(kc + a, n - kc + b) - betaln(a, b)
+    return nan_where(bad, _on_integers(k, 0.0, n, out))
+
+
+betabinom = Distribution(
+    "betabinom",
+    "The beta-binomial distribution: successes in n trials whose probability is beta(a, b) distributed.",
+    logpmf=_betabinom_logpmf,
+    pmf=_exp_of(_betabinom_logpmf),
+)
+
+
+# -- multinomial: counts x (last axis) of n draws over categories of probabilities p ---------------
+def _multinomial_logpmf(x, n, p):
+    x, n, p = floats(x, n, p)
+    if x.ndim == 0 or p.ndim == 0:
+        raise error(
+            f"multinomial.logpmf wants the categories along the last axis of x and p, got {x.type}, {p.type}"
+        )
+    if p.shape[-1] != x.shape[-1]:
+        raise error(
+            f"multinomial.logpmf: x and p disagree on the number of categories: {x.type} and {p.type}"
+        )
+    zero, one = const(0.0, x), const(1.0, x)
+    xc = snp.maximum(x, zero)
+    out = gammaln(n + one) + snp.sum(xlogy(xc, p) - gammaln(xc + one), axis=-1)
+    on_support = snp.all((x >= zero) & (x == snp.floor(x)), axis=-1) & (snp.sum(x, axis=-1) == n)
+    out = snp.where(on_support, out, const(-np.inf, out))
+    bad_p = snp.any((p < zero) | (p > one), axis=-1)
+    bad = bad_p | (n < zero) | (n != snp.floor(n))
+    return nan_where(bad, out)
+
+
+multinomial = Distribution(
+    "multinomial",
+    "The multinomial distribution: counts x (last axis) of n draws over categories of probabilities p.",
+    logpmf=_multinomial_logpmf,
+    pmf=_exp_of(_multinomial_logpmf),
+)
+
+
+# -- gumbel_r, gumbel_l: the extreme value distributions of the maximum and of the minimum ---------
+def _of_z(fn, log_scale: bool = False):
+    """A function of ``z = (x - loc) / scale`` (minus log(scale) for a log density), nan for scale <= 0."""
+
+    def of_x(x, loc=0, scale=1):
+        x, loc, scale = floats(x, loc, scale)
+        z = (x - loc) / scale
+        out = fn(z) - snp.log(scale) if log_scale else fn(z)
+        return nan_where(scale <= const(0.0, scale), out)
+
+    of_x.__doc__ = fn.__doc__
+    return of_x
+
+
+def _inverse(fn):
+    """a quantile ``loc + scale * fn(q)``, nan for q outside [0, 1] or scale <= 0"""
+
+    def inverse(p, loc=0, scale=1):
+        p, loc, scale = floats(p, loc, scale)
+        bad = (p < const(0.0, p)) | (p > const(1.0, p)) | (scale <= const(0.0, scale))
+        return nan_where(bad, loc + scale * fn(p))
+
+    inverse.__doc__ = fn.__doc__
+    return inverse
+
+
+def _gumbel(sign: float):
+    """gumbel_r's functions of z (sign 1) or gumbel_l's, those of -z (sign -1)."""
+
+    def s(z):
+        return z if sign > 0 else -z
+
+    def log_cdf_r(z):  # gumbel_r: cdf exp(-exp(-z)), its complement -expm1(-exp(-z)), exact in both tails
+        return -snp.exp(-z)
+
+    def log_sf_r(z):
+        return snp.log(-snp.expm1(-snp.exp(-z)))
+
+    logpdf = _of_z(lambda z: -s(z) - snp.exp(-s(z)), log_scale=True)
+    lower, upper = (log_cdf_r, log_sf_r) if sign > 0 else (log_sf_r, log_cdf_r)
+    if sign > 0:
+        ppf = _inverse(lambda q: -snp.log(-snp.log(q)))
+    else:
+        ppf = _inverse(lambda q: snp.log(-snp.log1p(-q)))
+    return dict(
+        logpdf=logpdf,
+        pdf=_exp_of(logpdf, "the density, exp(logpdf)"),
+        cdf=_of_z(lambda z: snp.exp(lower(s(z)))),
+        logcdf=_of_z(lambda z: lower(s(z))),
+        sf=_of_z(lambda z: snp.exp(upper(s(z)))),
+        logsf=_of_z(lambda z: upper(s(z))),
+        ppf=ppf,
+    )
+
+
+gumbel_r = Distribution(
+    "gumbel_r",
+    "The right-skewed Gumbel distribution, cdf exp(-exp(-z)) for z = (x - loc) / scale.",
+    **_gumbel(1.0),
+)
+gumbel_l = Distribution(
+    "gumbel_l",
+    "The left-skewed Gumbel distribution, sf exp(-exp(z)) for z = (x - loc) / scale.",
+    **_gumbel(-1.0),
+)
+
+
+# -- pareto: density b / z**(b + 1) on z >= 1 ----------------------------------------------------
+def _pareto_args(x, b, loc, scale):
+    x, b, loc, scale = floats(x, b, loc, scale)
+    z = (x - loc) / scale
+    one = const(1.0, z)
+    bad = (b <= const(0.0, b)) | (scale <= const(0.0, scale))
+    # -b log z, the log sf, on the support (0 below it)
+    log_sf = -b * snp.log(snp.maximum(z, one))
+    return z < one, log_sf, b, scale, bad
+
+
+def _pareto_logpdf(x, b, loc=0, scale=1):
+    below, log_sf, b, scale, bad = _pareto_args(x, b, loc, scale)
+    # log(b) - (b + 1) log z - log(scale), the log z recovered from the log sf
+    out = snp.log(b) + log_sf * (const(1.0, b) + b) / b - snp.log(scale)
+    return nan_where(bad, snp.where(below, const(-np.inf, out), out))
+
+
+def _pareto_fn(fn):
+    def of_x(x, b, loc=0, scale=1):
+        _, log_sf, _, _, bad = _pareto_args(x, b, loc, scale)
+        return nan_where(bad, fn(log_sf))
+
+    return of_x
+
+
+def _pareto_ppf(q, b, loc=0, scale=1):
+    """loc + scale (1 - q)**(-1 / b)"""
+    q, b, loc, scale = floats(q, b, loc, scale)
+    bad = (q < const(0.0, q)) | (q > const(1.0, q)) | (b <= const(0.0, b)) | (scale <= const(0.0, scale))
+    return nan_where(bad, loc + scale * snp.exp(-snp.log1p(-q) / b))
+
+
+pareto = Distribution(
+    "pareto",
+    "The Pareto distribution with shape b, density b / z**(b + 1) for z = (x - loc) / scale >= 1.",
+    logpdf=_pareto_logpdf,
+    pdf=_exp_of(_pareto_logpdf, "the density, exp(logpdf)"),
+    cdf=_pareto_fn(lambda ls: -snp.expm1(ls)),
+    logcdf=_pareto_fn(lambda ls: snp.log(-snp.expm1(ls))),
+    sf=_pareto_fn(snp.exp),
+    logsf=_pareto_fn(lambda ls: ls),
+    ppf=_pareto_ppf,
+)
+
+
+# -- truncnorm: the normal restricted to [a, b] (standardized bounds) ----------------------------
+def _log_diff(big, small):
+    """log(exp(big) - exp(small)) for big >= small (-inf where they are equal or, rounded, reversed)."""
+    return big + snp.log(-snp.expm1(snp.minimum(small - big, const(0.0, big))))
+
+
+def _log_mass(lo, hi):
+    """log(ndtr(hi) - ndtr(lo)) for lo <= hi, from the upper tail when lo > 0 (ndtr near 1 loses digits)."""
+    right = lo > const(0.0, lo)
+    return snp.where(right, _log_diff(log_ndtr(-lo), log_ndtr(-hi)), _log_diff(log_ndtr(hi), log_ndtr(lo)))
+
+
+def _truncnorm_args(x, a, b, loc, scale):
+    x, a, b, loc, scale = floats(x, a, b, loc, scale)
+    z = (x - loc) / scale
+    bad = ~(a < b) | (scale <= const(0.0, scale))
+    return z, a, b, scale, _log_mass(a, b), bad
+
+
+def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
+    z, a, b, scale, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
+    out = const(-0.5, z) * z * z - const(0.5 * np.log(2 * np.pi), z) - log_z - snp.log(scale)
+    inside = (z >= a) & (z <= b)
+    return nan_where(bad, snp.where(inside, out, const(-np.inf, out)))
+
+
+def _truncnorm_log_probability(upper: bool):
+    def log_probability(x, a, b, loc=0, scale=1):
+        z, a, b, _, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
+        zc = snp.minimum(snp.maximum(z, a), b)
+        out = (_log_mass(zc, b) if upper else _log_mass(a, zc)) - log_z
+        return nan_where(bad, out)
+
+    log_probability.__doc__ = (
+        "the log of the probability above x" if upper else "the log of the probability below x"
+    )
+    return log_probability
+
+
+def _exp_log(fn):
+    def probability(*args, **kwargs):
+        return snp.exp(fn(*args, **kwargs))
+
+    probability.__doc__ = "the probability, exp of its log"
+    return probability
+
+
+truncnorm = Distribution(
+    "truncnorm",
+    "The normal distribution truncated to [a, b], bounds in units of scale from loc.",
+    logpdf=_truncnorm_logpdf,
+    pdf=_exp_of(_truncnorm_logpdf, "the density, exp(logpdf)"),
+    cdf=_exp_log(_truncnorm_log_probability(False)),
+    logcdf=_truncnorm_log_probability(False),
+    sf=_exp_log(_truncnorm_log_probability(True)),
+    logsf=_truncnorm_log_probability(True),
+)
+
+
+# -- gennorm: density beta / (2 Gamma(1 / beta)) exp(-|x|**beta) ----------------------------------
+def _gennorm_logpdf(x, beta):
+    x, beta = floats(x, beta)
+    out = snp.log(beta) - const(np.log(2.0), x) - gammaln(const(1.0, beta) / beta) - snp.abs(x) ** beta
+    return nan_where(beta <= const(0.0, beta), out)
+
+
+def _gennorm_cdf(x, beta):
+    x, beta = floats(x, beta)
+    half = const(0.5, x)
+    out = half + half * snp.sign(x) * gammainc(const(1.0, beta) / beta, snp.abs(x) ** beta)
+    return nan_where(beta <= const(0.0, beta), out)
+
+
+gennorm = Distribution(
+    "gennorm",
+    "The generalized normal distribution with shape beta (2: normal with variance 1/2, 1: laplace).",
+    logpdf=_gennorm_logpdf,
+    pdf=_exp_of(_gennorm_logpdf, "the density, exp(logpdf)"),
+    cdf=_gennorm_cdf,
+)
+
+
+# -- vonmises and wrapcauchy: distributions of an angle ----------------------------------------------
+def _vonmises_logpdf(x, kappa):
+    x, kappa = floats(x, kappa)
+    # exp(kappa cos x) / (2 pi I0(kappa)), with I0 scaled: i0e(kappa) = exp(-kappa) I0(kappa)
+    out = kappa * (snp.cos(x) - const(1.0, x)) - const(np.log(2 * np.pi), x) - snp.log(i0e(kappa))
+    return nan_where(kappa < const(0.0, kappa), out)
+
+
+vonmises = Distribution(
+    "vonmises",
+    "The von Mises distribution of an angle x (any real, 2 pi periodic) with concentration kappa.",
+    logpdf=_vonmises_logpdf,
+    pdf=_exp_of(_vonmises_logpdf, "the density, exp(logpdf)"),
+)
+
+
+def _wrapcauchy_logpdf(x, c):
+    x, c = floats(x, c)
+    one = const(1.0, x)
+    out = snp.log1p(-c * c) - const(np.log(2 * np.pi), x) - snp.log(one + c * c - (c + c) * snp.cos(x))
+    inside = (x >= const(0.0, x)) & (x <= const(2 * np.pi, x))
+    bad = ~((c > const(0.0, c)) & (c < one))
+    return nan_where(bad, snp.where(inside, out, const(-np.inf, out)))
+
+
+wrapcauchy = Distribution(
+    "wrapcauchy",
+    "The wrapped Cauchy distribution of an angle x in [0, 2 pi] with shape c in (0, 1).",
+    logpdf=_wrapcauchy_logpdf,
+    pdf=_exp_of(_wrapcauchy_logpdf, "the density, exp(logpdf)"),
+)
+
+__all__ = [
+    "betabinom", "geom", "gennorm", "gumbel_l", "gumbel_r", "multinomial", "nbinom", "pareto", "truncnorm",
+    "vonmises", "wrapcauchy",
+]  # fmt: skip
