@@ -390,6 +390,19 @@ class Executable:
             return [to_numpy(r) for r in host] + kept
         return [np.asarray(r) for r in host] + kept
 
+    def direct(self):
+        """A lean callable ``values -> numpy results`` for the common case, or None.
+
+        It skips ``__call__``'s branches when they cannot apply: results all
+        host-bound, plain numpy dtypes, one device, no 64-bit values (which need
+        the x64 flag lent around the call). Sessions use it for repeated runs."""
+        if self._wide or self._custom_dtypes or self._n_host != len(self._handlers):
+            return None
+        dispatch, asarray = self._dispatch, np.asarray
+        if len(self._handlers) == 1:
+            return lambda values: [asarray(dispatch(*values)[0])]
+        return lambda values: [asarray(r) for r in dispatch(*values)]
+
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
             arrays = [

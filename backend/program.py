@@ -194,13 +194,14 @@ class Repeat:
     fed last time, so no conversion, check or signature is needed.
     """
 
-    __slots__ = ("program", "specs", "kind", "keys")
+    __slots__ = ("program", "specs", "kind", "keys", "direct")
 
     def __init__(self, program: Program, fed, fetches):
         self.program = program
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
         self.kind = type(fetches)
         self.keys = tuple(fetches) if self.kind is dict else None
+        self.direct = _direct(program, len(fed))
 
     def values_if_unchanged(self, feeds) -> list | None:
         if feeds is None:
@@ -220,3 +221,14 @@ class Repeat:
         if kind is dict:
             return dict(zip(self.keys, results))
         return results[0]
+
+
+def _direct(program: Program, n_fed: int):
+    """The executable's lean call when a run of ``program`` is just that call: no variables, not
+    run on a worker for Ctrl-C, every feed an argument in order, every result a fetch."""
+    simple = (
+        not program.state_in and not program.state_out and not program.interruptible
+        and program.fetch_slots is None and len(program.arg_positions) == n_fed
+    )  # fmt: skip
+    direct = getattr(program.executable, "direct", None)
+    return direct() if simple and direct is not None else None

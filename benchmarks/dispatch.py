@@ -3,7 +3,7 @@
 Both take numpy arrays and give back a numpy array, and both are timed in
 one process with their repeats interleaved, so machine noise hits both
 alike. Prints the median per-call time of each and their ratio; the goal is
-stablegraph/jax <= 2. A second case fetches a dict ``{"z": z}`` with feeds
+stablegraph/jax <= 1.0 (issue 10). A second case fetches a dict ``{"z": z}`` with feeds
 given by name (``{"x": a, "y": b}``) beside a jitted function returning a
 dict; its ratio is printed too. The last line is the plain case's ratio.
 Run with ``make bench`` or ``python benchmarks/dispatch.py``.
