@@ -38,11 +38,31 @@ if "jax._src.config" not in sys.modules:
     _jax_jit.set_disable_jit_state(_config.Config("stablegraph_disable_jit", False))
     _jax_jit.set_post_hook_state(_config.Config("stablegraph_post_hook", None, include_in_jit_key=False))
 
-from . import kernels  # noqa: E402
+from jaxlib.cpu import _lapack  # noqa: E402
+
 from .placement import Tiling, assemble, assemble_local, local_slices, slices  # noqa: E402
 
 XlaRuntimeError = xc.XlaRuntimeError
-kernels.register()
+
+
+def _register_lapack_kernels() -> None:
+    """Register jaxlib's CPU LAPACK kernels as XLA custom-call targets, once, at import.
+
+    Lowering rules in ops/ emit custom calls by target name (ops/lapack.py);
+    XLA finds the kernels only once they are registered. jaxlib's
+    ``cpu._lapack`` lists them as ``{target name: capsule}``; the ``*_ffi``
+    ones use XLA's typed FFI (api_version 1), the others the original
+    custom-call ABI (0). ``initialize()`` binds them to the LAPACK routines of
+    scipy's bundled OpenBLAS. jax registers the same names when jax.lax.linalg
+    is imported; registering a name twice is harmless.
+    """
+    _lapack.initialize()
+    for name, capsule in _lapack.registrations().items():
+        api_version = 1 if name.endswith("_ffi") else 0
+        xc.register_custom_call_target(name, capsule, platform="cpu", api_version=api_version)
+
+
+_register_lapack_kernels()
 
 DEFAULT_PLATFORM = "cpu"
 

@@ -42,7 +42,7 @@ from ..graph import (
 from ..graph.structural import parameter_op, placeholder_op
 from ..graph.variables import seed_op, variable_op
 from ..ops.random.keys import seed_words
-from ..ops.state import assign_op, group_op
+from ..ops.state import group_op
 from ..sharding import Mesh
 from ..transforms import simplify
 from . import checkpoint, distributed, pjrt
@@ -194,7 +194,7 @@ class Session:
             )
         writes: dict[str, Tensor] = {}
         for n in nodes:
-            if n.op is assign_op:
+            if "writes_variable" in n.op.traits:
                 _add_write(writes, n)
         advances = self._advances()
         extra = [advances[n.attrs.var] for n in nodes if n.op is variable_op and n.attrs.var in advances]

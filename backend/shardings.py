@@ -13,10 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import FeedError, GraphError, located
-from ..graph.structural import placeholder_op, sharding_of
-from ..graph.variables import variable_op
-from ..ops.sharding_constraint import sharding_constraint_op
-from ..ops.state import assign_op
+from ..graph.structural import sharding_of
 from ..sharding import Mesh, NamedSharding, PartitionSpec, as_spec, check_axes, sdy_mesh, sdy_sharding
 from . import pjrt
 from .placement import check_divisible, global_shape, local_block, named_from_tiling, tiling
@@ -44,12 +41,11 @@ class MeshLayout:
         """The spec the graph gives ``tensor`` (a placeholder, a variable or its new value, a
         constrained value), or None."""
         node = tensor.node
-        if node.op is placeholder_op or node.op is variable_op:
-            spec = sharding_of(node)
-        elif node.op is sharding_constraint_op:
-            spec = node.attrs.spec
-        elif node.op is assign_op:
+        traits = node.op.traits
+        if "writes_variable" in traits:
             spec = self.variable_spec(node.attrs.var)
+        elif "layout" in traits:
+            spec = sharding_of(node)
         else:
             return None
         return None if spec is None else self._checked(spec, node)

@@ -54,6 +54,8 @@ ZERO_DERIVATIVE = frozenset({"zero_derivative"})  # stop_gradient, floor, sign: 
 MOVES_DATA = frozenset({"moves_data"})  # one operand; every output element is a copy of one of its elements
 BROADCAST = frozenset({"broadcast"})  # repeats its operand into a larger shape: of a scalar, any splat
 CONSTANT = frozenset({"constant"})  # no inputs; its fold, called with none, gives its value
+LAYOUT = frozenset({"layout"})  # may declare its result's mesh layout: ``attrs.sharding`` (a spec, or None)
+WRITES_VARIABLE = frozenset({"writes_variable"})  # its value becomes variable ``attrs.var``'s after the run
 
 
 @dataclass(eq=False)

@@ -25,7 +25,7 @@ from .dtypes import dtype as as_dtype
 from .errors import GraphError, located
 from .graph import current_graph
 from .location import user_location
-from .opdef import Attrs, OpDef
+from .opdef import LAYOUT, Attrs, OpDef
 from .tensor import Tensor
 from .types import TensorType
 from .variables import VariableAttrs
@@ -104,7 +104,8 @@ SHARDED_ATTRS = {InputAttrs: ShardedInputAttrs, VariableAttrs: ShardedVariableAt
 
 
 def sharding_of(node) -> tuple[SpecEntry, ...] | None:
-    """The sharding spec a placeholder or variable node was declared with (None: unannotated)."""
+    """The sharding spec a node of a LAYOUT op (placeholder, variable, sharding_constraint) was
+    declared with (None: unannotated)."""
     return getattr(node.attrs, "sharding", None)
 
 
@@ -118,6 +119,7 @@ placeholder_op = OpDef(
     _input_infer,
     attrs=InputAttrs,
     reasons={"lower": "becomes an argument of main", "vjp": _LEAF, "batch": _LEAF},
+    traits=LAYOUT,
     doc="A graph input fed by Session.run.",
 )
 parameter_op = OpDef(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .attrs import DTypeAttr, ShapeAttr
 from .dtypes import uint32
-from .opdef import Attrs, NoAttrs, OpDef
+from .opdef import LAYOUT, Attrs, NoAttrs, OpDef
 from .tensor import Tensor, overload
 from .types import TensorType
 
@@ -76,6 +76,7 @@ variable_op = OpDef(
         "vjp": "a leaf: differentiate with respect to it",
         "batch": _STATE,
     },  # fmt: skip
+    traits=LAYOUT,
     doc="Reads a Variable: its value at the start of the run.",
     tensor_class=Variable,
 )

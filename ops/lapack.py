@@ -2,7 +2,7 @@
 
 The factorization primitives (ops/factorizations/) lower to the same
 custom-call targets jax uses on CPU: ``lapack_<s|d|c|z><routine>_ffi``,
-registered with XLA by backend/kernels.py. They are typed-FFI calls: the
+registered with XLA by backend/pjrt.py. They are typed-FFI calls: the
 attributes travel in an ``mhlo.backend_config`` dictionary (single
 characters as ui8, LAPACK's ``uplo='L'`` and so on), matrices are passed
 column-major (the layouts below) and leading dims are batch dims, which the

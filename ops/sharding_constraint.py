@@ -9,7 +9,7 @@ vectorize the batch dim is left unsplit.
 
 from __future__ import annotations
 
-from ..graph import LINEAR, Attrs, GraphError, OpDef, Tensor, TensorType, located, user_location
+from ..graph import LAYOUT, LINEAR, Attrs, GraphError, OpDef, Tensor, TensorType, located, user_location
 from ..graph.structural import SpecAttr, check_spec
 from ..sharding import check_axes, sdy_sharding
 from . import hlo
@@ -20,6 +20,11 @@ __all__ = ["sharding_constraint"]
 
 class ShardingConstraintAttrs(Attrs):
     spec: SpecAttr
+
+    @property
+    def sharding(self):
+        """The declared layout (the LAYOUT trait's field)."""
+        return self.spec
 
 
 def _sharding_constraint_infer(attrs, x: TensorType) -> TensorType:
@@ -66,7 +71,7 @@ sharding_constraint_op = OpDef(
     attrs=ShardingConstraintAttrs,
     vjp=_sharding_constraint_vjp,
     batch=_sharding_constraint_batch,
-    traits=LINEAR,
+    traits=LINEAR | LAYOUT,
     doc="x, laid out on the Session's mesh as its spec says (sdy.sharding_constraint); x without a mesh.",
 )
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..graph import (
     STATEFUL,
+    WRITES_VARIABLE,
     Attrs,
     GraphError,
     NoAttrs,
@@ -71,7 +72,7 @@ assign_op = OpDef(
         "vjp": "a write to state: gradients do not flow through assignment",
         "batch": "a write to state: an assign inside a vectorized function is an error",
     },  # fmt: skip
-    traits=STATEFUL,
+    traits=STATEFUL | WRITES_VARIABLE,
     doc="The new value of a Variable; the Session stores it after the run.",
 )
 

@@ -24,6 +24,20 @@ settings.register_profile(
 settings.load_profile("stablegraph")
 
 
+@pytest.fixture(scope="module")
+def jax_x64():
+    """jax computes in float64 for the module's tests (jax's switch is global: put back after).
+
+    A module asks with ``pytestmark = pytest.mark.usefixtures("jax_x64")`` or by the
+    fixture's name in a test's arguments."""
+    import jax  # noqa: PLC0415  (jax is the oracle of the tests that ask, not of every test)
+
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", before)
+
+
 def run_graph(fn, *inputs, symbolic: dict | None = None):
     """Run ``fn(*placeholders)`` once, feeding ``inputs`` (numpy arrays).
 

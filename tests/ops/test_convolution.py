@@ -19,13 +19,7 @@ from stablegraph.test_util import check_grads
 R = np.random.default_rng(0)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def jax_x64():
-    """jax computes float64 cases in float64 (jax's switch is global: put back after)."""
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
+pytestmark = pytest.mark.usefixtures("jax_x64")
 
 
 NCHW, NHWC = ("NCHW", "OIHW", "NCHW"), ("NHWC", "HWIO", "NHWC")

@@ -187,14 +187,6 @@ def test_gradients_match_jax(jax_x64):
             )
 
 
-@pytest.fixture(scope="module")
-def jax_x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
-
-
 def test_unsupported_gradients_say_why():
     g = sg.Graph()
     with g:

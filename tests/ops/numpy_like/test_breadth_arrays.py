@@ -10,26 +10,6 @@ import stablegraph as sg
 from stablegraph import numpy as snp
 
 
-def _leaves(v):
-    return [u for w in v for u in _leaves(w)] if isinstance(v, tuple | list) else [v]
-
-
-def check_table(run, cases: dict, args, rtol=1e-5, atol=1e-6, fixups=None):
-    """Every case ``f(xp, *arrays)`` run with xp=sg.numpy (one graph, one run) against xp=numpy:
-    same shapes, close values (NaN where NaN), the same dtype kind."""
-    got = run(lambda *ts: [f(snp, *ts) for f in cases.values()], *args)
-    for (name, f), g in zip(cases.items(), got):
-        for k, (gv, wv) in enumerate(zip(_leaves(g), _leaves(f(np, *args)), strict=True)):
-            gv, wv = np.asarray(gv), np.asarray(wv)
-            if fixups and name in fixups:
-                gv, wv = fixups[name](gv, wv)
-            msg = f"{name} (leaf {k}, inputs {[np.asarray(a).dtype.name for a in args]})"
-            assert gv.shape == wv.shape, f"{msg}: shape {gv.shape} != {wv.shape}"
-            kinds = {gv.dtype.kind, wv.dtype.kind}
-            assert len(kinds) == 1 or kinds <= {"i", "u"}, f"{msg}: dtype {gv.dtype} vs {wv.dtype}"
-            np.testing.assert_allclose(gv, wv, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
-
-
 def _placed(fn):
     """numpy's in-place functions (place, put, fill_diagonal) as functions returning the array."""
 
@@ -158,19 +138,19 @@ ORDER_CASES = {
 }
 
 
-def test_grids_against_numpy(run):
+def test_grids_against_numpy(run, check_table):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     v = np.array([1.0, 2.0, 3.0], np.float32)
     check_table(run, GRID_CASES, (a, v, v), rtol=1e-5)
 
 
-def test_editing_against_numpy(run):
+def test_editing_against_numpy(run, check_table):
     a = (np.arange(12, dtype=np.float32).reshape(3, 4) - 4) ** 2
     v = np.array([1.0, -2.0, 3.0], np.float32)
     check_table(run, EDIT_CASES, (a, v, v), rtol=1e-6)
 
 
-def test_orderings_windows_and_functional_against_numpy(run):
+def test_orderings_windows_and_functional_against_numpy(run, check_table):
     a = np.arange(12, dtype=np.float32).reshape(3, 4) * 0.5
     z = np.random.default_rng(3).normal(size=7).astype(np.float32) * 3
     fixups = {"trim_zeros": lambda got, want: (got[: want.size], want)}

@@ -6,27 +6,6 @@ import pytest
 
 from stablegraph import numpy as snp
 
-
-def _leaves(v):
-    return [u for w in v for u in _leaves(w)] if isinstance(v, tuple | list) else [v]
-
-
-def check_table(run, cases: dict, args, rtol=1e-5, atol=1e-6, fixups=None):
-    """Every case ``f(xp, *arrays)`` run with xp=sg.numpy (one graph, one run) against xp=numpy:
-    same shapes, close values (NaN where NaN), the same dtype kind."""
-    got = run(lambda *ts: [f(snp, *ts) for f in cases.values()], *args)
-    for (name, f), g in zip(cases.items(), got):
-        for k, (gv, wv) in enumerate(zip(_leaves(g), _leaves(f(np, *args)), strict=True)):
-            gv, wv = np.asarray(gv), np.asarray(wv)
-            if fixups and name in fixups:
-                gv, wv = fixups[name](gv, wv)
-            msg = f"{name} (leaf {k}, inputs {[np.asarray(a).dtype.name for a in args]})"
-            assert gv.shape == wv.shape, f"{msg}: shape {gv.shape} != {wv.shape}"
-            kinds = {gv.dtype.kind, wv.dtype.kind}
-            assert len(kinds) == 1 or kinds <= {"i", "u"}, f"{msg}: dtype {gv.dtype} vs {wv.dtype}"
-            np.testing.assert_allclose(gv, wv, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
-
-
 R = np.random.default_rng(5)
 
 CALCULUS_CASES = {
@@ -58,7 +37,7 @@ CALCULUS_CASES = {
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_calculus_against_numpy(run, dtype):
+def test_calculus_against_numpy(run, dtype, check_table):
     x = R.normal(size=(4, 6)).astype(dtype)
     c = np.cumsum(R.uniform(0.5, 1.5, 6)).astype(dtype)
     p = np.cumsum(R.uniform(-3, 3, 10)).astype(dtype)
@@ -68,7 +47,7 @@ def test_calculus_against_numpy(run, dtype):
     check_table(run, CALCULUS_CASES, (x, c, p, a, v), rtol=tol, atol=tol)
 
 
-def test_integer_convolution_and_differences(run):
+def test_integer_convolution_and_differences(run, check_table):
     a = np.array([1, -2, 3, 4], np.int32)
     v = np.array([2, 0, -1], np.int32)
     cases = {
@@ -108,7 +87,7 @@ POLY_CASES = {
 }
 
 
-def test_polynomials_against_numpy(run):
+def test_polynomials_against_numpy(run, check_table):
     p = np.array([2.0, -3.0, 0.5, 1.0], np.float32)
     q = np.array([1.0, 2.0], np.float32)
     x = R.normal(size=(3, 4)).astype(np.float32)
@@ -117,7 +96,7 @@ def test_polynomials_against_numpy(run):
     check_table(run, POLY_CASES, (p, q, x, xs, ys), rtol=2e-4, atol=2e-4)
 
 
-def test_complex_correlation_covariance_and_nan_to_num(run):
+def test_complex_correlation_covariance_and_nan_to_num(run, check_table):
     a = (R.normal(size=5) + 1j * R.normal(size=5)).astype(np.complex64)
     v = (R.normal(size=3) + 1j * R.normal(size=3)).astype(np.complex64)
     m = (R.normal(size=(3, 6)) + 1j * R.normal(size=(3, 6))).astype(np.complex64)

@@ -6,27 +6,6 @@ import pytest
 
 from stablegraph import numpy as snp
 
-
-def _leaves(v):
-    return [u for w in v for u in _leaves(w)] if isinstance(v, tuple | list) else [v]
-
-
-def check_table(run, cases: dict, args, rtol=1e-5, atol=1e-6, fixups=None):
-    """Every case ``f(xp, *arrays)`` run with xp=sg.numpy (one graph, one run) against xp=numpy:
-    same shapes, close values (NaN where NaN), the same dtype kind."""
-    got = run(lambda *ts: [f(snp, *ts) for f in cases.values()], *args)
-    for (name, f), g in zip(cases.items(), got):
-        for k, (gv, wv) in enumerate(zip(_leaves(g), _leaves(f(np, *args)), strict=True)):
-            gv, wv = np.asarray(gv), np.asarray(wv)
-            if fixups and name in fixups:
-                gv, wv = fixups[name](gv, wv)
-            msg = f"{name} (leaf {k}, inputs {[np.asarray(a).dtype.name for a in args]})"
-            assert gv.shape == wv.shape, f"{msg}: shape {gv.shape} != {wv.shape}"
-            kinds = {gv.dtype.kind, wv.dtype.kind}
-            assert len(kinds) == 1 or kinds <= {"i", "u"}, f"{msg}: dtype {gv.dtype} vs {wv.dtype}"
-            np.testing.assert_allclose(gv, wv, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
-
-
 R = np.random.default_rng(12)
 
 HIST_CASES = {
@@ -49,7 +28,7 @@ HIST_CASES = {
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_histograms_and_searching_against_numpy(run, dtype):
+def test_histograms_and_searching_against_numpy(run, dtype, check_table):
     x = R.normal(size=40).astype(dtype)
     y = R.normal(size=40).astype(dtype)
     w = R.uniform(size=40).astype(dtype)
@@ -104,7 +83,7 @@ SET_CASES = {
 }
 
 
-def test_set_operations_against_numpy(run):
+def test_set_operations_against_numpy(run, check_table):
     a = np.array([3, 1, 2, 3, 7, 1, 1, 9], np.int32)
     b = np.array([1, 9, 4, 4, 0], np.int32)
     f = np.array([0.5, np.nan, 0.2, 0.5, np.nan, 3.0], np.float32)

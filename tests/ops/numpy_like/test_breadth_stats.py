@@ -8,27 +8,6 @@ import pytest
 import stablegraph as sg
 from stablegraph import numpy as snp
 
-
-def _leaves(v):
-    return [u for w in v for u in _leaves(w)] if isinstance(v, tuple | list) else [v]
-
-
-def check_table(run, cases: dict, args, rtol=1e-5, atol=1e-6, fixups=None):
-    """Every case ``f(xp, *arrays)`` run with xp=sg.numpy (one graph, one run) against xp=numpy:
-    same shapes, close values (NaN where NaN), the same dtype kind."""
-    got = run(lambda *ts: [f(snp, *ts) for f in cases.values()], *args)
-    for (name, f), g in zip(cases.items(), got):
-        for k, (gv, wv) in enumerate(zip(_leaves(g), _leaves(f(np, *args)), strict=True)):
-            gv, wv = np.asarray(gv), np.asarray(wv)
-            if fixups and name in fixups:
-                gv, wv = fixups[name](gv, wv)
-            msg = f"{name} (leaf {k}, inputs {[np.asarray(a).dtype.name for a in args]})"
-            assert gv.shape == wv.shape, f"{msg}: shape {gv.shape} != {wv.shape}"
-            kinds = {gv.dtype.kind, wv.dtype.kind}
-            assert len(kinds) == 1 or kinds <= {"i", "u"}, f"{msg}: dtype {gv.dtype} vs {wv.dtype}"
-            np.testing.assert_allclose(gv, wv, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
-
-
 R = np.random.default_rng(11)
 
 NAN_CASES = {
@@ -58,7 +37,7 @@ NAN_CASES.update(
 
 
 @pytest.mark.parametrize("dtype", [np.float32])
-def test_nan_reductions_against_numpy(run, dtype):
+def test_nan_reductions_against_numpy(run, dtype, check_table):
     x = R.normal(size=(3, 4, 5)).astype(dtype)
     x[R.random(x.shape) < 0.2] = np.nan
     x[1:, 0, :] = x[1:, :, 0] = 1.5  # nanargmin/nanargmax below: no all-NaN slice in x[1:]
@@ -72,7 +51,7 @@ def test_nan_reductions_against_numpy(run, dtype):
         check_table(run, {k: v for k, v in NAN_CASES.items() if "allnan" in k}, (x2,))
 
 
-def test_nan_functions_on_integers_are_the_plain_ones(run):
+def test_nan_functions_on_integers_are_the_plain_ones(run, check_table):
     a = R.integers(-5, 6, size=(4, 5)).astype(np.int32)
     cases = {
         f: (lambda xp, a, f=f: getattr(xp, f)(a, axis=1)) for f in ("nansum", "nanmax", "nanargmin", "ptp")
@@ -110,13 +89,13 @@ QUANTILE_CASES = {
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_quantiles_and_moments_against_numpy(run, dtype):
+def test_quantiles_and_moments_against_numpy(run, dtype, check_table):
     x = R.normal(size=(5, 7)).astype(dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-12
     check_table(run, QUANTILE_CASES, (x,), rtol=tol, atol=tol)
 
 
-def test_quantile_of_integers_and_nan(run):
+def test_quantile_of_integers_and_nan(run, check_table):
     a = R.integers(0, 20, size=(3, 6)).astype(np.int32)
     f = np.array([1.0, np.nan, 3.0, 2.0], np.float32)
     cases = {

@@ -1,5 +1,6 @@
-"""Gradients of sg.numpy.linalg's LU, Cholesky and eigh paths against jax.grad of the same formulas
-written with jax.numpy.linalg (the SVD and QR paths: test_linalg_grads_svd.py).
+"""Gradients of sg.numpy.linalg's LU, Cholesky, eigh, SVD and QR paths (svd, svdvals, qr, pinv,
+lstsq, spectral and nuclear norms, cond among them) against jax.grad of the same formulas written
+with jax.numpy.linalg.
 
 Each formula is written once against a numpy-like module ``xp``; all cases
 build into one graph (one run) and one jitted jax function (one compile).
@@ -10,7 +11,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 import stablegraph as sg
 from stablegraph import numpy as snp
@@ -29,7 +29,15 @@ def _spd(*shape):
 
 def grad_table():
     sq, spd, b = _normal(2, 3, 3), _spd(3, 3), _normal(2, 3, 2)
+    sq1, tall = _normal(3, 3), _normal(4, 3)
     return {
+        "svd": ((tall,), lambda xp, a: tuple(xp.linalg.svd(a, full_matrices=False))),
+        "svdvals": ((tall,), lambda xp, a: xp.linalg.svdvals(a)),
+        "qr": ((tall,), lambda xp, a: tuple(xp.linalg.qr(a))),
+        "pinv": ((tall,), lambda xp, a: xp.linalg.pinv(a)),
+        "lstsq": ((tall, tall[:, 0]), lambda xp, a, y: xp.linalg.lstsq(a, y)[0]),
+        "norm nuc and 2": ((tall,), lambda xp, a: (xp.linalg.norm(a, "nuc"), xp.linalg.norm(a, 2))),
+        "cond": ((sq1,), lambda xp, a: xp.linalg.cond(a)),
         "solve": ((sq, b), lambda xp, a, y: xp.linalg.solve(a, y)),
         "inv": ((sq,), lambda xp, a: xp.linalg.inv(a)),
         "det": ((sq,), lambda xp, a: xp.linalg.det(a)),
@@ -50,14 +58,6 @@ def _weighted_sum(xp, outs):
         w = np.cos(np.arange(int(np.prod(o.shape))).reshape(o.shape) * 0.9 + k)
         total = total + xp.sum(o * w)
     return total
-
-
-@pytest.fixture
-def jax_x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
 
 
 def test_gradients_match_jax(jax_x64):

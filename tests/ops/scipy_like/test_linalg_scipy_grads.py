@@ -10,7 +10,6 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
-import pytest
 
 import stablegraph as sg
 
@@ -25,14 +24,6 @@ def _normal(*shape):
 def _spd(n):
     x = RNG.normal(size=(n, n))
     return x @ x.T + n * np.eye(n)
-
-
-@pytest.fixture
-def jax_x64():
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", before)
 
 
 def test_gradients_match_jax_scipy(jax_x64):
