@@ -21,9 +21,10 @@ from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis
 
 __all__ = [
-    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
-    "log_sigmoid", "log_softmax", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
-    "softmax", "softplus", "softsign", "swish", "tanh",
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
+    "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "mish", "one_hot", "relu", "relu6",
+    "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "softsign", "sparse_plus", "sparse_sigmoid",
+    "squareplus", "swish", "tanh",
 ]  # fmt: skip
 
 
@@ -269,3 +270,56 @@ def one_hot(labels, num_classes: int, dtype=dtypes.float32, axis=-1) -> Tensor:
     classes = np.arange(int(num_classes)).astype(labels.dtype.np).reshape(classes_shape)
     hit = snp.expand_dims(labels, axis) == asarray(classes)
     return hit.astype(dtypes.dtype(dtype))
+
+
+def identity(x) -> Tensor:
+    """``x`` itself (as a Tensor): the no-op activation."""
+    return asarray(x)
+
+
+@library()
+def squareplus(x, b=4) -> Tensor:
+    """(x + sqrt(x^2 + b)) / 2: a smooth relu built from a square root."""
+    x = _floating(x)
+    return (x + snp.sqrt(x * x + b)) / 2.0
+
+
+@library()
+def sparse_plus(x) -> Tensor:
+    """0 below -1, (x + 1)^2 / 4 on [-1, 1], x above 1: a softplus with compact curvature."""
+    x = _floating(x)
+    return snp.where(x <= -1.0, 0.0, snp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4.0))
+
+
+@library()
+def sparse_sigmoid(x) -> Tensor:
+    """(x + 1) / 2 clipped to [0, 1]: the derivative of sparse_plus."""
+    return snp.clip((_floating(x) + 1.0) / 2.0, 0.0, 1.0)
+
+
+@library()
+def log1mexp(x) -> Tensor:
+    """log(1 - exp(-x)) for x > 0, accurate at both ends (log1p of -exp(-x) for large x,
+    log of -expm1(-x) for small)."""
+    x = _floating(x)
+    large = x > math.log(2.0)
+    safe_large = snp.where(large, x, 1.0)
+    safe_small = snp.where(large, 1.0, x)
+    return snp.where(large, snp.log1p(-snp.exp(-safe_large)), snp.log(-snp.expm1(-safe_small)))
+
+
+@library()
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False) -> Tensor:
+    """log(mean(exp(x))) over ``axis`` (of the entries ``where`` selects), shifted by the max."""
+    x = _floating(x)
+    axes = _axes(axis, x.ndim)
+    mask = _where_mask(where)
+    if mask is None:
+        mask = snp.ones(x.shape, dtype=dtypes.bool_)
+    masked = snp.where(mask, x, -np.inf)
+    top = snp.max(masked, axis=axes, keepdims=True)
+    top = elementwise.stop_gradient(snp.where(snp.isfinite(top), top, 0.0))
+    total = snp.sum(snp.where(mask, snp.exp(x - top), 0.0), axis=axes, keepdims=True)
+    count = snp.sum(mask.astype(x.dtype), axis=axes, keepdims=True)
+    out = snp.log(total) + top - snp.log(count)
+    return out if keepdims else snp.squeeze(out, axis=axes)

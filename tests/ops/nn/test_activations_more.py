@@ -31,6 +31,16 @@ ELEMENTWISE = {
     "hard_tanh": (jax.nn.hard_tanh, sg.nn.hard_tanh),
     "soft_sign": (jax.nn.soft_sign, sg.nn.soft_sign),
     "softsign": (jax.nn.soft_sign, sg.nn.softsign),
+    "identity": (jax.nn.identity, sg.nn.identity),
+    "squareplus": (jax.nn.squareplus, sg.nn.squareplus),
+    "squareplus_b": (lambda x: jax.nn.squareplus(x, 0.5), lambda x: sg.nn.squareplus(x, 0.5)),
+    "sparse_plus": (jax.nn.sparse_plus, sg.nn.sparse_plus),
+    "sparse_sigmoid": (jax.nn.sparse_sigmoid, sg.nn.sparse_sigmoid),
+    # on x > 0 only, where it is defined: |x| + 0.01 reaches both branches (around log 2)
+    "log1mexp": (
+        lambda x: jax.nn.log1mexp(jnp.abs(x) + 0.01),
+        lambda x: sg.nn.log1mexp(sg.numpy.abs(x) + 0.01),
+    ),
 }
 
 
@@ -41,6 +51,9 @@ def _softmaxes(lib, z, where):
         "log_softmax_where": lib.log_softmax(z, where=where),
         "softmax_all": lib.softmax(z, axis=None),
         "log_softmax_all": lib.log_softmax(z, axis=None),
+        "logmeanexp": lib.logmeanexp(z, axis=1),
+        "logmeanexp_where": lib.logmeanexp(z, axis=0, where=where, keepdims=True),
+        "logmeanexp_all": lib.logmeanexp(z * 30.0),
     }
 
 
@@ -60,6 +73,9 @@ def results():
         finite = sg.numpy.where(where, sg.nn.log_softmax(z, where=where), 0.0)
         out["d_softmax_where"] = sg.gradients((sg.nn.softmax(z, where=where) * WZ).sum(), [z])[0]
         out["d_log_softmax_where"] = sg.gradients((finite * WZ).sum(), [z])[0]
+        out["d_logmeanexp_where"] = sg.gradients(
+            (sg.nn.logmeanexp(z, axis=0, where=where) * WZ[0]).sum(), [z]
+        )[0]
         out["glu"] = sg.nn.glu(gin)
         out["glu0"] = sg.nn.glu(gin.T, axis=0)
         out["d_glu"] = sg.gradients(sg.nn.glu(gin).sum(), [gin])[0]
@@ -77,6 +93,9 @@ def _oracle(x, z, gin):
     out["d_softmax_where"] = jax.grad(lambda z: jnp.sum(jax.nn.softmax(z, where=WHERE) * WZ))(z)
     finite = lambda z: jnp.where(WHERE, jax.nn.log_softmax(z, where=WHERE), 0.0)  # noqa: E731
     out["d_log_softmax_where"] = jax.grad(lambda z: jnp.sum(finite(z) * WZ))(z)
+    out["d_logmeanexp_where"] = jax.grad(
+        lambda z: jnp.sum(jax.nn.logmeanexp(z, axis=0, where=WHERE) * WZ[0])
+    )(z)
     out["glu"] = jax.nn.glu(gin)
     out["glu0"] = jax.nn.glu(gin.T, axis=0)
     out["d_glu"] = jax.grad(lambda g: jnp.sum(jax.nn.glu(g)))(gin)
@@ -100,7 +119,8 @@ def test_elementwise_matches_jax(results, oracle, name):
 @pytest.mark.parametrize(
     "name",
     ["softmax_where", "softmax_where0", "log_softmax_where", "softmax_all", "log_softmax_all",
-     "d_softmax_where", "d_log_softmax_where", "glu", "glu0", "d_glu"],
+     "d_softmax_where", "d_log_softmax_where", "glu", "glu0", "d_glu", "logmeanexp", "logmeanexp_where",
+     "logmeanexp_all", "d_logmeanexp_where"],
 )  # fmt: skip
 def test_softmax_where_and_glu_match_jax(results, oracle, name):
     got, want = results[name], oracle[name]
