@@ -40,6 +40,7 @@ if "jax._src.config" not in sys.modules:
 
 from jaxlib.cpu import _lapack  # noqa: E402
 
+from ..graph import GraphError  # noqa: E402
 from .placement import Tiling, assemble, assemble_local, local_slices, slices  # noqa: E402
 
 XlaRuntimeError = xc.XlaRuntimeError
@@ -71,9 +72,48 @@ DEFAULT_PLATFORM = "cpu"
 def client(platform: str = DEFAULT_PLATFORM, num_devices: int = 1):
     """The PJRT client of ``platform`` (cached). Every client is made here, so another kind
     (a distributed one) plugs in at this one place. On CPU, ``num_devices`` devices."""
+    if platform in GPU_PLATFORMS:
+        return _cuda_client()
     if platform != "cpu":
-        raise XlaRuntimeError(f"no PJRT client for platform {platform!r} here (only 'cpu')")
+        raise GraphError(f"sg.devices: no platform {platform!r}; the platforms are 'cpu' and 'gpu'")
+    if num_devices > MAX_CPU_DEVICES:  # each is a thread pool and buffers: far more brings the process down
+        raise GraphError(f"sg.devices: at most {MAX_CPU_DEVICES} CPU devices, {num_devices} asked for")
     return xc.make_cpu_client(num_devices=num_devices)
+
+
+MAX_CPU_DEVICES = 1024
+
+
+GPU_PLATFORMS = ("gpu", "cuda")
+CUDA_PLUGIN = "jax_plugins.xla_cuda12"  # the package `pip install stablegraph[cuda12]` brings
+
+
+def _cuda_client():
+    """A client of the CUDA PJRT plugin (jax-cuda12-pjrt, same version as jaxlib), loaded from
+    its shared library without importing jax. GraphError when it is missing or finds no GPU."""
+    import importlib.util  # noqa: PLC0415  (only GPU users pay for it)
+
+    try:
+        spec = importlib.util.find_spec(CUDA_PLUGIN)
+    except ModuleNotFoundError:
+        spec = None
+    if spec is None or spec.origin is None:
+        raise GraphError(
+            "sg.devices(platform='gpu'): the CUDA plugin is not installed; "
+            "pip install 'stablegraph[cuda12]' (jax-cuda12-pjrt, the version of jaxlib) on a machine with an NVIDIA GPU"
+        )
+    library = os.path.join(os.path.dirname(spec.origin), "xla_cuda_plugin.so")
+    try:
+        if not xc.pjrt_plugin_loaded("cuda"):
+            xc.load_pjrt_plugin_dynamically("cuda", library)
+        if not xc.pjrt_plugin_initialized("cuda"):
+            xc.initialize_pjrt_plugin("cuda")
+        return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
+    except Exception as e:  # jaxlib reports a missing driver or device as a bare runtime error
+        first = str(e).split("\n", 1)[0]
+        raise GraphError(
+            f"sg.devices(platform='gpu'): the CUDA plugin found no usable GPU ({first})"
+        ) from None
 
 
 def cpu_client(num_devices: int = 1):
@@ -94,7 +134,7 @@ def devices(n: int | None = None, platform: str | None = None) -> list:
     else:
         found = list(client(platform, n or 1).devices())
     if n is not None and len(found) < n:
-        raise XlaRuntimeError(f"{platform} has {len(found)} devices, {n} asked for")
+        raise GraphError(f"sg.devices: {platform} has {len(found)} devices, {n} asked for")
     return found[:n] if n else found
 
 

@@ -24,6 +24,27 @@ def test_devices_come_on_demand_on_cpu():
         sg.devices(0)
 
 
+def test_gpu_devices_come_from_the_cuda_plugin_or_say_how_to_get_it():
+    import importlib.util  # noqa: PLC0415
+
+    try:
+        installed = importlib.util.find_spec("jax_plugins.xla_cuda12") is not None
+    except ModuleNotFoundError:
+        installed = False
+    try:
+        found = sg.devices(platform="gpu")
+    except sg.GraphError as e:
+        # without the plugin: how to install it; with it but no GPU: what the plugin said
+        assert ("stablegraph[cuda12]" in str(e)) != installed, str(e)
+        assert installed or "not installed" in str(e)
+    else:
+        assert installed and found and all(d.platform == "gpu" for d in found)
+    with pytest.raises(sg.GraphError, match="no platform 'tpu'"):
+        sg.devices(platform="tpu")
+    with pytest.raises(sg.GraphError, match="100000 asked for"):
+        sg.devices(100000)
+
+
 def test_mesh_shapes_and_equality():
     mesh = sg.make_mesh((2, 2), ("data", "model"))
     assert mesh.shape == {"data": 2, "model": 2} and mesh.size == 4
