@@ -19,12 +19,13 @@ from ...graph import Tensor, dtypes, library
 from .. import elementwise
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis
+from ..scipy_like.special import logsumexp  # jax.nn has it too
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
     "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "mish", "one_hot", "relu", "relu6",
     "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "softsign", "sparse_plus", "sparse_sigmoid",
-    "squareplus", "swish", "tanh",
+    "squareplus", "swish", "tanh", "logsumexp",
 ]  # fmt: skip
 
 

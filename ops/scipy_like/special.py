@@ -243,8 +243,16 @@ def _lse_keepdims(x, axes):
 
 
 @library()
-def logsumexp(a, axis=None, keepdims: bool = False):
-    """log(sum(exp(a))) over ``axis``, computed with a max shift; its gradient is softmax(a)."""
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
+    """log(sum(b * exp(a))) over ``axis`` (of the entries ``where`` selects), with a max shift.
+
+    As jax.scipy.special.logsumexp: ``b`` scales the terms (broadcast with
+    ``a``); a negative sum is nan unless ``return_sign``, which returns
+    ``(log|sum|, sign(sum))``. Without b, where and return_sign its gradient
+    is softmax(a), written as a custom vjp.
+    """
+    if b is not None or where is not None or return_sign:
+        return _weighted_logsumexp(a, axis, b, keepdims, return_sign, where)
     x = _float(a)
     axes = normalize_axes(axis, x.ndim)
     out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
@@ -261,6 +269,28 @@ def logsumexp(a, axis=None, keepdims: bool = False):
     f.__name__ = "logsumexp"
     f.defvjp(fwd, bwd)
     return f(x)
+
+
+def _weighted_logsumexp(a, axis, b, keepdims: bool, return_sign: bool, where):
+    x = _float(a)
+    if b is not None:
+        x, b = snp.broadcast_arrays(x, snp.asarray(b, x.dtype))
+    mask = None if where is None else snp.broadcast_to(snp.asarray(where, "bool"), x.shape)
+    axes = normalize_axes(axis, x.ndim)
+    live = x if mask is None else snp.where(mask, x, -math.inf)
+    shift = snp.max(live, axis=axes, keepdims=True)
+    shift = stop_gradient(snp.where(snp.isfinite(shift), shift, 0.0))  # the shift cancels: no gradient
+    terms = snp.exp(snp.subtract(live, shift))
+    if b is not None:
+        terms = snp.multiply(terms, b)
+    total = snp.sum(terms, axis=axes, keepdims=True)
+    sign = snp.sign(total)
+    out = snp.log(snp.abs(total)) + shift
+    if not return_sign:
+        out = snp.where(sign < 0, math.nan, out)
+    if not keepdims:
+        out, sign = snp.squeeze(out, axis=axes), snp.squeeze(sign, axis=axes)
+    return (out, sign) if return_sign else out
 
 
 def log_softmax(x, axis=None):
