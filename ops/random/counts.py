@@ -17,7 +17,7 @@ from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
 from .. import numpy_like as snp
 from .. import registry
-from ..control_api import while_loop
+from ..control_api import scan, while_loop
 from ..numpy_like.core import asarray, error
 from .distributions import uniform
 from .keys import split
@@ -205,4 +205,39 @@ def binomial(key, n, p, shape=None, dtype=dtypes.float32) -> Tensor:
     return snp.where(p_low | bad_count | nan_q | inf_count, draws, count.astype(dt) - draws)
 
 
-__all__ = ["binomial", "poisson"]
+@library()
+def multinomial(key, n, p, *, shape=None, dtype=dtypes.float32, unroll: int | bool = 1) -> Tensor:
+    """Counts of ``n`` trials over the categories on ``p``'s last axis (jax.random.multinomial).
+
+    ``shape`` is the whole result shape (categories last; default ``p.shape``),
+    ``n`` broadcasts to ``shape[:-1]``. Each category takes a binomial draw
+    from what the earlier ones left, with its share of the remaining
+    probability, one key per category: jax's construction, so the counts are
+    jax's bit for bit.
+    """
+    dt = dtypes.dtype(dtype)
+    if dt.kind != "f":
+        raise error(f"multinomial wants a floating dtype, got {dt.name}")
+    prob = asarray(p)
+    if prob.dtype.kind != "f":
+        prob = prob.astype(dtypes.float32)
+    if prob.ndim < 1:
+        raise error(f"multinomial wants probabilities with categories on the last axis, got {prob.type}")
+    shape = tuple(prob.shape) if shape is None else tuple(check_shape(shape))
+    if not isinstance(shape[-1], int):
+        raise error(f"multinomial wants a static number of categories (the last dim), got shape {shape}")
+    count = snp.broadcast_to(asarray(n).astype(prob.dtype), shape[:-1])
+    prob = snp.moveaxis(snp.broadcast_to(prob, shape), -1, 0)
+    remaining = snp.flip(snp.cumsum(snp.flip(prob, 0), axis=0), 0)
+    ratios = prob / snp.where(remaining == 0, 1.0, remaining)
+
+    def draw(left, ratio_and_key):
+        ratio, k = ratio_and_key
+        got = binomial(k, left, snp.clip(ratio, 0.0, 1.0), dtype=left.dtype)
+        return left - got, got
+
+    _, counts = scan(draw, count, (ratios, split(key, shape[-1])), unroll=unroll)
+    return snp.moveaxis(counts, 0, -1).astype(dt)
+
+
+__all__ = ["binomial", "multinomial", "poisson"]

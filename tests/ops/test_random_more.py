@@ -28,6 +28,8 @@ _COV = np.array([[2.0, 0.3, -0.4], [0.3, 1.0, 0.2], [-0.4, 0.2, 1.5]], np.float3
 # XLA fuses the sum of squares (maxwell) and wald's arithmetic differently in the two programs: last-bit
 # differences (amplified by cancellation in wald), so these are compared to 1e-5
 _CLOSE = {"maxwell", "dsm", "wald"}
+_TRIALS = np.array([0.0, 7.0, 400.0], np.float32)
+_PROBS = np.array([0.1, 0.0, 0.6, 0.3], np.float32)
 
 
 def _sg_draws(k, lam, n, p):
@@ -45,6 +47,8 @@ def _sg_draws(k, lam, n, p):
         mvn_svd=R.multivariate_normal(k, _MEAN, _COV * 2.0, (4, 2), method="svd"),
         orthogonal=R.orthogonal(k, 4, (5,)), orthogonal_wide=R.orthogonal(k, 2, (3,), m=5),
         orthogonal_tall=R.orthogonal(k, 5, m=2),
+        multinomial=R.multinomial(k, n[:, 0] * 10.0, p / p.sum(-1, keepdims=True)),
+        multinomial_shape=R.multinomial(k, _TRIALS, _PROBS, shape=(3, 4)),
     )  # fmt: skip
 
 
@@ -64,6 +68,8 @@ def _jax_draws(k, lam, n, p):
         mvn_svd=J.multivariate_normal(k, _MEAN, _COV * 2.0, (4, 2), method="svd"),
         orthogonal=J.orthogonal(k, 4, (5,)), orthogonal_wide=J.orthogonal(k, 2, (3,), m=5),
         orthogonal_tall=J.orthogonal(k, 5, m=2),
+        multinomial=J.multinomial(k, n[:, 0] * 10.0, p / p.sum(-1, keepdims=True)),
+        multinomial_shape=J.multinomial(k, _TRIALS, _PROBS, shape=(3, 4)),
     )  # fmt: skip
 
 
