@@ -2,7 +2,6 @@
 
 import re
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import stablegraph as sg
 from stablegraph.graph import dtypes
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # jax as a 64-bit oracle for this module only
 
 STRONG = [
     sg.bool_, sg.int8, sg.int16, sg.int32, sg.int64, sg.uint8, sg.uint16, sg.uint32, sg.uint64,

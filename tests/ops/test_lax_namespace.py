@@ -14,15 +14,6 @@ import stablegraph.numpy as snp
 RNG = np.random.default_rng(11)
 
 
-@pytest.fixture(autouse=True)
-def jax_without_x64():
-    """jax as a default install has it (other test modules turn x64 on): float literals stay float32."""
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", False)
-    yield
-    jax.config.update("jax_enable_x64", before)
-
-
 NAMES = """
 conv_general_dilated conv conv_transpose conv_with_general_padding conv_dimension_numbers
 ConvDimensionNumbers padtype_to_pads reduce_window dynamic_slice dynamic_update_slice

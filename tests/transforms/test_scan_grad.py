@@ -84,8 +84,7 @@ def _jax_scan_loss(xs):
     return jnp.sum(c) + jnp.sum(ys)
 
 
-def test_rnn_grads_match_jax(rng):
-    jax.config.update("jax_enable_x64", True)
+def test_rnn_grads_match_jax(rng, jax_x64):
     hidden, inp, steps = 8, 4, 5
     args = [
         rng.normal(size=(inp, hidden)) * 0.5,

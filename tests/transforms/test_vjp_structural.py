@@ -25,7 +25,7 @@ from stablegraph.ops import shape as S
 from stablegraph.ops import slicing as SL
 from stablegraph.ops import sort as SO
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # jax as a 64-bit oracle for this module only
 
 RNG = np.random.default_rng(0)
 

@@ -69,4 +69,24 @@ def standardize(x, loc, scale):
     return (x - loc) / scale, scale
 
 
-__all__ = ["Distribution", "const", "floats", "nan_where", "softplus", "standardize"]
+def exp_of(fn, mass: bool = False):
+    """``exp(fn(...))`` as a method: pdf from logpdf, or pmf from logpmf (``mass``)."""
+
+    def exp_fn(*args, **kwargs):
+        return snp.exp(fn(*args, **kwargs))
+
+    exp_fn.__doc__ = "the probability mass, exp(logpmf)" if mass else "the density, exp(logpdf)"
+    return exp_fn
+
+
+def log_of(fn):
+    """``log(fn(...))`` as a method: logcdf from cdf, logsf from sf."""
+
+    def log_fn(*args, **kwargs):
+        return snp.log(fn(*args, **kwargs))
+
+    log_fn.__doc__ = "the log of the probability, log(cdf) or log(sf)"
+    return log_fn
+
+
+__all__ = ["Distribution", "const", "exp_of", "floats", "log_of", "nan_where", "softplus", "standardize"]

@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, const, floats, nan_where
+from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import continuous_quantile, tails
 
 
@@ -26,22 +26,6 @@ def _z(x, loc, scale, *params):
     for p in params:
         bad = bad | (p <= const(0.0, p))
     return (x - loc) / scale, scale, params, bad
-
-
-def _log_of(fn):
-    def log_fn(*args, **kwargs):
-        return snp.log(fn(*args, **kwargs))
-
-    log_fn.__doc__ = "the log of the probability, log(cdf) or log(sf)"
-    return log_fn
-
-
-def _exp_of(fn):
-    def exp_fn(*args, **kwargs):
-        return snp.exp(fn(*args, **kwargs))
-
-    exp_fn.__doc__ = "the density, exp(logpdf)"
-    return exp_fn
 
 
 # -- norm ----------------------------------------------------------------------------------------
@@ -71,7 +55,7 @@ norm = Distribution(
     "norm",
     "The normal distribution with mean loc and standard deviation scale.",
     logpdf=_norm_logpdf,
-    pdf=_exp_of(_norm_logpdf),
+    pdf=exp_of(_norm_logpdf),
     cdf=_norm_of_z(ndtr),
     logcdf=_norm_of_z(log_ndtr),
     sf=_norm_of_z(lambda z: ndtr(-z)),
@@ -123,23 +107,23 @@ def _t_tails(z, upper, df):
 
 def _t_ppf(q, df, loc=0.0, scale=1.0):
     """the quantile, by inverting the cdf numerically (inverse.py)"""
-    return continuous_quantile(_t_tails, _exp_of(_t_logpdf), q, (df,), loc, scale, "real")
+    return continuous_quantile(_t_tails, exp_of(_t_logpdf), q, (df,), loc, scale, "real")
 
 
 def _t_isf(q, df, loc=0.0, scale=1.0):
     """the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"""
-    return continuous_quantile(_t_tails, _exp_of(_t_logpdf), q, (df,), loc, scale, "real", upper=True)
+    return continuous_quantile(_t_tails, exp_of(_t_logpdf), q, (df,), loc, scale, "real", upper=True)
 
 
 t = Distribution(
     "t",
     "Student's t distribution with df degrees of freedom.",
     logpdf=_t_logpdf,
-    pdf=_exp_of(_t_logpdf),
+    pdf=exp_of(_t_logpdf),
     cdf=_t_cdf,
-    logcdf=_log_of(_t_cdf),
+    logcdf=log_of(_t_cdf),
     sf=_t_sf,
-    logsf=_log_of(_t_sf),
+    logsf=log_of(_t_sf),
     ppf=_t_ppf,
     isf=_t_isf,
 )
@@ -165,7 +149,7 @@ def _gamma_probability(fn):
 def _gamma_quantile(upper: bool):
     def quantile(q, a, loc=0.0, scale=1.0):
         prob = tails(_gamma_probability(gammainc), _gamma_probability(gammaincc))
-        return continuous_quantile(prob, _exp_of(_gamma_logpdf), q, (a,), loc, scale, "positive", upper)
+        return continuous_quantile(prob, exp_of(_gamma_logpdf), q, (a,), loc, scale, "positive", upper)
 
     quantile.__doc__ = (
         "the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"
@@ -179,11 +163,11 @@ gamma = Distribution(
     "gamma",
     "The gamma distribution with shape a.",
     logpdf=_gamma_logpdf,
-    pdf=_exp_of(_gamma_logpdf),
+    pdf=exp_of(_gamma_logpdf),
     cdf=_gamma_probability(gammainc),
-    logcdf=_log_of(_gamma_probability(gammainc)),
+    logcdf=log_of(_gamma_probability(gammainc)),
     sf=_gamma_probability(gammaincc),
-    logsf=_log_of(_gamma_probability(gammaincc)),
+    logsf=log_of(_gamma_probability(gammaincc)),
     ppf=_gamma_quantile(False),
     isf=_gamma_quantile(True),
 )
@@ -206,7 +190,7 @@ def _chi2_probability(fn):
 def _chi2_quantile(upper: bool):
     def quantile(q, df, loc=0.0, scale=1.0):
         prob = tails(_chi2_probability(gammainc), _chi2_probability(gammaincc))
-        return continuous_quantile(prob, _exp_of(_chi2_logpdf), q, (df,), loc, scale, "positive", upper)
+        return continuous_quantile(prob, exp_of(_chi2_logpdf), q, (df,), loc, scale, "positive", upper)
 
     quantile.__doc__ = (
         "the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"
@@ -220,11 +204,11 @@ chi2 = Distribution(
     "chi2",
     "The chi-squared distribution with df degrees of freedom: gamma(df / 2, scale=2).",
     logpdf=_chi2_logpdf,
-    pdf=_exp_of(_chi2_logpdf),
+    pdf=exp_of(_chi2_logpdf),
     cdf=_chi2_probability(gammainc),
-    logcdf=_log_of(_chi2_probability(gammainc)),
+    logcdf=log_of(_chi2_probability(gammainc)),
     sf=_chi2_probability(gammaincc),
-    logsf=_log_of(_chi2_probability(gammaincc)),
+    logsf=log_of(_chi2_probability(gammaincc)),
     ppf=_chi2_quantile(False),
     isf=_chi2_quantile(True),
 )
@@ -258,23 +242,23 @@ def _beta_tails(z, upper, a, b):
 
 def _beta_ppf(q, a, b, loc=0.0, scale=1.0):
     """the quantile, by inverting the cdf numerically (inverse.py)"""
-    return continuous_quantile(_beta_tails, _exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit")
+    return continuous_quantile(_beta_tails, exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit")
 
 
 def _beta_isf(q, a, b, loc=0.0, scale=1.0):
     """the upper quantile ppf(1 - q), by inverting the sf numerically (inverse.py)"""
-    return continuous_quantile(_beta_tails, _exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit", upper=True)
+    return continuous_quantile(_beta_tails, exp_of(_beta_logpdf), q, (a, b), loc, scale, "unit", upper=True)
 
 
 beta = Distribution(
     "beta",
     "The beta distribution with shapes a, b on [loc, loc + scale].",
     logpdf=_beta_logpdf,
-    pdf=_exp_of(_beta_logpdf),
+    pdf=exp_of(_beta_logpdf),
     cdf=_beta_cdf,
-    logcdf=_log_of(_beta_cdf),
+    logcdf=log_of(_beta_cdf),
     sf=_beta_sf,
-    logsf=_log_of(_beta_sf),
+    logsf=log_of(_beta_sf),
     ppf=_beta_ppf,
     isf=_beta_isf,
 )

@@ -14,24 +14,8 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
-from ._common import Distribution, const, floats, nan_where
+from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
-
-
-def _exp_of(fn):
-    def exp_fn(*args, **kwargs):
-        return snp.exp(fn(*args, **kwargs))
-
-    exp_fn.__doc__ = "the probability mass, exp(logpmf)"
-    return exp_fn
-
-
-def _log_of(fn):
-    def log_fn(*args, **kwargs):
-        return snp.log(fn(*args, **kwargs))
-
-    log_fn.__doc__ = "the log of the probability, log(cdf) or log(sf)"
-    return log_fn
 
 
 def _on_integers(k, low, high, value):
@@ -78,11 +62,11 @@ poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
     logpmf=_poisson_logpmf,
-    pmf=_exp_of(_poisson_logpmf),
+    pmf=exp_of(_poisson_logpmf, mass=True),
     cdf=_poisson_probability(gammaincc, 0.0),
-    logcdf=_log_of(_poisson_probability(gammaincc, 0.0)),
+    logcdf=log_of(_poisson_probability(gammaincc, 0.0)),
     sf=_poisson_probability(gammainc, 1.0),
-    logsf=_log_of(_poisson_probability(gammainc, 1.0)),
+    logsf=log_of(_poisson_probability(gammainc, 1.0)),
     ppf=_poisson_ppf,
 )
 
@@ -124,11 +108,11 @@ bernoulli = Distribution(
     "bernoulli",
     "The Bernoulli distribution: 1 with probability p, else 0.",
     logpmf=_bernoulli_logpmf,
-    pmf=_exp_of(_bernoulli_logpmf),
+    pmf=exp_of(_bernoulli_logpmf, mass=True),
     cdf=_bernoulli_cdf,
-    logcdf=_log_of(_bernoulli_cdf),
+    logcdf=log_of(_bernoulli_cdf),
     sf=_bernoulli_sf,
-    logsf=_log_of(_bernoulli_sf),
+    logsf=log_of(_bernoulli_sf),
     ppf=_bernoulli_ppf,
 )
 
@@ -176,11 +160,11 @@ binom = Distribution(
     "binom",
     "The binomial distribution: successes in n trials of probability p.",
     logpmf=_binom_logpmf,
-    pmf=_exp_of(_binom_logpmf),
+    pmf=exp_of(_binom_logpmf, mass=True),
     cdf=_binom_cdf,
-    logcdf=_log_of(_binom_cdf),
+    logcdf=log_of(_binom_cdf),
     sf=_binom_sf,
-    logsf=_log_of(_binom_sf),
+    logsf=log_of(_binom_sf),
     ppf=_binom_ppf,
 )
 

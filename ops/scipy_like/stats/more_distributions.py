@@ -19,15 +19,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from ._common import Distribution, const, floats, nan_where
-
-
-def _exp_of(fn, what: str = "the probability mass, exp(logpmf)"):
-    def exp_fn(*args, **kwargs):
-        return snp.exp(fn(*args, **kwargs))
-
-    exp_fn.__doc__ = what
-    return exp_fn
+from ._common import Distribution, const, exp_of, floats, nan_where
 
 
 def _on_integers(k, low, high, value):
@@ -57,7 +49,7 @@ geom = Distribution(
     "geom",
     "The geometric distribution: the number of trials of probability p up to the first success.",
     logpmf=_geom_logpmf,
-    pmf=_exp_of(_geom_logpmf),
+    pmf=exp_of(_geom_logpmf, mass=True),
 )
 
 
@@ -76,7 +68,7 @@ nbinom = Distribution(
     "nbinom",
     "The negative binomial distribution: failures before the n-th success of probability p.",
     logpmf=_nbinom_logpmf,
-    pmf=_exp_of(_nbinom_logpmf),
+    pmf=exp_of(_nbinom_logpmf, mass=True),
 )
 
 
@@ -95,7 +87,7 @@ betabinom = Distribution(
     "betabinom",
     "The beta-binomial distribution: successes in n trials whose probability is beta(a, b) distributed.",
     logpmf=_betabinom_logpmf,
-    pmf=_exp_of(_betabinom_logpmf),
+    pmf=exp_of(_betabinom_logpmf, mass=True),
 )
 
 
@@ -124,7 +116,7 @@ multinomial = Distribution(
     "multinomial",
     "The multinomial distribution: counts x (last axis) of n draws over categories of probabilities p.",
     logpmf=_multinomial_logpmf,
-    pmf=_exp_of(_multinomial_logpmf),
+    pmf=exp_of(_multinomial_logpmf, mass=True),
 )
 
 
@@ -174,7 +166,7 @@ def _gumbel(sign: float):
         ppf = _inverse(lambda q: snp.log(-snp.log1p(-q)))
     return dict(
         logpdf=logpdf,
-        pdf=_exp_of(logpdf, "the density, exp(logpdf)"),
+        pdf=exp_of(logpdf),
         cdf=_of_z(lambda z: snp.exp(lower(s(z)))),
         logcdf=_of_z(lambda z: lower(s(z))),
         sf=_of_z(lambda z: snp.exp(upper(s(z)))),
@@ -232,7 +224,7 @@ pareto = Distribution(
     "pareto",
     "The Pareto distribution with shape b, density b / z**(b + 1) for z = (x - loc) / scale >= 1.",
     logpdf=_pareto_logpdf,
-    pdf=_exp_of(_pareto_logpdf, "the density, exp(logpdf)"),
+    pdf=exp_of(_pareto_logpdf),
     cdf=_pareto_fn(lambda ls: -snp.expm1(ls)),
     logcdf=_pareto_fn(lambda ls: snp.log(-snp.expm1(ls))),
     sf=_pareto_fn(snp.exp),
@@ -292,7 +284,7 @@ truncnorm = Distribution(
     "truncnorm",
     "The normal distribution truncated to [a, b], bounds in units of scale from loc.",
     logpdf=_truncnorm_logpdf,
-    pdf=_exp_of(_truncnorm_logpdf, "the density, exp(logpdf)"),
+    pdf=exp_of(_truncnorm_logpdf),
     cdf=_exp_log(_truncnorm_log_probability(False)),
     logcdf=_truncnorm_log_probability(False),
     sf=_exp_log(_truncnorm_log_probability(True)),
@@ -318,7 +310,7 @@ gennorm = Distribution(
     "gennorm",
     "The generalized normal distribution with shape beta (2: normal with variance 1/2, 1: laplace).",
     logpdf=_gennorm_logpdf,
-    pdf=_exp_of(_gennorm_logpdf, "the density, exp(logpdf)"),
+    pdf=exp_of(_gennorm_logpdf),
     cdf=_gennorm_cdf,
 )
 
@@ -335,7 +327,7 @@ vonmises = Distribution(
     "vonmises",
     "The von Mises distribution of an angle x (any real, 2 pi periodic) with concentration kappa.",
     logpdf=_vonmises_logpdf,
-    pdf=_exp_of(_vonmises_logpdf, "the density, exp(logpdf)"),
+    pdf=exp_of(_vonmises_logpdf),
 )
 
 
@@ -352,7 +344,7 @@ wrapcauchy = Distribution(
     "wrapcauchy",
     "The wrapped Cauchy distribution of an angle x in [0, 2 pi] with shape c in (0, 1).",
     logpdf=_wrapcauchy_logpdf,
-    pdf=_exp_of(_wrapcauchy_logpdf, "the density, exp(logpdf)"),
+    pdf=exp_of(_wrapcauchy_logpdf),
 )
 
 __all__ = [

@@ -3,12 +3,13 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 import scipy.special
 
 import stablegraph as sg
 from stablegraph import numpy as snp
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # jax as a 64-bit oracle for this module only
 RNG = np.random.default_rng(11)
 
 
