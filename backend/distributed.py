@@ -1,7 +1,8 @@
 """Many processes, one program: ``sg.distributed`` joins this process to its peers (backend).
 
 ``initialize`` connects every process to a coordination service (process 0
-runs it, at ``coordinator_address``) and makes a CPU client whose devices
+starts it in a process of its own, backend/coordinator.py, serving at
+``coordinator_address``) and makes a CPU client whose devices
 are every process's (``local_device_count`` each, gloo TCP collectives
 between them); ``sg.devices()`` and ``sg.make_mesh`` then list the global
 devices in process order, so a mesh spans processes. Every process then
@@ -25,11 +26,12 @@ process exits normally (the collective left waiting is abandoned inside
 XLA's thread pool). A process that holds the GIL for longer than ``timeout``
 (one long C call that does not release it) looks dead to its peers.
 
-Not covered: process 0 dying. It runs the coordination service, and when
-that goes away jaxlib's error poll in every other process calls the same
-broken callback, so they abort (measured: within about a second). For the
-same reason process 0's ``shutdown`` gives the peers' clients a moment to
-disconnect before it stops the service.
+The coordination service must outlive every member that is still there:
+when it goes away, jaxlib's error poll in each connected process calls the
+same broken callback and the process aborts (measured: within about a
+second). So it runs in a process of its own, which every member keeps alive
+through a TCP connection (backend/coordinator.py), and process 0 dying is
+one more lost peer.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ import threading
 import time
 
 from ..graph import ExecutionError
-from . import pjrt
+from . import coordinator, pjrt
 
 _NEVER = 10**6  # jaxlib's heartbeat timeout (s): its own detection would abort the process
+_KEEPALIVE = "stablegraph/keepalive"  # the key under which process 0 tells the others the keep-alive port
 
 
 class DistributedError(ExecutionError):
@@ -51,13 +54,13 @@ class DistributedError(ExecutionError):
 
 
 class _Runtime:
-    """This process's membership: the service (process 0), the client, the watch on the peers,
-    what went wrong."""
+    """This process's membership: the service's process (started by process 0) and this
+    process's keep-alive connection to it, the client, the watch on the peers, what went wrong."""
 
     def __init__(self, coordinator: str, num_processes: int, process_id: int, timeout: float):
         self.coordinator, self.num_processes, self.process_id = coordinator, num_processes, process_id
         self.timeout = timeout
-        self.service = self.client = self.cpu = None
+        self.keeper = self.keepalive = self.client = self.cpu = None
         self.lost: str | None = None  # why the peers are gone, once known (see ``lose``)
         self.barriers = 0
         now = time.monotonic()
@@ -73,11 +76,11 @@ class _Runtime:
     def lose(self, why: str) -> None:
         """The group is lost: record why (the first reason stays), and keep jaxlib's objects
         alive to the end of the process. Destroying the CPU client joins its threads, one of
-        which waits forever in a dead peer's collective; stopping the service makes the
-        clients' error poll abort the process (jaxlib 0.10.2)."""
+        which waits forever in a dead peer's collective; closing the keep-alive could stop the
+        service, and then the client's error poll aborts the process (jaxlib 0.10.2)."""
         if self.lost is None:
             self.lost = why
-            for part in (self.cpu, self.client, self.service):
+            for part in (self.cpu, self.client, self.keepalive):
                 if part is not None:
                     ctypes.pythonapi.Py_IncRef(ctypes.py_object(part))  # never released
 
@@ -124,7 +127,7 @@ class _Runtime:
         """Who has been silent for ``timeout`` seconds (the coordinator, peers), or None."""
         now = time.monotonic()
         if now - self.answered > self.timeout:
-            return f"the coordinator (process 0) has not answered for {now - self.answered:.1f} s"
+            return f"the coordinator has not answered for {now - self.answered:.1f} s"
         quiet = [q for q, t in self.seen.items() if q != self.process_id and now - t > self.timeout]
         if quiet:
             names = ", ".join(map(str, quiet))
@@ -184,7 +187,7 @@ def initialize(
     timeout: float = 60.0,
 ) -> None:
     """Join ``num_processes`` processes (this one is ``process_id``) through the coordinator at
-    ``coordinator_address`` ("host:port"; process 0 serves it). Waits up to ``timeout`` seconds
+    ``coordinator_address`` ("host:port"; process 0 starts it). Waits up to ``timeout`` seconds
     for every process, else raises DistributedError. ``local_device_count`` CPU devices per
     process (default 1). After it, ``sg.devices()`` lists every process's devices. A peer that
     is silent for ``timeout`` seconds later fails the runs over the processes (DistributedError)."""
@@ -206,11 +209,22 @@ def initialize(
         secs = max(1, math.ceil(timeout))
         try:
             if pid == 0:
-                runtime.service = pjrt.start_service(coordinator_address, n, secs, _NEVER)
-            runtime.client = pjrt.connect(coordinator_address, pid, secs, _NEVER, runtime.on_missed_heartbeat)
-            cpu = runtime.cpu = pjrt.global_cpu_client(runtime.client, pid, n, local)
+                runtime.keeper, port = coordinator.start(coordinator_address, n, secs, _NEVER)
+                runtime.keepalive = coordinator.keep_alive(coordinator_address, port, secs)
+            client = runtime.client = pjrt.connect(
+                coordinator_address, pid, secs, _NEVER, runtime.on_missed_heartbeat
+            )
+            if pid == 0:
+                client.key_value_set(_KEEPALIVE, str(port))
+            else:
+                port = int(client.blocking_key_value_get(_KEEPALIVE, secs * 1000))
+                runtime.keepalive = coordinator.keep_alive(coordinator_address, port, secs)
+            cpu = runtime.cpu = pjrt.global_cpu_client(client, pid, n, local)
         except Exception as e:  # jaxlib's errors here are RuntimeErrors with little text
+            keeper = runtime.keeper
             _stop(runtime)
+            if keeper is not None:  # the group never formed: no member needs the service
+                keeper.kill()
             raise DistributedError(
                 f"sg.distributed.initialize: {n} processes did not all reach the coordinator within the "
                 f"timeout ({runtime.where()}); is every process started, with the same address and "
@@ -225,9 +239,9 @@ def initialize(
 
 
 def shutdown() -> None:
-    """Leave the group: disconnect, and stop the service (process 0). Sessions on meshes that span
-    processes cannot run after it. Waits up to the timeout for the peers to shut down too (not
-    once the group is lost)."""
+    """Leave the group: disconnect (the service stops once every process has). Sessions on meshes
+    that span processes cannot run after it. Waits up to the timeout for the peers to shut down
+    too (not once the group is lost)."""
     global _runtime
     with _lock:
         runtime, _runtime = _runtime, None
@@ -238,18 +252,15 @@ def shutdown() -> None:
 
 def _stop(runtime: _Runtime) -> None:
     runtime.stop_watch()
-    if runtime.lost is None:  # else jaxlib's objects stay as they are (see ``lose``)
-        for part in (runtime.client, runtime.service):  # the client's waits for every peer
-            if part is not None:
-                if part is runtime.service and runtime.client is not None:
-                    # the peers' clients are still disconnecting: the service stopping under one
-                    # of them makes jaxlib abort that process (measured), so give them a moment
-                    time.sleep(min(1.0, runtime.timeout / 4))
-                try:
-                    part.shutdown()
-                except Exception:  # a peer already gone: nothing left to tell it
-                    pass
-    runtime.client = runtime.service = runtime.cpu = None
+    if runtime.lost is None:  # else jaxlib's objects and the keep-alive stay as they are (see ``lose``)
+        if runtime.client is not None:
+            try:
+                runtime.client.shutdown()  # waits for every peer's shutdown
+            except Exception:  # a peer already gone: nothing left to tell it
+                pass
+        if runtime.keepalive is not None:
+            runtime.keepalive.close()
+    runtime.client = runtime.cpu = runtime.keepalive = runtime.keeper = None
 
 
 @atexit.register

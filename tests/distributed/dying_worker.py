@@ -1,11 +1,11 @@
 """One process of the lost-peer test (tests/distributed/test_two_processes.py runs two of these).
 
 Both processes join (timeout 5 s) and make one training step over a mesh
-spanning them; then process 1 exits abruptly (os._exit, no shutdown), and
-process 0 runs again: that run must raise sg.DistributedError within about
-the timeout, a later one at once, and the process must then exit normally.
-Process 0 prints what it saw as one JSON line.
-Usage: python dying_worker.py HOST:PORT PROCESS_ID
+spanning them; then process DYING exits abruptly (os._exit, no shutdown),
+and the other runs again: that run must raise sg.DistributedError within
+about the timeout, a later one at once, and the process must then exit
+normally. The survivor prints what it saw as one JSON line.
+Usage: python dying_worker.py HOST:PORT PROCESS_ID DYING
 """
 
 import json
@@ -20,7 +20,7 @@ import stablegraph as sg
 TIMEOUT = 5
 
 
-def main(address: str, process_id: int) -> None:
+def main(address: str, process_id: int, dying: int) -> None:
     sg.distributed.initialize(address, 2, process_id, local_device_count=2, timeout=TIMEOUT)
     mesh = sg.make_mesh((4,), ("data",))
     P = sg.PartitionSpec
@@ -33,7 +33,7 @@ def main(address: str, process_id: int) -> None:
     report = {}
     with sg.Session(g, mesh=mesh) as sess:
         sess.run(train, {x: block})
-        if process_id == 1:
+        if process_id == dying:
             os._exit(0)  # dies without a word to anyone
         for name in ("second", "third"):
             start = time.monotonic()
@@ -49,4 +49,4 @@ def main(address: str, process_id: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

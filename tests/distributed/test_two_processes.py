@@ -89,31 +89,34 @@ def test_a_peer_that_never_starts_is_a_distributed_error_after_the_timeout():
     assert time.time() - start < 60
 
 
-def test_a_peer_that_dies_is_a_distributed_error_after_the_timeout_and_the_survivor_exits():
+@pytest.mark.parametrize("dying", [1, 0], ids=["process 1 dies", "process 0 dies"])
+def test_a_peer_that_dies_is_a_distributed_error_after_the_timeout_and_the_survivor_exits(dying):
+    # process 0 started the coordination service's process, which must outlive it
     address = free_address()
     procs = [
         subprocess.Popen(
-            [sys.executable, str(DYING_WORKER), address, str(pid)],
+            [sys.executable, str(DYING_WORKER), address, str(pid), str(dying)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for pid in range(2)
     ]  # fmt: skip
+    survivor, lost = procs[1 - dying], procs[dying]
     try:
-        out, err = procs[0].communicate(timeout=60)
-        procs[1].communicate(timeout=10)
+        out, err = survivor.communicate(timeout=60)
+        lost.communicate(timeout=10)
     except subprocess.TimeoutExpired:
         for q in procs:
             q.kill()
         pytest.fail("a worker process hung")
-    assert procs[0].returncode == 0, err[-3000:]  # no abort, no hang: it exits by itself
-    assert procs[1].returncode == 0
+    assert survivor.returncode == 0, err[-3000:]  # no abort, no hang: it exits by itself
+    assert lost.returncode == 0
     report = json.loads(out.strip().splitlines()[-1])
     kind, seconds, message = report["second"]
     assert kind == "DistributedError", report
     assert seconds < 5 + 4, report  # within about the timeout (5 s); sooner when gloo sees the peer go
     assert "timeout 5 s" in message and "coordinator 127.0.0.1:" in message
     if "no sign of life" in message:  # found by the liveness watch, not by gloo's own error
-        assert "process 1 sent" in message
+        assert f"process {dying} sent" in message
     kind, seconds, message = report["third"]  # the group is lost: later runs fail at once
     assert kind == "DistributedError" and seconds < 1, report
     assert report["shutdown"] < 1, report
