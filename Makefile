@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: all setup dot browser test demo lint bench clean
+.PHONY: all setup dot browser test test-gpu demo lint bench clean
 
 all: test
 
@@ -52,6 +52,11 @@ browser:
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# On a machine with an NVIDIA GPU: the CUDA plugin extra, then the GPU tests (tests/gpu/).
+test-gpu: setup
+	$(PY) -m pip install --progress-bar off -q -e ".[test,cuda13]"
+	$(PY) -m pytest -m gpu tests/gpu
 
 demo: setup
 	$(PY) -m stablegraph.demo

@@ -27,14 +27,16 @@ from ..sharding import Mesh, sdy_mesh, sdy_sharding
 
 @dataclass
 class LowerContext:
-    """What a lowering rule may read: the concrete types of the node it lowers, and the
-    mesh the program is partitioned over (None: a Session without a mesh)."""
+    """What a lowering rule may read: the concrete types of the node it lowers, the
+    mesh the program is partitioned over (None: a Session without a mesh), and the platform
+    it will run on (PJRT's name: "cpu", "cuda"), for rules whose kernels differ by platform."""
 
     node: object
     in_types: tuple[TensorType, ...]
     out_types: tuple[TensorType, ...]
     bindings: dict[str, int]
     mesh: Mesh | None = None
+    platform: str = "cpu"
 
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
@@ -60,7 +62,7 @@ class LowerContext:
         params = fn.params + fn.capture_params
         env = dict(zip(params, values))
         bindings = _body_bindings(params, values, self.bindings, fn.name)
-        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh))
+        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh, self.platform))
         return [env[r] for r in (*fn.results, *extra)]
 
 
@@ -110,8 +112,10 @@ def concrete_type(tensor, bindings) -> TensorType:
     return TensorType(tuple(sizes), ty.dtype)
 
 
-def lower_module(nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None) -> str:
-    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order).
+def lower_module(
+    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu"
+) -> str:
+    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``.
 
     ``aliases`` maps argument positions to the result each is donated to. With
     a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
@@ -124,7 +128,7 @@ def lower_module(nodes, args, fetches, bindings, aliases=None, mesh=None, shardi
 
             @hlo.func.FuncOp.from_py_func(*arg_types, name="main")
             def main(*values):
-                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings, mesh)).env
+                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings, mesh, platform)).env
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
@@ -173,7 +177,7 @@ def _partition(module, func_op, mesh: Mesh, aliases: dict, shardings) -> None:
     func_op.result_attrs = attrs(fn_type.results, result_specs, {})
 
 
-def _lowering(bindings, mesh=None):
+def _lowering(bindings, mesh=None, platform="cpu"):
     """The visit that lowers one node: its op's rule under the node's MLIR location."""
 
     def lower_node(walk, node) -> list:
@@ -185,6 +189,7 @@ def _lowering(bindings, mesh=None):
             tuple(concrete_type(o, bindings) for o in node.outputs),
             bindings,
             mesh,
+            platform,
         )
         rule = node.op.rule("lower")
         try:

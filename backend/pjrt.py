@@ -65,7 +65,11 @@ def _register_lapack_kernels() -> None:
 
 _register_lapack_kernels()
 
-DEFAULT_PLATFORM = "cpu"
+GPU_PLATFORMS = ("gpu", "cuda")
+PLATFORMS = ("cpu", *GPU_PLATFORMS)
+# Where a Session without a mesh, sg.devices() and sg.make_mesh run: CPU unless the environment says
+# otherwise (STABLEGRAPH_PLATFORM=gpu on a GPU machine, read once at import, like JAX_PLATFORMS).
+DEFAULT_PLATFORM = os.environ.get("STABLEGRAPH_PLATFORM", "cpu").strip().lower() or "cpu"
 
 
 @functools.cache
@@ -75,7 +79,10 @@ def client(platform: str = DEFAULT_PLATFORM, num_devices: int = 1):
     if platform in GPU_PLATFORMS:
         return _cuda_client()
     if platform != "cpu":
-        raise GraphError(f"sg.devices: no platform {platform!r}; the platforms are 'cpu' and 'gpu'")
+        raise GraphError(
+            f"sg.devices: no platform {platform!r} (from the argument or STABLEGRAPH_PLATFORM); "
+            "the platforms are 'cpu' and 'gpu'"
+        )
     if num_devices > MAX_CPU_DEVICES:  # each is a thread pool and buffers: far more brings the process down
         raise GraphError(f"sg.devices: at most {MAX_CPU_DEVICES} CPU devices, {num_devices} asked for")
     return xc.make_cpu_client(num_devices=num_devices)
@@ -83,25 +90,40 @@ def client(platform: str = DEFAULT_PLATFORM, num_devices: int = 1):
 
 MAX_CPU_DEVICES = 1024
 
-
-GPU_PLATFORMS = ("gpu", "cuda")
-CUDA_PLUGIN = "jax_plugins.xla_cuda12"  # the package `pip install stablegraph[cuda12]` brings
+# The CUDA PJRT plugins `pip install stablegraph[cuda13]` / `[cuda12]` bring, newest first, with the
+# CUDA libraries each loads: (package under nvidia/, file), in an order whose dependencies come first.
+CUDA_PLUGINS = {
+    "jax_plugins.xla_cuda13": (
+        ("cu13", "libcudart.so.13"), ("cu13", "libnvrtc.so.13"), ("cu13", "libnvJitLink.so.13"),
+        ("cu13", "libcublasLt.so.13"), ("cu13", "libcublas.so.13"), ("cu13", "libcusparse.so.12"),
+        ("cu13", "libcusolver.so.12"), ("cu13", "libcufft.so.12"), ("cu13", "libcupti.so.13"),
+        ("nccl", "libnccl.so.2"), ("cudnn", "libcudnn.so.9"),
+    ),
+    "jax_plugins.xla_cuda12": (
+        ("cuda_runtime", "libcudart.so.12"), ("cuda_nvrtc", "libnvrtc.so.12"),
+        ("nvjitlink", "libnvJitLink.so.12"), ("cublas", "libcublasLt.so.12"), ("cublas", "libcublas.so.12"),
+        ("cusparse", "libcusparse.so.12"), ("cusolver", "libcusolver.so.11"), ("cufft", "libcufft.so.11"),
+        ("cuda_cupti", "libcupti.so.12"), ("nccl", "libnccl.so.2"), ("cudnn", "libcudnn.so.9"),
+    ),
+}  # fmt: skip
 
 
 def _cuda_client():
-    """A client of the CUDA PJRT plugin (jax-cuda12-pjrt, same version as jaxlib), loaded from
-    its shared library without importing jax. GraphError when it is missing or finds no GPU."""
-    import importlib.util  # noqa: PLC0415  (only GPU users pay for it)
-
-    try:
-        spec = importlib.util.find_spec(CUDA_PLUGIN)
-    except ModuleNotFoundError:
-        spec = None
-    if spec is None or spec.origin is None:
+    """A client of the CUDA PJRT plugin (jax-cuda13-pjrt or jax-cuda12-pjrt at jaxlib's version),
+    loaded from its shared library without importing jax. GraphError when it is missing or finds
+    no GPU. If jax is loaded, its CUDA client is shared: a process has one CUDA plugin, and the
+    one of jax and stablegraph that starts it second could not register it again."""
+    shared = _jax_cuda_client()
+    if shared is not None:
+        return shared
+    found = _installed_cuda_plugin()
+    if found is None:
         raise GraphError(
-            "sg.devices(platform='gpu'): the CUDA plugin is not installed; "
-            "pip install 'stablegraph[cuda12]' (jax-cuda12-pjrt, the version of jaxlib) on a machine with an NVIDIA GPU"
+            "sg.devices(platform='gpu'): no CUDA plugin is installed; on a machine with an NVIDIA GPU, "
+            "pip install 'stablegraph[cuda13]' (or [cuda12] for CUDA 12 drivers): jax-cuda13-pjrt at jaxlib's version"
         )
+    spec, libraries = found
+    _load_cuda_libraries(libraries)
     library = os.path.join(os.path.dirname(spec.origin), "xla_cuda_plugin.so")
     try:
         if not xc.pjrt_plugin_loaded("cuda"):
@@ -114,6 +136,60 @@ def _cuda_client():
         raise GraphError(
             f"sg.devices(platform='gpu'): the CUDA plugin found no usable GPU ({first})"
         ) from None
+
+
+def _jax_cuda_client():
+    """jax's CUDA client when jax is loaded and has one (started now if it was not yet), else None."""
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    if bridge is None:
+        return None
+    try:
+        return bridge.get_backend("cuda")
+    except RuntimeError:  # jax has no CUDA plugin, or found no GPU: stablegraph looks for itself
+        return None
+
+
+def _installed_cuda_plugin():
+    """(module spec, CUDA libraries) of the first CUDA plugin installed, or None."""
+    for package, libraries in CUDA_PLUGINS.items():
+        spec = _find_spec(package)
+        if spec is not None and spec.origin is not None:
+            return spec, libraries
+    return None
+
+
+def _find_spec(name: str):
+    import importlib.util  # noqa: PLC0415  (only GPU users pay for it)
+
+    try:
+        return importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        return None
+
+
+def _load_cuda_libraries(libraries) -> None:
+    """Load the CUDA libraries pip put under site-packages/nvidia/, so that the plugin, which looks
+    them up by name, finds these copies. One that is absent is left to the system's search path
+    (a CUDA toolkit installed outside Python)."""
+    import ctypes  # noqa: PLC0415
+
+    for package, filename in libraries:
+        spec = _find_spec(f"nvidia.{package}")
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        path = os.path.join(list(spec.submodule_search_locations)[0], "lib", filename)
+        try:
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError:  # absent or unloadable: the plugin's own lookup says what is wrong, if anything
+            continue
+
+
+def default_devices(n: int = 1) -> list:
+    """``n`` devices of this process's default platform (a Session without a mesh runs on the first)."""
+    found = list(client(DEFAULT_PLATFORM, n).devices())
+    if len(found) < n:
+        raise GraphError(f"sg.Session: {DEFAULT_PLATFORM} has {len(found)} devices, {n} asked for")
+    return found[:n]
 
 
 def cpu_client(num_devices: int = 1):
@@ -380,7 +456,7 @@ def to_numpy(array) -> np.ndarray:
         shape = tuple(array.aval.shape)
         return assemble([to_numpy(p) for p in pieces], shape, sharding.tile, pieces[0].aval.dtype)
     out = np.asarray(array)
-    if out.dtype == object:  # without jax's __array__, custom dtypes come out boxed
+    if out.dtype == object:  # without jax's __array__, custom dtypes and arrays off the CPU come out boxed
         return array._single_device_array_to_np_array_did_copy()[0]
     return out
 
@@ -414,7 +490,12 @@ class Executable:
         self._handlers = [
             _jax.array_result_handler(a, sh, True, True) for a, sh in zip(out_avals, self.out_shardings)
         ]
-        self._custom_dtypes = len(self._devices) > 1 or any(a.dtype.kind == "V" for a in out_avals)
+        # numpy views a result in place only for plain dtypes in one CPU device's memory; others are copied out
+        self._copy_out = (
+            len(self._devices) > 1
+            or self._devices[0].platform != "cpu"
+            or any(a.dtype.kind == "V" for a in out_avals)
+        )
         self._fast_path = _FastPath(
             xla_executable=loaded,
             out_pytree_def=_TREES.flatten([0] * len(out_avals))[1],
@@ -446,7 +527,7 @@ class Executable:
             kept = []
         else:
             host, kept = results[:n], results[n:]
-        if self._custom_dtypes:
+        if self._copy_out:
             return [to_numpy(r) for r in host] + kept
         return [np.asarray(r) for r in host] + kept
 
@@ -454,9 +535,9 @@ class Executable:
         """A lean callable ``values -> numpy results`` for the common case, or None.
 
         It skips ``__call__``'s branches when they cannot apply: results all
-        host-bound, plain numpy dtypes, one device, no 64-bit values (which need
+        host-bound, plain numpy dtypes, one CPU device, no 64-bit values (which need
         the x64 flag lent around the call). Sessions use it for repeated runs."""
-        if self._wide or self._custom_dtypes or self._n_host != len(self._handlers):
+        if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
         dispatch, asarray = self._dispatch, np.asarray
         if len(self._handlers) == 1:

@@ -66,8 +66,8 @@ class Session:
     and variables are split as their shardings say (replicated otherwise)
     and XLA lays out the rest; without one, programs run on one device and
     sharding annotations are ignored, so one graph runs on any mesh.
-    ``devices=N`` asks for a CPU client with N devices (programs run on the
-    first). Use as a context manager or call close().
+    ``devices=N`` asks for N devices of the default platform (CPU, or what
+    STABLEGRAPH_PLATFORM names; programs run on the first). Use as a context manager or call close().
     """
 
     def __init__(self, graph, mesh: Mesh | None = None, seed: int = 0, *, devices: int | None = None):
@@ -80,7 +80,7 @@ class Session:
             raise TypeError(f"sg.Session's mesh is an sg.Mesh (sg.make_mesh(...)), got {type(mesh).__name__}")
         self.graph = graph
         self.mesh = mesh
-        self.devices = mesh.device_list if mesh is not None else pjrt.cpu_devices(devices or 1)
+        self.devices = mesh.device_list if mesh is not None else pjrt.default_devices(devices or 1)
         self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
         self.seed = seed
         self.stats = SessionStats()
@@ -242,7 +242,9 @@ class Session:
         if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
             mesh = layout.mesh
             shardings = layout.program_specs([fed[i][0] for i in positions], state_in, values, state_out)
-        text = lower_module(nodes, args, program.results, bindings, aliases, mesh, shardings)
+        text = lower_module(
+            nodes, args, program.results, bindings, aliases, mesh, shardings, self.devices[0].platform
+        )
         layout = _Layout(positions, state_in, state_out, fetch_slots, [t.type for t in args], len(values))
         return nodes, text, bindings, layout, program.results
 

@@ -99,6 +99,15 @@ float32 = DType("float32", np.float32, "f")
 float64 = DType("float64", np.float64, "f")
 complex64 = DType("complex64", np.complex64, "c")
 complex128 = DType("complex128", np.complex128, "c")
+_REAL_PARTS = {"complex64": float32, "complex128": float64}
+
+
+def real_part(dt: DType) -> DType:
+    """The dtype of a ``dt`` value's real part or magnitude: float32 for complex64, float64 for
+    complex128, ``dt`` itself for the others."""
+    return _REAL_PARTS.get(dt.name, dt)
+
+
 float8_e4m3fn = DType("float8_e4m3fn", ml_dtypes.float8_e4m3fn, "f")
 float8_e5m2 = DType("float8_e5m2", ml_dtypes.float8_e5m2, "f")
 float8_e4m3fnuz = DType("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, "f")

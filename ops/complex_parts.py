@@ -19,14 +19,13 @@ from . import batching, hlo
 from .registry import bind
 
 _COMPLEX_OF = {"float32": dtypes.complex64, "float64": dtypes.complex128}
-_REAL_OF = {"complex64": dtypes.float32, "complex128": dtypes.float64}
 _NO_FOLD = "moves parts of complex numbers only; the simplify fold table covers none of them"
 _TRAITS = ELEMENTWISE | LINEAR
 
 
 def real_dtype(dt: dtypes.DType) -> dtypes.DType:
     """float32 for complex64, float64 for complex128."""
-    return _REAL_OF[dt.name]
+    return dtypes.real_part(dt)
 
 
 def complex_dtype(dt: dtypes.DType) -> dtypes.DType:

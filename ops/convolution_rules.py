@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import BILINEAR, Attrs, DTypeAttr, GraphError, OpDef, TensorType, dims
+from ..graph import BILINEAR, Attrs, DTypeAttr, GraphError, OpDef, TensorType, dims, dtypes
 from . import ad_util, hlo, prims
 from .registry import bind_node, lookup
 
@@ -152,6 +152,25 @@ def _convolution_infer(attrs: ConvAttrs, lhs: TensorType, rhs: TensorType) -> Te
 
 # -- lower ---------------------------------------------------------------------
 def _convolution_lower(ctx, attrs: ConvAttrs, lhs, rhs):
+    out_ty = ctx.out_types[0]
+    if out_ty.dtype.is_complex and ctx.platform != "cpu":  # XLA's GPU convolutions are real only
+        return _complex_from_real(out_ty, attrs, lhs, rhs)
+    return _emit(out_ty, attrs, lhs, rhs)
+
+
+def _complex_from_real(out_ty: TensorType, attrs: ConvAttrs, lhs, rhs):
+    """A complex convolution as three real ones: with lhs = a + ib and rhs = c + id,
+    k1 = (a + b) * c, k2 = a * (d - c), k3 = b * (c + d); the result is k1 - k3 + i (k1 + k2)."""
+    sh = hlo.sh
+    a, b, c, d = sh.real(lhs), sh.imag(lhs), sh.real(rhs), sh.imag(rhs)
+    real_ty = out_ty.with_dtype(dtypes.real_part(out_ty.dtype))
+    k1 = _emit(real_ty, attrs, sh.add(a, b), c)
+    k2 = _emit(real_ty, attrs, a, sh.subtract(d, c))
+    k3 = _emit(real_ty, attrs, b, sh.add(c, d))
+    return sh.complex(sh.subtract(k1, k3), sh.add(k1, k2))
+
+
+def _emit(out_ty: TensorType, attrs: ConvAttrs, lhs, rhs):
     ls, rs, os_ = attrs.lhs_spec, attrs.rhs_spec, attrs.out_spec
     numbers = hlo.sh.ConvDimensionNumbers.get(
         input_batch_dimension=ls[0], input_feature_dimension=ls[1], input_spatial_dimensions=list(ls[2:]),
@@ -164,7 +183,7 @@ def _convolution_lower(ctx, attrs: ConvAttrs, lhs, rhs):
     if attrs.precision is not None:
         precision = hlo.ir.ArrayAttr.get([hlo.sh.PrecisionAttr.get(p) for p in attrs.precision])
     return hlo.sh.convolution(
-        hlo.tensor_type(ctx.out_types[0]), lhs, rhs, numbers,
+        hlo.tensor_type(out_ty), lhs, rhs, numbers,
         attrs.feature_group_count, attrs.batch_group_count,
         window_strides=list(attrs.window_strides),
         padding=np.asarray(attrs.padding, np.int64).reshape(-1, 2),

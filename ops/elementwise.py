@@ -149,11 +149,6 @@ def _sum(a: Tensor | None, b: Tensor | None) -> Tensor | None:
     return ad.add(a, b)
 
 
-def _real_dtype(dt: dtypes.DType) -> dtypes.DType:
-    """The dtype of the magnitude of a ``dt`` value (complex64 -> float32)."""
-    return dtypes.dtype(np.finfo(dt.np).dtype) if dt.is_complex else dt
-
-
 def _eq(x: Tensor, y: Tensor) -> Tensor:
     return prims.compare(x, y, "EQ")
 
@@ -216,7 +211,7 @@ def _logistic_fold(x):
 
 neg = unary("neg", sh.negate, NUMERIC, vjp=lambda x, y, ct: ad.neg(ct), fold=np.negative,
             doc="-x; stablehlo.negate")  # fmt: skip
-abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=_real_dtype, vjp=_abs_vjp, jvp=_abs_jvp,
+abs_ = unary("abs", sh.abs, SIGNED_NUMERIC + "u", out_dtype=dtypes.real_part, vjp=_abs_vjp, jvp=_abs_jvp,
              fold=np.abs, doc="|x| (a complex operand gives its real magnitude); stablehlo.abs")  # fmt: skip
 sign = unary("sign", sh.sign, NUMERIC, vjp=_zero_vjp, fold=_real_only(np.sign),
              doc="-1, 0 or 1 (NaN stays NaN); stablehlo.sign")  # fmt: skip

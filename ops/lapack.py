@@ -6,16 +6,18 @@ registered with XLA by backend/pjrt.py. They are typed-FFI calls: the
 attributes travel in an ``mhlo.backend_config`` dictionary (single
 characters as ui8, LAPACK's ``uplo='L'`` and so on), matrices are passed
 column-major (the layouts below) and leading dims are batch dims, which the
-kernels loop over themselves. ``target`` picks the kernel by platform; only
-CPU has one here (the lowering context does not say the platform yet, and
-on a GPU jax would call cuSOLVER's targets instead).
+kernels loop over themselves. ``target`` picks the kernel by the platform
+the lowering context names; only CPU has LAPACK kernels. On a GPU, cholesky
+and triangular_solve lower to StableHLO's own ops instead (XLA calls
+cuSOLVER / cuBLAS for them), and the other factorizations are a GraphError
+at the user's node: jax calls cuSOLVER custom calls there, not wired up here.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..graph import GraphError, TensorType, dtypes
+from ..graph import GraphError, TensorType, dtypes, located
 from . import hlo
 
 ir, sh = hlo.ir, hlo.sh
@@ -23,10 +25,20 @@ ir, sh = hlo.ir, hlo.sh
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
-def target(routine: str, dt: dtypes.DType, platform: str = "cpu") -> str:
-    """The custom-call target of a LAPACK routine (``potrf``) for dtype ``dt`` on ``platform``."""
-    if platform != "cpu":
-        raise GraphError(f"{routine}: no {platform} kernel is wired up (only CPU LAPACK), for {dt.name}")
+def has_lapack(ctx) -> bool:
+    """Whether the program being lowered runs where jaxlib's LAPACK kernels are (the CPU)."""
+    return ctx.platform == "cpu"
+
+
+def target(ctx, routine: str, dt: dtypes.DType) -> str:
+    """The custom-call target of LAPACK ``routine`` (``potrf``) for dtype ``dt``, on the platform
+    of the node ``ctx`` lowers; a GraphError at that node where there is no such kernel."""
+    if not has_lapack(ctx):
+        message = (
+            f"{ctx.node.op.name} has no {ctx.platform} kernel yet (its LAPACK {routine} runs on the CPU "
+            "only): run this part in a Session on CPU devices"
+        )
+        raise GraphError(located(message, ctx.node.location, ctx.node.name))
     if dt.name not in _PREFIX:
         raise GraphError(f"{routine} wants float32, float64, complex64 or complex128, got {dt.name}")
     return f"lapack_{_PREFIX[dt.name]}{routine}_ffi"
@@ -93,6 +105,20 @@ def nan_unless_ok(info, x, ty: TensorType, n_batch: int):
     mask_type = hlo.tensor_type(TensorType(ty.shape, dtypes.bool_))
     ok = sh.broadcast_in_dim(mask_type, ok, hlo.dense_i64(range(n_batch)))
     return sh.select(ok, x, splat(np.nan, ty))
+
+
+def nan_unless_finite(x, ty: TensorType):
+    """``x``, or NaN everywhere in each matrix that has a NaN: a failed factorization reads as
+    potrf's does (XLA's own cholesky leaves NaNs from the failing column on only)."""
+    n_batch = ty.ndim - 2
+    flags_ty = TensorType(ty.shape, dtypes.int32)
+    flags = sh.convert(hlo.tensor_type(flags_ty), hlo.compare(x, x, "NE", ty.dtype))
+    count_ty = info_type(ty.shape[:n_batch])
+    op = sh.ReduceOp(
+        [hlo.tensor_type(count_ty)], [flags], [splat(0, info_type(()))], hlo.dense_i64([n_batch, n_batch + 1])
+    )
+    hlo.reduce_region(op.regions[0], dtypes.int32, sh.add)
+    return nan_unless_ok(op.result, x, ty, n_batch)
 
 
 def triangle_mask(ty: TensorType, lower: bool, k: int = 0):

@@ -152,16 +152,19 @@ def _scatter_add_vjp(inv: _Inverse, out, ct):
 
 
 def _scatter_set_vjp(inv: _Inverse, out, ct):
-    # With duplicate indices one update wins, unspecified which (JAX's convention): scatter a
-    # distinct id per update the same way and give the cotangent to the update whose id landed.
+    # With duplicate indices one update wins, unspecified which (JAX's convention; on a GPU it
+    # varies). The cotangent goes to an update whose value the output holds, the one of highest id
+    # among equal values, chosen by a scatter-max, which is the same on every platform.
     upd = inv.upd
     scatter_dims = tuple(d for d in range(upd.ndim) if d not in inv.attrs.update_window_dims)
     batch = tuple(upd.shape[d] for d in scatter_dims)
     count = constants.iota("int32", (prod(batch),))
     ids = ad.add(prims.reshape(count, batch), ad.full_like(prims.reshape(count, batch), 1))
     ids = prims.broadcast_in_dim(ids, upd.shape, scatter_dims)
-    landed = inv.gather(inv.scatter(ad.full_like(inv.x, 0, "int32"), ids, "set"))
-    won = prims.compare(landed, ids, "EQ")
+    held = prims.compare(inv.gather(out), upd, "EQ")
+    candidates = ad.select(held, ids, ad.zeros_like(ids))
+    winners = inv.gather(inv.scatter(ad.full_like(inv.x, 0, "int32"), candidates, "max"))
+    won = prims.compare(winners, ids, "EQ")
     return inv.scatter(ct, ad.zeros_like(upd), "set"), ad.select(won, inv.gather(ct), ad.zeros_like(upd))
 
 

@@ -1,6 +1,7 @@
 """cholesky and triangular_solve: LAPACK potrf and trsm (ops layer).
 
-Both take leading batch dims, which the kernels loop over. Gradients are
+Both take leading batch dims, which the kernels loop over. Off the CPU they
+lower to StableHLO's cholesky and triangular_solve, which XLA implements there. Gradients are
 jax's: cholesky's is the transpose of L' = L phi(L^-1 A' L^-H) (phi keeps
 the lower triangle and halves the diagonal), so it treats A as given, not
 symmetrized (sg.numpy.linalg.cholesky symmetrizes its input first, as jax does).
@@ -35,9 +36,11 @@ def _cholesky_infer(attrs, x: TensorType) -> TensorType:
 
 def _cholesky_lower(ctx, attrs, x):
     (ty,) = ctx.in_types
+    if not lapack.has_lapack(ctx):  # XLA's own cholesky (cuSOLVER on a GPU); NaNs where it fails, as potrf's
+        return lapack.nan_unless_finite(lapack.keep_triangle(sh.cholesky(x, lower=True), ty, lower=True), ty)
     batch = ty.shape[:-2]
     out, info = lapack.call(
-        lapack.target("potrf", ty.dtype), [x], [ty], [ty, lapack.info_type(batch)],
+        lapack.target(ctx, "potrf", ty.dtype), [x], [ty], [ty, lapack.info_type(batch)],
         {"uplo": lapack.char("L")}, aliases={0: 0},
     )  # fmt: skip
     # potrf leaves the input's upper triangle in place; a matrix that is not positive definite gives NaNs.
@@ -101,13 +104,18 @@ def _triangular_solve_lower(ctx, attrs: TriangularSolveAttrs, a, b):
         a = sh.complex(sh.real(a), sh.negate(sh.imag(a)))
         conjugate = False
     trans = ("C" if conjugate else "T") if attrs.transpose_a else "N"
+    if not lapack.has_lapack(ctx):  # XLA's own triangular solve (cuBLAS trsm on a GPU)
+        mode = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[trans]
+        return sh.triangular_solve(
+            a, b, attrs.left_side, attrs.lower, attrs.unit_diagonal, sh.TransposeAttr.get(mode)
+        )
     config = {
         "side": lapack.char("L" if attrs.left_side else "R"),
         "uplo": lapack.char("L" if attrs.lower else "U"),
         "trans_x": lapack.char(trans),
         "diag": lapack.char("U" if attrs.unit_diagonal else "N"),
     }
-    name = lapack.target("trsm", a_ty.dtype)
+    name = lapack.target(ctx, "trsm", a_ty.dtype)
     return lapack.call(name, [a, b], [a_ty, b_ty], [b_ty], config, aliases={1: 0})[0]
 
 

@@ -26,10 +26,6 @@ def check_matrix(op: str, x: TensorType, square: bool = False) -> None:
         raise GraphError(f"{op} wants square matrices (shape[-2] == shape[-1]), got {x}")
 
 
-def real_dtype(dt: dtypes.DType) -> dtypes.DType:
-    return {"complex64": dtypes.float32, "complex128": dtypes.float64}.get(dt.name, dt)
-
-
 # -- matrix helpers for vjp rules ----------------------------------------------------------------
 def mT(x: Tensor) -> Tensor:  # noqa: N802
     """Swap the last two dims."""
@@ -111,7 +107,9 @@ def scale_rows(x: Tensor, s: Tensor) -> Tensor:
 def to_dtype(x: Tensor, dt: dtypes.DType) -> Tensor:
     """A real tensor as dtype dt (complex dt: imaginary part zero)."""
     if dt.is_complex and not x.dtype.is_complex:
-        return bind(lookup("complex"), prims.convert(x, real_dtype(dt)), splat(0, x, real_dtype(dt)))
+        return bind(
+            lookup("complex"), prims.convert(x, dtypes.real_part(dt)), splat(0, x, dtypes.real_part(dt))
+        )
     return prims.convert(x, dt)
 
 

@@ -18,7 +18,6 @@ from .common import (
     leading_batch,
     matmul,
     mT,
-    real_dtype,
     scale_columns,
     splat,
     to_dtype,
@@ -36,7 +35,7 @@ class EighAttrs(Attrs):
 
 def _eigh_infer(attrs: EighAttrs, x: TensorType):
     check_matrix("eigh", x, square=True)
-    return x, TensorType(x.shape[:-1], real_dtype(x.dtype))
+    return x, TensorType(x.shape[:-1], dtypes.real_part(x.dtype))
 
 
 def _eigh_lower(ctx, attrs: EighAttrs, x):
@@ -44,7 +43,7 @@ def _eigh_lower(ctx, attrs: EighAttrs, x):
     batch = ty.shape[:-2]
     routine = "heevd" if ty.dtype.is_complex else "syevd"
     v, w, info = lapack.call(
-        lapack.target(routine, ty.dtype), [x], [ty], [v_ty, w_ty, lapack.info_type(batch)],
+        lapack.target(ctx, routine, ty.dtype), [x], [ty], [v_ty, w_ty, lapack.info_type(batch)],
         {"mode": lapack.char("V"), "uplo": lapack.char("L" if attrs.lower else "U")}, aliases={0: 0},
     )  # fmt: skip
     nb = len(batch)
@@ -114,7 +113,7 @@ def _eig_lower(ctx, attrs, x):
     (ty,), (w_ty, v_ty) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
     config = {"compute_left": lapack.char("N"), "compute_right": lapack.char("V")}
-    name = lapack.target("geev", ty.dtype)
+    name = lapack.target(ctx, "geev", ty.dtype)
     info_ty = lapack.info_type(batch)
     if ty.dtype.is_complex:
         w, _, v, info = lapack.call(name, [x], [ty], [w_ty, v_ty, v_ty, info_ty], config)

@@ -68,7 +68,7 @@ def _qr_lower(ctx, attrs: QrAttrs, x):
     *batch, m, n = ty.shape
     k = min(m, n)
     taus_ty = TensorType((*batch, k), ty.dtype)
-    a, taus = lapack.call(lapack.target("geqrf", ty.dtype), [x], [ty], [ty, taus_ty], {}, aliases={0: 0})
+    a, taus = lapack.call(lapack.target(ctx, "geqrf", ty.dtype), [x], [ty], [ty, taus_ty], {}, aliases={0: 0})
     # the Householder vectors sit below R's diagonal; orgqr makes Q from the first q_ty columns of them
     if m < n:
         h, h_ty = _slice(a, ty, m, m)
@@ -81,7 +81,7 @@ def _qr_lower(ctx, attrs: QrAttrs, x):
         h, h_ty = a, ty
     routine = "ungqr" if ty.dtype.is_complex else "orgqr"
     (q,) = lapack.call(
-        lapack.target(routine, ty.dtype), [h, taus], [h_ty, taus_ty], [h_ty], {}, aliases={0: 0}
+        lapack.target(ctx, routine, ty.dtype), [h, taus], [h_ty, taus_ty], [h_ty], {}, aliases={0: 0}
     )
     if h_ty.shape != q_ty.shape:
         q, _ = _slice(q, h_ty, *q_ty.shape[-2:])
@@ -183,7 +183,7 @@ def _lu_lower(ctx, attrs, x):
     (ty,), (lu_ty, piv_ty, _) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
     lu, piv, info = lapack.call(
-        lapack.target("getrf", ty.dtype),
+        lapack.target(ctx, "getrf", ty.dtype),
         [x],
         [ty],
         [lu_ty, piv_ty, lapack.info_type(batch)],

@@ -9,7 +9,7 @@ ct_A = U (F * (U^T ct_U - ct_U^T U) S + diag(ct_s) + S F * (V^T ct_V - ct_V^T V)
 
 from __future__ import annotations
 
-from ...graph import Attrs, GraphError, OpDef, TensorType, located
+from ...graph import Attrs, GraphError, OpDef, TensorType, dtypes, located
 from .. import lapack, prims
 from ..registry import bind
 from .common import (
@@ -18,7 +18,6 @@ from .common import (
     leading_batch,
     matmul,
     mT,
-    real_dtype,
     scale_columns,
     scale_rows,
     splat,
@@ -39,7 +38,7 @@ def _svd_infer(attrs: SvdAttrs, x: TensorType):
     ku, kv = (m, n) if attrs.full_matrices else (k, k)
     batch = tuple(batch)
     return (
-        TensorType((*batch, k), real_dtype(x.dtype)),
+        TensorType((*batch, k), dtypes.real_part(x.dtype)),
         TensorType((*batch, m, ku), x.dtype),
         TensorType((*batch, kv, n), x.dtype),
     )
@@ -49,7 +48,7 @@ def _svd_lower(ctx, attrs: SvdAttrs, x):
     (ty,), (s_ty, u_ty, vt_ty) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
     _, s, u, vt, info = lapack.call(
-        lapack.target("gesdd", ty.dtype), [x], [ty], [ty, s_ty, u_ty, vt_ty, lapack.info_type(batch)],
+        lapack.target(ctx, "gesdd", ty.dtype), [x], [ty], [ty, s_ty, u_ty, vt_ty, lapack.info_type(batch)],
         {"mode": lapack.char("A" if attrs.full_matrices else "S")}, aliases={0: 0},
     )  # fmt: skip
     nb = len(batch)

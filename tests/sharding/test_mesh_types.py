@@ -28,15 +28,17 @@ def test_gpu_devices_come_from_the_cuda_plugin_or_say_how_to_get_it():
     import importlib.util  # noqa: PLC0415
 
     try:
-        installed = importlib.util.find_spec("jax_plugins.xla_cuda12") is not None
+        installed = any(
+            importlib.util.find_spec(f"jax_plugins.xla_cuda{v}") is not None for v in ("12", "13")
+        )
     except ModuleNotFoundError:
         installed = False
     try:
         found = sg.devices(platform="gpu")
     except sg.GraphError as e:
         # without the plugin: how to install it; with it but no GPU: what the plugin said
-        assert ("stablegraph[cuda12]" in str(e)) != installed, str(e)
-        assert installed or "not installed" in str(e)
+        assert ("stablegraph[cuda13]" in str(e)) != installed, str(e)
+        assert installed or "no CUDA plugin is installed" in str(e)
     else:
         assert installed and found and all(d.platform == "gpu" for d in found)
     with pytest.raises(sg.GraphError, match="no platform 'tpu'"):
