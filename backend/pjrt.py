@@ -531,18 +531,41 @@ class Executable:
             return [to_numpy(r) for r in host] + kept
         return [np.asarray(r) for r in host] + kept
 
-    def direct(self):
-        """A lean callable ``values -> numpy results`` for the common case, or None.
+    def direct(self, one: bool = False):
+        """A lean callable ``values -> numpy results`` (``one``: the only result) for the
+        common case, or None.
 
         It skips ``__call__``'s branches when they cannot apply: results all
         host-bound, plain numpy dtypes, one CPU device, no 64-bit values (which need
-        the x64 flag lent around the call). Sessions use it for repeated runs."""
+        the x64 flag lent around the call). It takes the values as given (a Session's
+        feeds, unconverted): jaxlib's dispatcher checks their types in C++, and one it
+        has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
         if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
-        dispatch, asarray = self._dispatch, np.asarray
-        if len(self._handlers) == 1:
-            return lambda values: [asarray(dispatch(*values)[0])]
-        return lambda values: [asarray(r) for r in dispatch(*values)]
+        strict = _jax.pjit(
+            "stablegraph", self._run_in_python, self._strict_first_call, [], [], ("stablegraph",),
+            _TREES, self._put_other, _DISPATCH_CACHE,
+        )  # fmt: skip
+        asarray, modules = np.asarray, sys.modules
+        first = one and len(self._handlers) == 1
+
+        def call(values):
+            # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
+            # kind and cast them (wrapping ints, overflowing floats) instead of missing: with it
+            # on, such a feed is a miss, and the Session's full path checks the cast
+            config = modules.get("jax._src.config")
+            if config is None:
+                results = strict(*values)
+            else:
+                flag = config.enable_x64
+                old = flag.swap_local(True)
+                try:
+                    results = strict(*values)
+                finally:
+                    flag.set_local(old)
+            return asarray(results[0]) if first else [asarray(r) for r in results]
+
+        return call
 
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
@@ -578,11 +601,19 @@ class Executable:
     def _first_call(self, *values):
         """The dispatcher's cache miss: run in Python; allow the C++ path for exact types."""
         outs = self._run_in_python(*values)
-        exact = len(values) == len(self._avals) and all(
+        return outs, (self._fast_path if self._exact(values) else None), False
+
+    def _strict_first_call(self, *values):
+        """``direct``'s cache miss: as ``_first_call``, for exactly the types the program takes."""
+        if not self._exact(values):
+            raise ArgumentMismatch
+        return self._run_in_python(*values), self._fast_path, False
+
+    def _exact(self, values) -> bool:
+        return len(values) == len(self._avals) and all(
             type(v) in _EXACT_TYPES and _shape_dtype(v) == (a.shape, a.dtype)
             for v, a in zip(values, self._avals)
         )
-        return outs, (self._fast_path if exact else None), False
 
     def _put_other(self, value, sharding, layout):
         """The dispatcher's fallback for arguments it cannot copy itself."""
@@ -606,6 +637,10 @@ class Executable:
 
 
 _EXACT_TYPES = (np.ndarray, _jax.ArrayImpl)
+
+
+class ArgumentMismatch(Exception):
+    """An argument of ``Executable.direct`` is not of the type, shape or dtype the program takes."""
 
 
 def _host(value) -> np.ndarray:

@@ -190,18 +190,24 @@ def is_flat(tree, fetches) -> bool:
 class Repeat:
     """The fast path for a run repeating an earlier one: same fetches, same feed keys.
 
-    It applies when every fed value is a numpy array of the dtype and shape
-    fed last time, so no conversion, check or signature is needed.
+    ``direct``, when the program allows it, takes the feeds' values as given and returns the
+    run's result in the fetches' structure; jaxlib's dispatcher checks the values' types, and
+    one the program does not take exactly raises pjrt.ArgumentMismatch (the Session then takes
+    its full path). Otherwise ``values_if_unchanged`` lets values of the dtypes and shapes fed
+    last time through without conversion or checks.
     """
 
     __slots__ = ("program", "specs", "kind", "keys", "direct")
 
-    def __init__(self, program: Program, fed, fetches):
+    def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
         self.kind = type(fetches)
         self.keys = tuple(fetches) if self.kind is dict else None
-        self.direct = _direct(program, len(fed))
+        # arrays fed as they were (no Python scalars or lists to convert): the executable's own
+        # dispatch can take them straight
+        as_given = feeds is None or all(type(v) is np.ndarray for v in feeds.values())
+        self.direct = self._direct(program, len(fed)) if as_given else None
 
     def values_if_unchanged(self, feeds) -> list | None:
         if feeds is None:
@@ -222,13 +228,20 @@ class Repeat:
             return dict(zip(self.keys, results))
         return results[0]
 
-
-def _direct(program: Program, n_fed: int):
-    """The executable's lean call when a run of ``program`` is just that call: no variables, not
-    run on a worker for Ctrl-C, every feed an argument in order, every result a fetch."""
-    simple = (
-        not program.state_in and not program.state_out and not program.interruptible
-        and program.fetch_slots is None and len(program.arg_positions) == n_fed
-    )  # fmt: skip
-    direct = getattr(program.executable, "direct", None)
-    return direct() if simple and direct is not None else None
+    def _direct(self, program: Program, n_fed: int):
+        """The executable's lean call, shaped as the fetches, when a run of ``program`` is just
+        that call: no variables, not run on a worker for Ctrl-C, every feed an argument in
+        order, every result a fetch."""
+        simple = (
+            not program.state_in and not program.state_out and not program.interruptible
+            and program.fetch_slots is None and len(program.arg_positions) == n_fed
+        )  # fmt: skip
+        make = getattr(program.executable, "direct", None)
+        one = self.kind not in (list, tuple, dict)
+        call = make(one) if simple and make is not None else None
+        if call is None or one or self.kind is list:
+            return call
+        if self.kind is tuple:
+            return lambda values: tuple(call(values))
+        keys = self.keys
+        return lambda values: dict(zip(keys, call(values)))

@@ -121,20 +121,26 @@ class Session:
         key = repeat_key(fetches, feeds)
         repeat = self._repeats.get(key) if key is not None else None
         if repeat is not None:
-            values = repeat.values_if_unchanged(feeds)
-            if values is not None:
-                if repeat.direct is None:
-                    return repeat.shape_results(self._execute(repeat.program, values))
-                program, stats = repeat.program, self.stats
-                stats.runs += 1
-                stats.cache_hits += 1
-                program.runs += 1
+            direct = repeat.direct
+            if direct is not None:
                 try:
-                    return repeat.shape_results(repeat.direct(values))
+                    results = direct(() if feeds is None else feeds.values())
+                except pjrt.ArgumentMismatch:
+                    pass  # a feed of another type or shape: the full path converts and checks it
                 except pjrt.XlaRuntimeError as e:
                     raise ExecutionError(
-                        with_nodes(f"the program failed while running: {e}", program.nodes)
+                        with_nodes(f"the program failed while running: {e}", repeat.program.nodes)
                     ) from None
+                else:
+                    stats = self.stats
+                    stats.runs += 1
+                    stats.cache_hits += 1
+                    repeat.program.runs += 1
+                    return results
+            else:
+                values = repeat.values_if_unchanged(feeds)
+                if values is not None:
+                    return repeat.shape_results(self._execute(repeat.program, values))
         leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         fed = self._convert_feeds(feeds)
@@ -144,7 +150,7 @@ class Session:
             program = self._compile(fetch_ts, fed, signature)
             self._cache[(fetch_ts, signature)] = program
         if key is not None and is_flat(tree, fetches):
-            self._repeats[key] = Repeat(program, fed, fetches)
+            self._repeats[key] = Repeat(program, fed, fetches, feeds)
         return unflatten(tree, self._execute(program, [arr for _, arr in fed]))
 
     def _execute(self, program: Program, values) -> list:

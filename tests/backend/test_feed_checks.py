@@ -135,3 +135,33 @@ def test_a_closed_session_refuses_restore_and_every_state_call(tmp_path):
         with pytest.raises(sg.FeedError, match="this Session is closed"):
             call()
         assert not (tmp_path / "again").exists(), name
+
+
+def test_repeated_runs_check_feeds_as_the_first_run_does():
+    # a repeated run hands its feeds to jaxlib's dispatcher unconverted; with jax loaded and its
+    # x64 switch off, that dispatcher would take int64/float64 feeds as int32/float32 and cast them
+    import jax  # noqa: PLC0415  (loaded here on purpose: the hazard needs it)
+
+    assert not jax.config.jax_enable_x64
+    g = sg.Graph()
+    with g:
+        i32 = sg.placeholder((3,), sg.int32, name="i32")
+        f32 = sg.placeholder((2,), sg.float32, name="f32")
+        out = {"i": i32 * 2, "f": f32 * 2}
+    ints, floats = np.array([1, 2, 3], np.int32), np.array([0.5, 1.5], np.float32)
+    with sg.Session(g) as sess:
+        for _ in range(3):
+            got = sess.run(out, {"i32": ints, "f32": floats})
+        np.testing.assert_array_equal(got["i"], ints * 2)
+        with pytest.raises(sg.FeedError, match="outside the range of int32"):
+            sess.run(out, {"i32": np.array([2**40, 0, 1]), "f32": floats})
+        with pytest.raises(sg.FeedError, match="too large for float32"):
+            sess.run(out, {"i32": ints, "f32": np.array([1e300, 1.0])})
+        with pytest.raises(sg.FeedError, match=r"has shape \(4,\)"):
+            sess.run(out, {"i32": np.arange(4, dtype=np.int32), "f32": floats})
+        cast = sess.run(out, {"i32": np.array([4, 5, 6], np.int64), "f32": np.array([0.25, 2.0])})
+        np.testing.assert_array_equal(cast["i"], [8, 10, 12])
+        np.testing.assert_array_equal(cast["f"], np.array([0.5, 4.0], np.float32))
+        assert cast["i"].dtype == np.int32 and cast["f"].dtype == np.float32
+        again = sess.run(out, {"i32": ints + 1, "f32": floats})
+        np.testing.assert_array_equal(again["i"], (ints + 1) * 2)
