@@ -92,7 +92,7 @@ MAX_CPU_DEVICES = 1024
 
 # The CUDA PJRT plugins `pip install stablegraph[cuda13]` / `[cuda12]` bring, newest first, with the
 # CUDA libraries each loads: (package under nvidia/, file), in an order whose dependencies come first.
-CUDA_PLUGINS = {
+CUDA_LIBRARIES = {
     "jax_plugins.xla_cuda13": (
         ("cu13", "libcudart.so.13"), ("cu13", "libnvrtc.so.13"), ("cu13", "libnvJitLink.so.13"),
         ("cu13", "libcublasLt.so.13"), ("cu13", "libcublas.so.13"), ("cu13", "libcusparse.so.12"),
@@ -106,6 +106,7 @@ CUDA_PLUGINS = {
         ("cuda_cupti", "libcupti.so.12"), ("nccl", "libnccl.so.2"), ("cudnn", "libcudnn.so.9"),
     ),
 }  # fmt: skip
+CUDA_KERNELS = {"jax_plugins.xla_cuda13": "jax_cuda13_plugin", "jax_plugins.xla_cuda12": "jax_cuda12_plugin"}
 
 
 def _cuda_client():
@@ -115,6 +116,9 @@ def _cuda_client():
     one of jax and stablegraph that starts it second could not register it again."""
     shared = _jax_cuda_client()
     if shared is not None:
+        found = _installed_cuda_plugin()
+        if found is not None:  # jax registered the plugin's custom-call handler
+            _register_cusolver_kernels(CUDA_KERNELS[found[0].name], None)
         return shared
     found = _installed_cuda_plugin()
     if found is None:
@@ -126,16 +130,45 @@ def _cuda_client():
     _load_cuda_libraries(libraries)
     library = os.path.join(os.path.dirname(spec.origin), "xla_cuda_plugin.so")
     try:
+        c_api = None
         if not xc.pjrt_plugin_loaded("cuda"):
-            xc.load_pjrt_plugin_dynamically("cuda", library)
+            c_api = xc.load_pjrt_plugin_dynamically("cuda", library)
         if not xc.pjrt_plugin_initialized("cuda"):
             xc.initialize_pjrt_plugin("cuda")
-        return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
+        cuda = xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
     except Exception as e:  # jaxlib reports a missing driver or device as a bare runtime error
         first = str(e).split("\n", 1)[0]
         raise GraphError(
             f"sg.devices(platform='gpu'): the CUDA plugin found no usable GPU ({first})"
         ) from None
+    _register_cusolver_kernels(CUDA_KERNELS[spec.name], c_api)
+    return cuda
+
+
+def _register_cusolver_kernels(package: str, c_api) -> None:
+    """Register the cuSOLVER kernels of jaxlib's CUDA kernel package (jax-cuda13-plugin) as XLA
+    custom-call targets for CUDA, as ``_register_lapack_kernels`` does LAPACK's on the CPU;
+    ``c_api`` (the plugin this module loaded, or None when jax did) takes the registrations.
+    Without that package the GPU factorizations other than cholesky fail to compile, naming
+    the missing target."""
+    import importlib  # noqa: PLC0415
+
+    try:
+        extension = importlib.import_module(f"{package}.cuda_plugin_extension")
+        solver = importlib.import_module(f"{package}._solver")
+    except ImportError:
+        return
+    if c_api is not None:
+        xc.register_custom_call_handler(
+            "CUDA", functools.partial(extension.register_custom_call_target, c_api)
+        )
+    for name, capsule in solver.registrations().items():
+        try:
+            xc.register_custom_call_target(
+                name, capsule, platform="CUDA", api_version=1 if name.endswith("_ffi") else 0
+            )
+        except Exception:  # jax registered it already
+            continue
 
 
 def _jax_cuda_client():
@@ -151,7 +184,7 @@ def _jax_cuda_client():
 
 def _installed_cuda_plugin():
     """(module spec, CUDA libraries) of the first CUDA plugin installed, or None."""
-    for package, libraries in CUDA_PLUGINS.items():
+    for package, libraries in CUDA_LIBRARIES.items():
         spec = _find_spec(package)
         if spec is not None and spec.origin is not None:
             return spec, libraries

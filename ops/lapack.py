@@ -7,10 +7,12 @@ attributes travel in an ``mhlo.backend_config`` dictionary (single
 characters as ui8, LAPACK's ``uplo='L'`` and so on), matrices are passed
 column-major (the layouts below) and leading dims are batch dims, which the
 kernels loop over themselves. ``target`` picks the kernel by the platform
-the lowering context names; only CPU has LAPACK kernels. On a GPU, cholesky
-and triangular_solve lower to StableHLO's own ops instead (XLA calls
-cuSOLVER / cuBLAS for them), and the other factorizations are a GraphError
-at the user's node: jax calls cuSOLVER custom calls there, not wired up here.
+the lowering context names: LAPACK on the CPU; on a GPU the cuSOLVER
+kernels of jaxlib's CUDA plugin (``cusolver_<routine>_ffi``, same layouts,
+registered by backend/pjrt.py) for the routines in ``CUSOLVER``. There
+cholesky and triangular_solve lower to StableHLO's own ops instead (XLA
+calls cuSOLVER / cuBLAS for them); the others (svd's gesdd, eig's geev) are
+a GraphError at the user's node.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ ir, sh = hlo.ir, hlo.sh
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
+# LAPACK routine -> the cuSOLVER kernel that does its work on a GPU (one name for real and complex)
+CUSOLVER = {"syevd": "syevd", "heevd": "syevd", "getrf": "getrf", "geqrf": "geqrf", "orgqr": "orgqr",
+            "ungqr": "orgqr"}  # fmt: skip
+GPU_PLATFORMS = ("gpu", "cuda")
+
+
 def has_lapack(ctx) -> bool:
     """Whether the program being lowered runs where jaxlib's LAPACK kernels are (the CPU)."""
     return ctx.platform == "cpu"
@@ -33,14 +41,16 @@ def has_lapack(ctx) -> bool:
 def target(ctx, routine: str, dt: dtypes.DType) -> str:
     """The custom-call target of LAPACK ``routine`` (``potrf``) for dtype ``dt``, on the platform
     of the node ``ctx`` lowers; a GraphError at that node where there is no such kernel."""
+    if dt.name not in _PREFIX:
+        raise GraphError(f"{routine} wants float32, float64, complex64 or complex128, got {dt.name}")
+    if ctx.platform in GPU_PLATFORMS and routine in CUSOLVER:
+        return f"cusolver_{CUSOLVER[routine]}_ffi"
     if not has_lapack(ctx):
         message = (
             f"{ctx.node.op.name} has no {ctx.platform} kernel yet (its LAPACK {routine} runs on the CPU "
             "only): run this part in a Session on CPU devices"
         )
         raise GraphError(located(message, ctx.node.location, ctx.node.name))
-    if dt.name not in _PREFIX:
-        raise GraphError(f"{routine} wants float32, float64, complex64 or complex128, got {dt.name}")
     return f"lapack_{_PREFIX[dt.name]}{routine}_ffi"
 
 

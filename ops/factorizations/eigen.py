@@ -42,9 +42,13 @@ def _eigh_lower(ctx, attrs: EighAttrs, x):
     (ty,), (v_ty, w_ty) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
     routine = "heevd" if ty.dtype.is_complex else "syevd"
+    if lapack.has_lapack(ctx):
+        config = {"mode": lapack.char("V"), "uplo": lapack.char("L" if attrs.lower else "U")}
+    else:  # cuSOLVER's syevd: the triangle as a bool, and its default algorithm
+        config = {"lower": hlo.ir.BoolAttr.get(attrs.lower), "algorithm": lapack.char("\0")}
     v, w, info = lapack.call(
-        lapack.target(ctx, routine, ty.dtype), [x], [ty], [v_ty, w_ty, lapack.info_type(batch)],
-        {"mode": lapack.char("V"), "uplo": lapack.char("L" if attrs.lower else "U")}, aliases={0: 0},
+        lapack.target(ctx, routine, ty.dtype), [x], [ty], [v_ty, w_ty, lapack.info_type(batch)], config,
+        aliases={0: 0},
     )  # fmt: skip
     nb = len(batch)
     return [lapack.nan_unless_ok(info, v, v_ty, nb), lapack.nan_unless_ok(info, w, w_ty, nb)]

@@ -198,16 +198,52 @@ def test_spmd_and_constraints_on_a_gpu_mesh(gpu_mesh):
     np.testing.assert_array_equal(got_doubled, xs * 2)
 
 
+def test_cusolver_factorizations_on_gpu(gpu_mesh):
+    a = RNG.normal(size=(3, 5, 5))
+    sym = a + np.swapaxes(a, -1, -2)
+    herm = (a + 1j * RNG.normal(size=(3, 5, 5))).astype(np.complex64)
+    herm = herm + np.conj(np.swapaxes(herm, -1, -2))
+    tall = RNG.normal(size=(6, 4)).astype(np.float32)
+    g = sg.Graph()
+    with g:
+        s = sg.placeholder(sym.shape, sg.float64, name="sym")
+        h = sg.placeholder(herm.shape, sg.complex64, name="herm")
+        t = sg.placeholder(tall.shape, sg.float32, name="tall")
+        p, lower, upper = sg.scipy.linalg.lu(s)
+        q, r = snp.linalg.qr(t)
+        out = dict(
+            w=snp.linalg.eigvalsh(s),
+            vw=snp.linalg.eigh(h),
+            plu=(p, lower, upper),
+            qr=(q, r),
+            solve=snp.linalg.solve(s, s[..., :2]),
+            det=snp.linalg.det(s),
+        )
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        got = sess.run(out, {s: sym, h: herm, t: tall})
+    np.testing.assert_allclose(got["w"], np.linalg.eigvalsh(sym), rtol=1e-10, atol=1e-10)
+    w, v = got["vw"]
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(herm), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(v @ (w[..., None] * np.conj(np.swapaxes(v, -1, -2))), herm, atol=1e-4)
+    p_, l_, u_ = got["plu"]
+    np.testing.assert_allclose(p_ @ l_ @ u_, sym, atol=1e-10)
+    q_, r_ = got["qr"]
+    np.testing.assert_allclose(q_ @ r_, tall, atol=1e-5)
+    np.testing.assert_allclose(np.swapaxes(q_, -1, -2) @ q_, np.eye(4), atol=1e-5)
+    np.testing.assert_allclose(got["solve"], np.linalg.solve(sym, sym[..., :2]), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(got["det"], np.linalg.det(sym), rtol=1e-9)
+
+
 def test_factorizations_without_gpu_kernels_say_so(gpu_mesh):
     g = sg.Graph()
     with g:
         x = sg.placeholder((4, 4), sg.float32, name="x")
-        w = snp.linalg.eigvalsh(x)
+        sv = snp.linalg.svd(x, compute_uv=False)
     with (
         sg.Session(g, mesh=gpu_mesh) as sess,
-        pytest.raises(sg.GraphError, match="eigh has no (gpu|cuda) kernel"),
+        pytest.raises(sg.GraphError, match="svd has no (gpu|cuda) kernel"),
     ):
-        sess.run(w, {x: np.eye(4, dtype=np.float32)})
+        sess.run(sv, {x: np.eye(4, dtype=np.float32)})
 
 
 def test_the_default_platform_comes_from_the_environment():

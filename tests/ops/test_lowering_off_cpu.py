@@ -2,13 +2,16 @@
 
 The Session is made to lower for "cuda" while it still compiles and runs on
 the CPU. cholesky and triangular_solve then take StableHLO's own ops (no
-LAPACK kernels there), checked against numpy/scipy; the other factorizations
-are a GraphError at the user's line; a complex convolution becomes three
-real ones (XLA's GPU convolutions are real only). tests/gpu/ runs the same
-ops on a real GPU.
+LAPACK kernels there), checked against numpy/scipy; eigh, lu and qr call
+cuSOLVER's kernels (checked on the lowered text: they run on a GPU only);
+svd and eig are a GraphError at the user's line; a complex convolution
+becomes three real ones (XLA's GPU convolutions are real only). tests/gpu/
+runs the same ops on a real GPU.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 import pytest
@@ -101,14 +104,28 @@ def test_cholesky_and_triangular_solve_without_lapack(lowered_for_cuda):
     assert np.isnan(got["not_pd"]).all()  # the whole failed matrix, as LAPACK potrf's path gives
 
 
-def test_factorizations_without_a_kernel_name_the_user_line(lowered_for_cuda):
+def test_factorizations_lower_to_cusolver_or_name_the_user_line(lowered_for_cuda):
     g = sg.Graph()
     with g:
         x = sg.placeholder((4, 4), sg.float32, name="x")
-        _, w = fz.eigh(x)  # the line the error names
-    line = test_factorizations_without_a_kernel_name_the_user_line.__code__.co_firstlineno + 4
-    with sg.Session(g) as sess, pytest.raises(sg.GraphError) as info:
-        sess.run(w, {x: np.eye(4, dtype=np.float32)})
+        c = sg.placeholder((4, 4), sg.complex64, name="c")
+        v, w = fz.eigh(x, lower=False)
+        vc, _ = fz.eigh(c)
+        lu, _, _ = fz.lu(x)
+        q, r = fz.qr(x)
+        s = fz.svd(x)  # the line the error names
+    source, first = inspect.getsourcelines(test_factorizations_lower_to_cusolver_or_name_the_user_line)
+    line = first + next(i for i, text in enumerate(source) if "the line the error names" in text)
+    with sg.Session(g) as sess:
+        text = sess.lower(
+            [v, w, vc, lu, q, r], {x: np.eye(4, dtype=np.float32), c: np.eye(4, dtype=np.complex64)}
+        )
+        with pytest.raises(sg.GraphError) as info:
+            sess.run(s, {x: np.eye(4, dtype=np.float32)})
+    for target in ("cusolver_syevd_ffi", "cusolver_getrf_ffi", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi"):
+        assert f"@{target}" in text, target
+    assert "lapack_" not in text
+    assert text.count("lower = false") == 1 and text.count("lower = true") == 1  # cuSOLVER's syevd flag
     message = str(info.value)
-    assert "eigh has no cuda kernel" in message and "CPU" in message
+    assert "svd has no cuda kernel" in message and "CPU" in message
     assert f"test_lowering_off_cpu.py:{line}" in message
