@@ -546,6 +546,7 @@ class Executable:
         )  # fmt: skip
         if len(self._devices) > 1 and spans_processes(self._devices):
             self._dispatch = self._run_global  # jaxlib's C++ dispatcher takes only addressable arrays
+        self._strict = None  # ``direct``'s dispatcher, made on first use
 
     def __call__(self, values) -> list:
         """Run on ``values`` (raises XlaRuntimeError): numpy results, then device results."""
@@ -575,11 +576,12 @@ class Executable:
         has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
         if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
-        strict = _jax.pjit(
-            "stablegraph", self._run_in_python, self._strict_first_call, [], [], ("stablegraph",),
-            _TREES, self._put_other, _DISPATCH_CACHE,
-        )  # fmt: skip
-        asarray, modules = np.asarray, sys.modules
+        if self._strict is None:
+            self._strict = _jax.pjit(
+                "stablegraph", self._run_in_python, self._strict_first_call, [], [], ("stablegraph",),
+                _TREES, self._put_other, _DISPATCH_CACHE,
+            )  # fmt: skip
+        strict, asarray, modules = self._strict, np.asarray, sys.modules
         first = one and len(self._handlers) == 1
 
         def call(values):

@@ -204,9 +204,12 @@ class Repeat:
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
         self.kind = type(fetches)
         self.keys = tuple(fetches) if self.kind is dict else None
-        # arrays fed as they were (no Python scalars or lists to convert): the executable's own
-        # dispatch can take them straight
-        as_given = feeds is None or all(type(v) is np.ndarray for v in feeds.values())
+        # every feed an array of the program's own dtype and shape (nothing was converted): the
+        # executable's own dispatch can take such feeds straight
+        as_given = feeds is None or all(
+            type(v) is np.ndarray and v.dtype == arr.dtype and v.shape == arr.shape
+            for v, (_, arr) in zip(feeds.values(), fed)
+        )
         self.direct = self._direct(program, len(fed)) if as_given else None
 
     def values_if_unchanged(self, feeds) -> list | None:
