@@ -29,7 +29,8 @@ def serve(address: str, num_processes: int, timeout: int, heartbeat: int) -> int
 
     try:
         service = pjrt.start_service(address, num_processes, timeout, heartbeat)
-        listener = socket.create_server((host_of(address), 0))
+        host = host_of(address)
+        listener = socket.create_server((host, 0), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
     except Exception as e:  # the port is taken, the host unknown: say so to process 0
         _say(f"error {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return 1
