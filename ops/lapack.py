@@ -11,8 +11,8 @@ the lowering context names: LAPACK on the CPU; on a GPU the cuSOLVER
 kernels of jaxlib's CUDA plugin (``cusolver_<routine>_ffi``, same layouts,
 registered by backend/pjrt.py) for the routines in ``CUSOLVER``. There
 cholesky and triangular_solve lower to StableHLO's own ops instead (XLA
-calls cuSOLVER / cuBLAS for them); the others (svd's gesdd, eig's geev) are
-a GraphError at the user's node.
+calls cuSOLVER / cuBLAS for them); eig's geev is a GraphError at the user's
+node.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 # LAPACK routine -> the cuSOLVER kernel that does its work on a GPU (one name for real and complex)
 CUSOLVER = {"syevd": "syevd", "heevd": "syevd", "getrf": "getrf", "geqrf": "geqrf", "orgqr": "orgqr",
-            "ungqr": "orgqr"}  # fmt: skip
+            "ungqr": "orgqr", "gesdd": "gesvd"}  # fmt: skip
 GPU_PLATFORMS = ("gpu", "cuda")
 
 
@@ -65,12 +65,16 @@ def _layout(ndim: int, matrix: bool) -> ir.Attribute:
     return ir.DenseIntElementsAttr.get(np.asarray(order, np.int64), type=ir.IndexType.get())
 
 
-def call(name: str, operands, in_types, out_types, config: dict | None = None, aliases=None) -> list:
+def call(
+    name: str, operands, in_types, out_types, config: dict | None = None, aliases=None, column_major=True
+) -> list:
     """Emit ``stablehlo.custom_call @name`` on ``operands`` returning ``out_types`` (TensorTypes).
 
     Arrays of the operands' largest rank are the matrices (column-major); the
     others (pivots, eigenvalues, info) are row-major. ``aliases`` maps an
     operand index to the result it may be overwritten by, as the kernels do.
+    ``column_major=False`` passes the matrices row-major too (cuSOLVER's gesvd of a wide
+    matrix, which it factors as the transpose).
     """
     rank = max(t.ndim for t in in_types)
     results = [hlo.tensor_type(t) for t in out_types]
@@ -87,8 +91,12 @@ def call(name: str, operands, in_types, out_types, config: dict | None = None, a
         # api_version 1 with a dictionary in mhlo.backend_config is what XLA reads as a typed-FFI call
         "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         "called_computations": ir.ArrayAttr.get([]),
-        "operand_layouts": ir.ArrayAttr.get([_layout(t.ndim, t.ndim == rank) for t in in_types]),
-        "result_layouts": ir.ArrayAttr.get([_layout(t.ndim, t.ndim == rank) for t in out_types]),
+        "operand_layouts": ir.ArrayAttr.get(
+            [_layout(t.ndim, column_major and t.ndim == rank) for t in in_types]
+        ),
+        "result_layouts": ir.ArrayAttr.get(
+            [_layout(t.ndim, column_major and t.ndim == rank) for t in out_types]
+        ),
         "output_operand_aliases": ir.ArrayAttr.get(alias_list),
     }
     op = sh.CustomCallOp.build_generic(results=results, operands=list(operands), attributes=attributes)

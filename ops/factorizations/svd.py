@@ -10,7 +10,7 @@ ct_A = U (F * (U^T ct_U - ct_U^T U) S + diag(ct_s) + S F * (V^T ct_V - ct_V^T V)
 from __future__ import annotations
 
 from ...graph import Attrs, GraphError, OpDef, TensorType, dtypes, located
-from .. import lapack, prims
+from .. import hlo, lapack, prims
 from ..registry import bind
 from .common import (
     check_matrix,
@@ -47,10 +47,26 @@ def _svd_infer(attrs: SvdAttrs, x: TensorType):
 def _svd_lower(ctx, attrs: SvdAttrs, x):
     (ty,), (s_ty, u_ty, vt_ty) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
-    _, s, u, vt, info = lapack.call(
-        lapack.target(ctx, "gesdd", ty.dtype), [x], [ty], [ty, s_ty, u_ty, vt_ty, lapack.info_type(batch)],
-        {"mode": lapack.char("A" if attrs.full_matrices else "S")}, aliases={0: 0},
-    )  # fmt: skip
+    name, info_ty = lapack.target(ctx, "gesdd", ty.dtype), lapack.info_type(batch)
+    if lapack.has_lapack(ctx):
+        _, s, u, vt, info = lapack.call(
+            name, [x], [ty], [ty, s_ty, u_ty, vt_ty, info_ty],
+            {"mode": lapack.char("A" if attrs.full_matrices else "S")}, aliases={0: 0},
+        )  # fmt: skip
+    else:  # cuSOLVER's gesvd wants m >= n: a wide matrix goes in row-major, as its transpose
+        m, n = ty.shape[-2:]
+        wide = m < n
+        flag = hlo.ir.BoolAttr.get
+        config = {
+            "full_matrices": flag(attrs.full_matrices),
+            "compute_uv": flag(True),
+            "transposed": flag(wide),
+        }
+        outs = [ty, s_ty, vt_ty, u_ty, info_ty] if wide else [ty, s_ty, u_ty, vt_ty, info_ty]
+        _, s, first, second, info = lapack.call(
+            name, [x], [ty], outs, config, aliases={0: 0}, column_major=not wide
+        )
+        u, vt = (second, first) if wide else (first, second)
     nb = len(batch)
     return [lapack.nan_unless_ok(info, t, tt, nb) for t, tt in ((s, s_ty), (u, u_ty), (vt, vt_ty))]
 

@@ -212,6 +212,9 @@ def test_cusolver_factorizations_on_gpu(gpu_mesh):
         p, lower, upper = sg.scipy.linalg.lu(s)
         q, r = snp.linalg.qr(t)
         out = dict(
+            svd_tall=snp.linalg.svd(t, full_matrices=False),
+            svd_wide=snp.linalg.svd(snp.swapaxes(t, 0, 1)),
+            svd_values=snp.linalg.svd(s, compute_uv=False),
             w=snp.linalg.eigvalsh(s),
             vw=snp.linalg.eigh(h),
             plu=(p, lower, upper),
@@ -232,18 +235,28 @@ def test_cusolver_factorizations_on_gpu(gpu_mesh):
     np.testing.assert_allclose(np.swapaxes(q_, -1, -2) @ q_, np.eye(4), atol=1e-5)
     np.testing.assert_allclose(got["solve"], np.linalg.solve(sym, sym[..., :2]), rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(got["det"], np.linalg.det(sym), rtol=1e-9)
+    u, sv, vt = got["svd_tall"]
+    assert u.shape == (6, 4) and vt.shape == (4, 4)
+    np.testing.assert_allclose(sv, np.linalg.svd(tall, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose((u * sv) @ vt, tall, atol=1e-5)
+    u, sv, vt = got["svd_wide"]
+    assert u.shape == (4, 4) and vt.shape == (6, 6)
+    np.testing.assert_allclose(sv, np.linalg.svd(tall.T, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose((u * sv) @ vt[:4], tall.T, atol=1e-5)
+    np.testing.assert_allclose(vt @ vt.T, np.eye(6), atol=1e-5)
+    np.testing.assert_allclose(got["svd_values"], np.linalg.svd(sym, compute_uv=False), rtol=1e-10)
 
 
 def test_factorizations_without_gpu_kernels_say_so(gpu_mesh):
     g = sg.Graph()
     with g:
         x = sg.placeholder((4, 4), sg.float32, name="x")
-        sv = snp.linalg.svd(x, compute_uv=False)
+        ev = snp.linalg.eigvals(x)
     with (
         sg.Session(g, mesh=gpu_mesh) as sess,
-        pytest.raises(sg.GraphError, match="svd has no (gpu|cuda) kernel"),
+        pytest.raises(sg.GraphError, match="eig has no (gpu|cuda) kernel"),
     ):
-        sess.run(sv, {x: np.eye(4, dtype=np.float32)})
+        sess.run(ev, {x: np.eye(4, dtype=np.float32)})
 
 
 def test_the_default_platform_comes_from_the_environment():

@@ -3,8 +3,8 @@
 The Session is made to lower for "cuda" while it still compiles and runs on
 the CPU. cholesky and triangular_solve then take StableHLO's own ops (no
 LAPACK kernels there), checked against numpy/scipy; eigh, lu and qr call
-cuSOLVER's kernels (checked on the lowered text: they run on a GPU only);
-svd and eig are a GraphError at the user's line; a complex convolution
+cuSOLVER's kernels, svd gesvd's (checked on the lowered text: they run on a
+GPU only); eig is a GraphError at the user's line; a complex convolution
 becomes three real ones (XLA's GPU convolutions are real only). tests/gpu/
 runs the same ops on a real GPU.
 """
@@ -113,19 +113,21 @@ def test_factorizations_lower_to_cusolver_or_name_the_user_line(lowered_for_cuda
         vc, _ = fz.eigh(c)
         lu, _, _ = fz.lu(x)
         q, r = fz.qr(x)
-        s = fz.svd(x)  # the line the error names
+        s, _, _ = fz.svd(x)
+        wide, _, _ = fz.svd(x[:2])
+        e, _ = fz.eig(x)  # the line the error names
     source, first = inspect.getsourcelines(test_factorizations_lower_to_cusolver_or_name_the_user_line)
     line = first + next(i for i, text in enumerate(source) if "the line the error names" in text)
+    feeds = {x: np.eye(4, dtype=np.float32), c: np.eye(4, dtype=np.complex64)}
     with sg.Session(g) as sess:
-        text = sess.lower(
-            [v, w, vc, lu, q, r], {x: np.eye(4, dtype=np.float32), c: np.eye(4, dtype=np.complex64)}
-        )
+        text = sess.lower([v, w, vc, lu, q, r, s, wide], feeds)
         with pytest.raises(sg.GraphError) as info:
-            sess.run(s, {x: np.eye(4, dtype=np.float32)})
-    for target in ("cusolver_syevd_ffi", "cusolver_getrf_ffi", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi"):
-        assert f"@{target}" in text, target
+            sess.run(e, {x: np.eye(4, dtype=np.float32)})
+    for target in ("syevd", "getrf", "geqrf", "orgqr", "gesvd"):
+        assert f"@cusolver_{target}_ffi" in text, target
     assert "lapack_" not in text
     assert text.count("lower = false") == 1 and text.count("lower = true") == 1  # cuSOLVER's syevd flag
+    assert text.count("transposed = false") == 1 and text.count("transposed = true") == 1  # a wide svd
     message = str(info.value)
-    assert "svd has no cuda kernel" in message and "CPU" in message
+    assert "eig has no cuda kernel" in message and "CPU" in message
     assert f"test_lowering_off_cpu.py:{line}" in message
