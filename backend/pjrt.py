@@ -66,7 +66,6 @@ def _register_lapack_kernels() -> None:
 _register_lapack_kernels()
 
 GPU_PLATFORMS = ("gpu", "cuda")
-PLATFORMS = ("cpu", *GPU_PLATFORMS)
 # Where a Session without a mesh, sg.devices() and sg.make_mesh run: CPU unless the environment says
 # otherwise (STABLEGRAPH_PLATFORM=gpu on a GPU machine, read once at import, like JAX_PLATFORMS).
 DEFAULT_PLATFORM = os.environ.get("STABLEGRAPH_PLATFORM", "cpu").strip().lower() or "cpu"
@@ -114,13 +113,12 @@ def _cuda_client():
     loaded from its shared library without importing jax. GraphError when it is missing or finds
     no GPU. If jax is loaded, its CUDA client is shared: a process has one CUDA plugin, and the
     one of jax and stablegraph that starts it second could not register it again."""
+    found = _installed_cuda_plugin()
     shared = _jax_cuda_client()
     if shared is not None:
-        found = _installed_cuda_plugin()
         if found is not None:  # jax registered the plugin's custom-call handler
             _register_cusolver_kernels(CUDA_KERNELS[found[0].name], None)
         return shared
-    found = _installed_cuda_plugin()
     if found is None:
         raise GraphError(
             "sg.devices(platform='gpu'): no CUDA plugin is installed; on a machine with an NVIDIA GPU, "
@@ -223,15 +221,6 @@ def default_devices(n: int = 1) -> list:
     if len(found) < n:
         raise GraphError(f"sg.Session: {DEFAULT_PLATFORM} has {len(found)} devices, {n} asked for")
     return found[:n]
-
-
-def cpu_client(num_devices: int = 1):
-    """A PJRT CPU client with ``num_devices`` devices (cached per count)."""
-    return client("cpu", num_devices)
-
-
-def cpu_devices(num_devices: int = 1) -> list:
-    return list(cpu_client(num_devices).devices())
 
 
 def devices(n: int | None = None, platform: str | None = None) -> list:
@@ -587,7 +576,8 @@ class Executable:
         def call(values):
             # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
             # kind and cast them (wrapping ints, overflowing floats) instead of missing: with it
-            # on, such a feed is a miss, and the Session's full path checks the cast
+            # on, such a feed is a miss, and the Session's full path checks the cast. This is
+            # ``_x64_for(True)`` written out: no object per call on this hot path
             config = modules.get("jax._src.config")
             if config is None:
                 results = strict(*values)

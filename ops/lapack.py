@@ -30,7 +30,6 @@ _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 # LAPACK routine -> the cuSOLVER kernel that does its work on a GPU (one name for real and complex)
 CUSOLVER = {"syevd": "syevd", "heevd": "syevd", "getrf": "getrf", "geqrf": "geqrf", "orgqr": "orgqr",
             "ungqr": "orgqr", "gesdd": "gesvd"}  # fmt: skip
-GPU_PLATFORMS = ("gpu", "cuda")
 
 
 def has_lapack(ctx) -> bool:
@@ -43,15 +42,15 @@ def target(ctx, routine: str, dt: dtypes.DType) -> str:
     of the node ``ctx`` lowers; a GraphError at that node where there is no such kernel."""
     if dt.name not in _PREFIX:
         raise GraphError(f"{routine} wants float32, float64, complex64 or complex128, got {dt.name}")
-    if ctx.platform in GPU_PLATFORMS and routine in CUSOLVER:
+    if has_lapack(ctx):
+        return f"lapack_{_PREFIX[dt.name]}{routine}_ffi"
+    if routine in CUSOLVER:  # off the CPU means on a GPU, the one other platform
         return f"cusolver_{CUSOLVER[routine]}_ffi"
-    if not has_lapack(ctx):
-        message = (
-            f"{ctx.node.op.name} has no {ctx.platform} kernel yet (its LAPACK {routine} runs on the CPU "
-            "only): run this part in a Session on CPU devices"
-        )
-        raise GraphError(located(message, ctx.node.location, ctx.node.name))
-    return f"lapack_{_PREFIX[dt.name]}{routine}_ffi"
+    message = (
+        f"{ctx.node.op.name} has no {ctx.platform} kernel yet (its LAPACK {routine} runs on the CPU "
+        "only): run this part in a Session on CPU devices"
+    )
+    raise GraphError(located(message, ctx.node.location, ctx.node.name))
 
 
 def char(c: str) -> ir.Attribute:
