@@ -535,7 +535,7 @@ class Executable:
         )  # fmt: skip
         if len(self._devices) > 1 and spans_processes(self._devices):
             self._dispatch = self._run_global  # jaxlib's C++ dispatcher takes only addressable arrays
-        self._strict = None  # ``direct``'s dispatcher, made on first use
+        self._strict: dict = {}  # ``direct``'s dispatchers, made on first use: one result alone? -> pjit
 
     def __call__(self, values) -> list:
         """Run on ``values`` (raises XlaRuntimeError): numpy results, then device results."""
@@ -565,13 +565,14 @@ class Executable:
         has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
         if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
-        if self._strict is None:
-            self._strict = _jax.pjit(
-                "stablegraph", self._run_in_python, self._strict_first_call, [], [], ("stablegraph",),
-                _TREES, self._put_other, _DISPATCH_CACHE,
+        leaf = one and len(self._handlers) == 1
+        strict = self._strict.get(leaf)
+        if strict is None:
+            strict = self._strict[leaf] = _jax.pjit(
+                "stablegraph", self._run_in_python, functools.partial(self._strict_first_call, leaf), [], [],
+                ("stablegraph",), _TREES, self._put_other, _DISPATCH_CACHE,
             )  # fmt: skip
-        strict, asarray, modules = self._strict, np.asarray, sys.modules
-        first = one and len(self._handlers) == 1
+        asarray, modules = np.asarray, sys.modules
 
         def call(values):
             # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
@@ -588,7 +589,7 @@ class Executable:
                     results = strict(*values)
                 finally:
                     flag.set_local(old)
-            return asarray(results[0]) if first else [asarray(r) for r in results]
+            return asarray(results) if leaf else [asarray(r) for r in results]
 
         return call
 
@@ -628,11 +629,14 @@ class Executable:
         outs = self._run_in_python(*values)
         return outs, (self._fast_path if self._exact(values) else None), False
 
-    def _strict_first_call(self, *values):
+    def _strict_first_call(self, leaf: bool, *values):
         """``direct``'s cache miss: as ``_first_call``, for exactly the types the program takes."""
         if not self._exact(values):
             raise ArgumentMismatch
-        return self._run_in_python(*values), self._fast_path, False
+        results = self._run_in_python(*values)
+        if leaf:  # the one result itself, not a list of one: less for C++ to build per call
+            return results[0], self._fast_path._replace(out_pytree_def=_TREES.flatten(0)[1]), False
+        return results, self._fast_path, False
 
     def _exact(self, values) -> bool:
         return len(values) == len(self._avals) and all(

@@ -118,8 +118,13 @@ class Session:
         """
         if self._closed:
             raise FeedError("this Session is closed")
-        key = repeat_key(fetches, feeds)
-        repeat = self._repeats.get(key) if key is not None else None
+        kind = type(fetches)
+        if (kind is Tensor or kind is str) and type(feeds) is dict:  # the commonest run, keyed inline
+            key = (kind, fetches, *feeds)
+            repeat = self._repeats.get(key)
+        else:
+            key = repeat_key(fetches, feeds)
+            repeat = self._repeats.get(key) if key is not None else None
         if repeat is not None:
             direct = repeat.direct
             if direct is not None:
