@@ -147,7 +147,7 @@ def _register_cusolver_kernels(package: str, c_api) -> None:
     """Register the cuSOLVER kernels of jaxlib's CUDA kernel package (jax-cuda13-plugin) as XLA
     custom-call targets for CUDA, as ``_register_lapack_kernels`` does LAPACK's on the CPU;
     ``c_api`` (the plugin this module loaded, or None when jax did) takes the registrations.
-    Without that package the GPU factorizations other than cholesky fail to compile, naming
+    Without that package the GPU factorizations fail to compile, naming
     the missing target."""
     import importlib  # noqa: PLC0415
 

@@ -9,10 +9,9 @@ column-major (the layouts below) and leading dims are batch dims, which the
 kernels loop over themselves. ``target`` picks the kernel by the platform
 the lowering context names: LAPACK on the CPU; on a GPU the cuSOLVER
 kernels of jaxlib's CUDA plugin (``cusolver_<routine>_ffi``, same layouts,
-registered by backend/pjrt.py) for the routines in ``CUSOLVER``. There
-cholesky and triangular_solve lower to StableHLO's own ops instead (XLA
-calls cuSOLVER / cuBLAS for them); eig's geev is a GraphError at the user's
-node.
+registered by backend/pjrt.py) for the routines in ``CUSOLVER``; there
+triangular_solve lowers to StableHLO's own op instead (XLA calls cuBLAS's
+trsm).
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
 # LAPACK routine -> the cuSOLVER kernel that does its work on a GPU (one name for real and complex)
-CUSOLVER = {"syevd": "syevd", "heevd": "syevd", "getrf": "getrf", "geqrf": "geqrf", "orgqr": "orgqr",
-            "ungqr": "orgqr", "gesdd": "gesvd"}  # fmt: skip
+CUSOLVER = {"potrf": "potrf", "syevd": "syevd", "heevd": "syevd", "getrf": "getrf", "geqrf": "geqrf",
+            "orgqr": "orgqr", "ungqr": "orgqr", "gesdd": "gesvd", "geev": "geev"}  # fmt: skip
 
 
 def has_lapack(ctx) -> bool:
@@ -122,20 +121,6 @@ def nan_unless_ok(info, x, ty: TensorType, n_batch: int):
     mask_type = hlo.tensor_type(TensorType(ty.shape, dtypes.bool_))
     ok = sh.broadcast_in_dim(mask_type, ok, hlo.dense_i64(range(n_batch)))
     return sh.select(ok, x, splat(np.nan, ty))
-
-
-def nan_unless_finite(x, ty: TensorType):
-    """``x``, or NaN everywhere in each matrix that has a NaN: a failed factorization reads as
-    potrf's does (XLA's own cholesky leaves NaNs from the failing column on only)."""
-    n_batch = ty.ndim - 2
-    flags_ty = TensorType(ty.shape, dtypes.int32)
-    flags = sh.convert(hlo.tensor_type(flags_ty), hlo.compare(x, x, "NE", ty.dtype))
-    count_ty = info_type(ty.shape[:n_batch])
-    op = sh.ReduceOp(
-        [hlo.tensor_type(count_ty)], [flags], [splat(0, info_type(()))], hlo.dense_i64([n_batch, n_batch + 1])
-    )
-    hlo.reduce_region(op.regions[0], dtypes.int32, sh.add)
-    return nan_unless_ok(op.result, x, ty, n_batch)
 
 
 def triangle_mask(ty: TensorType, lower: bool, k: int = 0):

@@ -1,7 +1,8 @@
 """cholesky and triangular_solve: LAPACK potrf and trsm (ops layer).
 
-Both take leading batch dims, which the kernels loop over. Off the CPU they
-lower to StableHLO's cholesky and triangular_solve, which XLA implements there. Gradients are
+Both take leading batch dims, which the kernels loop over. On a GPU cholesky
+calls cuSOLVER's potrf (as jax does) and triangular_solve lowers to
+StableHLO's own op (XLA calls cuBLAS's trsm). Gradients are
 jax's: cholesky's is the transpose of L' = L phi(L^-1 A' L^-H) (phi keeps
 the lower triangle and halves the diagonal), so it treats A as given, not
 symmetrized (sg.numpy.linalg.cholesky symmetrizes its input first, as jax does).
@@ -36,13 +37,17 @@ def _cholesky_infer(attrs, x: TensorType) -> TensorType:
 
 def _cholesky_lower(ctx, attrs, x):
     (ty,) = ctx.in_types
-    if not lapack.has_lapack(ctx):  # XLA's own cholesky (cuSOLVER on a GPU); NaNs where it fails, as potrf's
-        return lapack.nan_unless_finite(lapack.keep_triangle(sh.cholesky(x, lower=True), ty, lower=True), ty)
     batch = ty.shape[:-2]
+    # LAPACK's potrf reads the triangle as a character, cuSOLVER's as a bool
+    config = {"uplo": lapack.char("L")} if lapack.has_lapack(ctx) else {"lower": hlo.ir.BoolAttr.get(True)}
     out, info = lapack.call(
-        lapack.target(ctx, "potrf", ty.dtype), [x], [ty], [ty, lapack.info_type(batch)],
-        {"uplo": lapack.char("L")}, aliases={0: 0},
-    )  # fmt: skip
+        lapack.target(ctx, "potrf", ty.dtype),
+        [x],
+        [ty],
+        [ty, lapack.info_type(batch)],
+        config,
+        aliases={0: 0},
+    )
     # potrf leaves the input's upper triangle in place; a matrix that is not positive definite gives NaNs.
     return lapack.nan_unless_ok(info, lapack.keep_triangle(out, ty, lower=True), ty, len(batch))
 
@@ -70,7 +75,7 @@ def cholesky(x):
 
     Reads only the lower triangle of ``x``; a matrix that is not positive
     definite gives NaNs (as jax). Lowers to a custom call of LAPACK potrf
-    (``lapack_dpotrf_ffi`` for float64). Example: ``L = cholesky(a @ a.T + eye)``.
+    (``lapack_dpotrf_ffi`` for float64; cuSOLVER's on a GPU). Example: ``L = cholesky(a @ a.T + eye)``.
     """
     return bind(cholesky_op, x)
 

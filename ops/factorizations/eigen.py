@@ -1,4 +1,4 @@
-"""eigh and eig: LAPACK syevd/heevd and geev (ops layer).
+"""eigh and eig: LAPACK syevd/heevd and geev (ops layer); cuSOLVER's syevd and geev on a GPU.
 
 eigh's gradient is jax's: with F[i, j] = 1 / (w[j] - w[i]) off the diagonal,
 A's cotangent is V (diag(ct_w) + F * (V^H ct_V)) V^H, for A as given (not
@@ -116,17 +116,49 @@ def _eig_infer(attrs, x: TensorType):
 def _eig_lower(ctx, attrs, x):
     (ty,), (w_ty, v_ty) = ctx.in_types, ctx.out_types
     batch = ty.shape[:-2]
-    config = {"compute_left": lapack.char("N"), "compute_right": lapack.char("V")}
     name = lapack.target(ctx, "geev", ty.dtype)
     info_ty = lapack.info_type(batch)
-    if ty.dtype.is_complex:
+    if not lapack.has_lapack(ctx):  # cuSOLVER's geev: its input's workspace, w, vl, vr, info
+        config = {"left": hlo.ir.BoolAttr.get(False), "right": hlo.ir.BoolAttr.get(True)}
+        vr_ty = TensorType(ty.shape, ty.dtype)
+        _, w, _, vr, info = lapack.call(name, [x], [ty], [ty, w_ty, vr_ty, vr_ty, info_ty], config)
+        v = vr if ty.dtype.is_complex else _unpack_conjugate_pairs(w, vr, w_ty, vr_ty)
+    elif ty.dtype.is_complex:
+        config = {"compute_left": lapack.char("N"), "compute_right": lapack.char("V")}
         w, _, v, info = lapack.call(name, [x], [ty], [w_ty, v_ty, v_ty, info_ty], config)
-    else:
+    else:  # jaxlib's real geev unpacks the eigenvectors itself
+        config = {"compute_left": lapack.char("N"), "compute_right": lapack.char("V")}
         part = TensorType(w_ty.shape, ty.dtype)
         wr, wi, _, v, info = lapack.call(name, [x], [ty], [part, part, v_ty, v_ty, info_ty], config)
         w = sh.complex(wr, wi)
     nb = len(batch)
     return [lapack.nan_unless_ok(info, w, w_ty, nb), lapack.nan_unless_ok(info, v, v_ty, nb)]
+
+
+def _unpack_conjugate_pairs(w, vr, w_ty: TensorType, vr_ty: TensorType):
+    """Complex eigenvectors from geev's real packing: a conjugate pair w[j], w[j+1] = a +- ib (b > 0
+    first) shares columns j and j+1 of vr as v[j] = vr[j] + i vr[j+1], v[j+1] = vr[j] - i vr[j+1]."""
+    n_batch = vr_ty.ndim - 2
+    imag = sh.imag(w)
+    part_ty = TensorType(w_ty.shape, vr_ty.dtype)
+    mask_ty = hlo.tensor_type(TensorType(vr_ty.shape, dtypes.bool_))
+    column_of = hlo.dense_i64([*range(n_batch), n_batch + 1])  # (batch, n) -> each column of (batch, n, n)
+    first, second = (
+        sh.broadcast_in_dim(mask_ty, hlo.compare(imag, lapack.splat(0, part_ty), way, vr_ty.dtype), column_of)
+        for way in ("GT", "LT")
+    )
+    zero = lapack.splat(0, TensorType((), vr_ty.dtype))
+
+    def shifted(by: int):  # column j of the result is vr's column j + by (zero past the edge)
+        edge = [0] * (vr_ty.ndim - 1)
+        return sh.pad(
+            vr, zero, hlo.dense_i64([*edge, -by]), hlo.dense_i64([*edge, by]), hlo.dense_i64([0] * vr_ty.ndim)
+        )
+
+    zeros = lapack.splat(0, vr_ty)
+    real = sh.select(second, shifted(-1), vr)
+    imaginary = sh.select(first, shifted(1), sh.select(second, sh.negate(vr), zeros))
+    return sh.complex(real, imaginary)
 
 
 def _eig_vjp(ctx, attrs, xs, ys, cts):

@@ -247,16 +247,31 @@ def test_cusolver_factorizations_on_gpu(gpu_mesh):
     np.testing.assert_allclose(got["svd_values"], np.linalg.svd(sym, compute_uv=False), rtol=1e-10)
 
 
-def test_factorizations_without_gpu_kernels_say_so(gpu_mesh):
+def test_eig_on_gpu(gpu_mesh):
+    real = RNG.normal(size=(3, 6, 6))  # random real matrices: complex conjugate pairs among the eigenvalues
+    cplx = (RNG.normal(size=(5, 5)) + 1j * RNG.normal(size=(5, 5))).astype(np.complex64)
     g = sg.Graph()
     with g:
-        x = sg.placeholder((4, 4), sg.float32, name="x")
-        ev = snp.linalg.eigvals(x)
-    with (
-        sg.Session(g, mesh=gpu_mesh) as sess,
-        pytest.raises(sg.GraphError, match="eig has no (gpu|cuda) kernel"),
-    ):
-        sess.run(ev, {x: np.eye(4, dtype=np.float32)})
+        x = sg.placeholder(real.shape, sg.float64, name="x")
+        c = sg.placeholder(cplx.shape, sg.complex64, name="c")
+        out = dict(
+            real=snp.linalg.eig(x),
+            cplx=snp.linalg.eig(c),
+            grad=sg.grad(lambda m: snp.real(snp.linalg.eigvals(m)).sum())(x),
+        )
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        got = sess.run(out, {x: real, c: cplx})
+    assert np.iscomplex(got["real"][0]).any()
+    for name, a, tol in (("real", real, 1e-10), ("cplx", cplx, 1e-4)):
+        w, v = got[name]
+        np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=tol, err_msg=name)
+        np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, rtol=tol, err_msg=name)
+        want = np.linalg.eigvals(a)
+        np.testing.assert_allclose(
+            np.sort_complex(w), np.sort_complex(want), rtol=tol, atol=tol, err_msg=name
+        )
+    # d/dA sum(Re w) = d/dA trace(A) = I
+    np.testing.assert_allclose(got["grad"], np.broadcast_to(np.eye(6), real.shape), atol=1e-8)
 
 
 def test_the_default_platform_comes_from_the_environment():
