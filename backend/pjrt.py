@@ -554,9 +554,10 @@ class Executable:
             return [to_numpy(r) for r in host] + kept
         return [np.asarray(r) for r in host] + kept
 
-    def direct(self, one: bool = False):
-        """A lean callable ``values -> numpy results`` (``one``: the only result) for the
-        common case, or None.
+    def direct(self, form=list):
+        """A lean callable ``values -> numpy results`` for the common case, or None. ``form``
+        shapes the results: None for the only result alone, ``list`` or ``tuple`` for a
+        sequence of them, a tuple of keys for a dict of them.
 
         It skips ``__call__``'s branches when they cannot apply: results all
         host-bound, plain numpy dtypes, one CPU device, no 64-bit values (which need
@@ -565,7 +566,9 @@ class Executable:
         has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
         if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
-        leaf = one and len(self._handlers) == 1
+        leaf = form is None
+        if leaf and len(self._handlers) != 1:
+            return None
         strict = self._strict.get(leaf)
         if strict is None:
             strict = self._strict[leaf] = _jax.pjit(
@@ -573,6 +576,8 @@ class Executable:
                 ("stablegraph",), _TREES, self._put_other, _DISPATCH_CACHE,
             )  # fmt: skip
         asarray, modules = np.asarray, sys.modules
+        keys = form if type(form) is tuple else None
+        as_tuple = form is tuple
 
         def call(values):
             # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
@@ -589,7 +594,12 @@ class Executable:
                     results = strict(*values)
                 finally:
                     flag.set_local(old)
-            return asarray(results) if leaf else [asarray(r) for r in results]
+            if leaf:
+                return asarray(results)
+            if keys is not None:
+                return {k: asarray(r) for k, r in zip(keys, results)}
+            arrays = [asarray(r) for r in results]
+            return tuple(arrays) if as_tuple else arrays
 
         return call
 

@@ -151,9 +151,10 @@ def is_fetch_leaf(x) -> bool:
 
 
 def repeat_key(fetches, feeds):
-    """A hashable key for a run whose fetches are one Tensor or name, or a flat list, tuple or
-    dict of them, and whose feeds are a dict (by Tensor or name). Names are as good as Tensors
-    here: a graph only grows, so a name always resolves to the same tensor."""
+    """A key for a run whose fetches are one Tensor or name, or a flat list, tuple or dict of
+    them, and whose feeds are a dict (by Tensor or name); None for other runs. It is unhashable
+    when the fetches nest (the caller's lookup tells). Names are as good as Tensors here: a
+    graph only grows, so a name always resolves to the same tensor."""
     kind = type(fetches)
     if kind is Tensor or kind is str:
         head = fetches
@@ -164,16 +165,10 @@ def repeat_key(fetches, feeds):
     else:
         return None
     if feeds is None:
-        key = (kind, head)
-    elif type(feeds) is dict:
-        key = (kind, head, *feeds)
-    else:
-        return None
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+        return (kind, head)
+    if type(feeds) is dict:
+        return (kind, head, *feeds)
+    return None
 
 
 def is_flat(tree, fetches) -> bool:
@@ -240,11 +235,7 @@ class Repeat:
             and program.fetch_slots is None and len(program.arg_positions) == n_fed
         )  # fmt: skip
         make = getattr(program.executable, "direct", None)
-        one = self.kind not in (list, tuple, dict)
-        call = make(one) if simple and make is not None else None
-        if call is None or one or self.kind is list:
-            return call
-        if self.kind is tuple:
-            return lambda values: tuple(call(values))
-        keys = self.keys
-        return lambda values: dict(zip(keys, call(values)))
+        if not simple or make is None:
+            return None
+        kind = self.kind
+        return make(self.keys if kind is dict else kind if kind is list or kind is tuple else None)

@@ -124,7 +124,10 @@ class Session:
             repeat = self._repeats.get(key)
         else:
             key = repeat_key(fetches, feeds)
-            repeat = self._repeats.get(key) if key is not None else None
+            try:
+                repeat = self._repeats.get(key)
+            except TypeError:  # nested fetches: no repeat entry
+                key = repeat = None
         if repeat is not None:
             direct = repeat.direct
             if direct is not None:
