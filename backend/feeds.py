@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import FeedError, GraphError, Tensor
+from ..graph import FeedError, GraphError, Tensor, located
 from ..graph.dims import evaluate, linear, substitute, symbols
 
 
@@ -44,7 +44,7 @@ def convert(tensor: Tensor, value) -> np.ndarray:
     if arr.dtype != want:
         arr = _cast(tensor, arr, want)
     if arr.ndim != len(tensor.type.shape):
-        raise FeedError(f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
+        raise _error(tensor, f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
     return arr
 
 
@@ -54,13 +54,15 @@ def _as_array(tensor: Tensor, value) -> np.ndarray:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:  # a ragged nest of lists, mostly
         reason = str(e).split(". ", 1)[-1]
-        raise FeedError(
-            f"feed for {tensor.name} is not a rectangular array ({reason}); expected {_spelled(tensor)}"
+        raise _error(
+            tensor,
+            f"feed for {tensor.name} is not a rectangular array ({reason}); expected {_spelled(tensor)}",
         ) from None
     if arr.dtype == object:
-        raise FeedError(
+        raise _error(
+            tensor,
             f"feed for {tensor.name} does not convert to an array of numbers: got {_short(value)} "
-            f"(a ragged list, an int beyond 64 bits, or objects?); expected {_spelled(tensor)}"
+            f"(a ragged list, an int beyond 64 bits, or objects?); expected {_spelled(tensor)}",
         )
     return arr
 
@@ -68,9 +70,10 @@ def _as_array(tensor: Tensor, value) -> np.ndarray:
 def _cast(tensor: Tensor, arr: np.ndarray, want: np.dtype) -> np.ndarray:
     """``arr`` as ``want`` under same_kind casting, if no value changes on the way."""
     if not np.can_cast(arr.dtype, want, casting="same_kind"):
-        raise FeedError(
+        raise _error(
+            tensor,
             f"feed for {tensor.name} has dtype {arr.dtype}, which does not cast to "
-            f"{tensor.dtype.name} (same_kind); convert it first"
+            f"{tensor.dtype.name} (same_kind); convert it first",
         )
     if arr.dtype.kind in "iu" and want.kind in "iu":
         _check_int_range(tensor, arr, want)
@@ -80,9 +83,10 @@ def _cast(tensor: Tensor, arr: np.ndarray, want: np.dtype) -> np.ndarray:
         overflow = np.isfinite(arr) & ~np.isfinite(out)
         if overflow.any():
             first = arr[overflow].flat[0].item()
-            raise FeedError(
+            raise _error(
+                tensor,
                 f"feed for {tensor.name} has {arr.dtype} values too large for {tensor.dtype.name} "
-                f"(e.g. {first!r} becomes {out[overflow].flat[0]}); scale or convert it first"
+                f"(e.g. {first!r} becomes {out[overflow].flat[0]}); scale or convert it first",
             )
     return out
 
@@ -94,10 +98,11 @@ def _check_int_range(tensor: Tensor, arr: np.ndarray, want: np.dtype) -> None:
         return
     lo, hi = int(arr.min()), int(arr.max())
     if lo < info.min or hi > info.max:
-        raise FeedError(
+        raise _error(
+            tensor,
             f"feed for {tensor.name} has {arr.dtype} values in [{lo}, {hi}], outside the range of "
             f"{tensor.dtype.name} [{info.min}, {info.max}]; they would wrap around: convert them "
-            "first or give the placeholder a wider dtype"
+            "first or give the placeholder a wider dtype",
         )
 
 
@@ -120,7 +125,7 @@ def bind(fed: list[tuple[Tensor, np.ndarray]]) -> dict[str, int]:
         for d, n in zip(t.type.shape, arr.shape):
             if isinstance(d, int):
                 if d != n:
-                    raise FeedError(f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}")
+                    raise _error(t, f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}")
             elif linear(d) == (d, 1, 0):
                 _bind_symbol(bindings, source, d, n, t, arr.shape)
     _solve_linear(fed, bindings, source)
@@ -132,10 +137,11 @@ def bind(fed: list[tuple[Tensor, np.ndarray]]) -> dict[str, int]:
 def _bind_symbol(bindings, source, sym: str, n: int, t: Tensor, shape) -> None:
     if sym in bindings and bindings[sym] != n:
         first, first_shape = source[sym]
-        raise FeedError(
+        raise _error(
+            t,
             f"dim {sym} is {bindings[sym]} in the feed for {first.name} but {n} in the feed for {t.name}: "
             f"symbol {sym} cannot be both (shape {first_shape} fed for {_spelled(first)}, "
-            f"shape {shape} fed for {_spelled(t)})"
+            f"shape {shape} fed for {_spelled(t)})",
         )
     bindings[sym], source[sym] = n, (t, shape)
 
@@ -153,9 +159,10 @@ def _solve_linear(fed, bindings, source) -> None:
                 sym, k, c = solved
                 value, rest = divmod(n - c, k)
                 if rest or value < 0:
-                    raise FeedError(
+                    raise _error(
+                        t,
                         f"feed for {t.name} has shape {arr.shape}, expected {_spelled(t)}: dim {d} cannot be "
-                        f"{n} for any size {sym} >= 0"
+                        f"{n} for any size {sym} >= 0",
                     )
                 _bind_symbol(bindings, source, sym, value, t, arr.shape)
                 progress = True
@@ -167,9 +174,10 @@ def _check_feed(t: Tensor, shape, bindings, source) -> None:
             continue
         unknown = [s for s in symbols(d) if s not in bindings]
         if unknown:
-            raise FeedError(
+            raise _error(
+                t,
                 f"symbol{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of dim {d} in {t.name} {_spelled(t)} could not be determined from "
-                "the feeds: feed a tensor with a dim that is the symbol alone (or k*symbol + c)"
+                "the feeds: feed a tensor with a dim that is the symbol alone (or k*symbol + c)",
             )
         want = evaluate(d, bindings)
         if want != n:
@@ -177,11 +185,17 @@ def _check_feed(t: Tensor, shape, bindings, source) -> None:
                 f"{s} = {bindings[s]} from the feed for {source[s][0].name} (shape {source[s][1]})"
                 for s in symbols(d)
             )
-            raise FeedError(
+            raise _error(
+                t,
                 f"feed for {t.name} has shape {shape}, expected {_spelled(t)}: dim {d} is {n} in the feed but "
-                f"{want} with {known}"
+                f"{want} with {known}",
             )
 
 
 def _spelled(t: Tensor) -> str:
     return "(" + ", ".join(str(d) for d in t.type.shape) + ")" + f" {t.dtype.name}"
+
+
+def _error(t: Tensor, message: str) -> FeedError:
+    """A FeedError about the feed of ``t``, led by the user's file:line that made ``t``."""
+    return FeedError(located(message, t.node.location))

@@ -84,7 +84,10 @@ class MeshLayout:
         for t, arr in fed:
             spec = self.declared(t)
             if spec is not None:
-                check_divisible(t.name, arr.shape, spec, self.mesh)
+                try:
+                    check_divisible(t.name, arr.shape, spec, self.mesh)
+                except FeedError as e:  # led by the user's line that made the placeholder
+                    raise FeedError(located(str(e), t.node.location)) from None
 
     def as_global(self, fed) -> list:
         """On a mesh over several processes, each feed is this process's block of the global
@@ -97,9 +100,12 @@ class MeshLayout:
             if shape is None:
                 held = "?" if block is None else " x ".join(str(n) for _, n, _ in block)
                 raise FeedError(
-                    f"feed for {t.name} has shape {arr.shape}: with sharding {tuple(spec)!r} on {self.mesh!r} "
-                    f"it is this process's block of the global value, split {held} over its devices; "
-                    "give each split dim a multiple of its pieces"
+                    located(
+                        f"feed for {t.name} has shape {arr.shape}: with sharding {tuple(spec)!r} on {self.mesh!r} "
+                        f"it is this process's block of the global value, split {held} over its devices; "
+                        "give each split dim a multiple of its pieces",
+                        t.node.location,
+                    )
                 )
             out.append((t, arr if shape == arr.shape else np.broadcast_to(np.zeros((), arr.dtype), shape)))
         return out

@@ -165,3 +165,26 @@ def test_repeated_runs_check_feeds_as_the_first_run_does():
         assert cast["i"].dtype == np.int32 and cast["f"].dtype == np.float32
         again = sess.run(out, {"i32": ints + 1, "f32": floats})
         np.testing.assert_array_equal(again["i"], (ints + 1) * 2)
+
+
+def test_feed_errors_lead_with_the_line_that_made_the_placeholder():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("n", 3), sg.float32, name="x", sharding=sg.PartitionSpec("data"))  # made here
+        y = x * 2
+    line = next(i for i, text in enumerate(open(__file__), 1) if text.rstrip().endswith("# made here"))
+    where = f"test_feed_checks.py:{line}: feed for x"
+    bad = {
+        "has shape (2, 4), expected (n, 3)": np.ones((2, 4), np.float32),
+        "has dtype complex64, which does not cast": np.ones((2, 3), np.complex64),
+        "is not a rectangular array": [[1.0, 2.0, 3.0], [1.0]],
+    }
+    with sg.Session(g) as sess:
+        for message, value in bad.items():
+            with pytest.raises(sg.FeedError, match=re.escape(f"{where} {message}")):
+                sess.run(y, {x: value})
+    with sg.Session(g, mesh=sg.make_mesh((4,), ("data",))) as sess:
+        with pytest.raises(
+            sg.FeedError, match=re.escape(f"{where} has shape (6, 3): dim 0 (6) does not split")
+        ):
+            sess.run(y, {x: np.ones((6, 3), np.float32)})
