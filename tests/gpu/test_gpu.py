@@ -247,6 +247,29 @@ def test_cusolver_factorizations_on_gpu(gpu_mesh):
     np.testing.assert_allclose(got["svd_values"], np.linalg.svd(sym, compute_uv=False), rtol=1e-10)
 
 
+def test_svd_gradient_on_gpu_matches_jax_on_cpu(gpu_mesh, jax_x64):
+    # cuSOLVER's singular vectors may differ in sign from LAPACK's (and from jax's gesvdj on a
+    # GPU), so the loss weighs U and V^H through their squares, which no sign flip changes
+    import jax  # noqa: PLC0415
+
+    a = RNG.normal(size=(2, 5, 3))
+    weights = [RNG.normal(size=shape) for shape in ((2, 5, 3), (2, 3), (2, 3, 3))]
+
+    def loss(xp, m):
+        u, s, vh = xp.linalg.svd(m, full_matrices=False)
+        return xp.sum(weights[0] * u * u) + xp.sum(weights[1] * s) + xp.sum(weights[2] * vh * vh)
+
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(a.shape, sg.float64, name="x")
+        dx = sg.grad(lambda m: loss(snp, m))(x)
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        got = sess.run(dx, {x: a})
+    on_cpu = jax.device_put(a, jax.devices("cpu")[0])
+    want = jax.jit(jax.grad(lambda m: loss(jax.numpy, m)))(on_cpu)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-8, atol=1e-10)
+
+
 def test_eig_on_gpu(gpu_mesh):
     real = RNG.normal(size=(3, 6, 6))  # random real matrices: complex conjugate pairs among the eigenvalues
     cplx = (RNG.normal(size=(5, 5)) + 1j * RNG.normal(size=(5, 5))).astype(np.complex64)
