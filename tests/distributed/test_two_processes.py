@@ -1,8 +1,8 @@
-"""Two processes on this machine join through jaxlib's distributed runtime and run one program.
+"""Two (or three) processes on this machine join through jaxlib's distributed runtime and run one program.
 
-Each process has 2 CPU devices; the mesh spans all 4, so the psum in sg.spmd
-and the gradient's reduction cross the process boundary (gloo over TCP).
-Results are checked against numpy on the global batch.
+Each process has 2 CPU devices; the mesh spans all of them, so the psum in
+sg.spmd and the gradient's reduction cross the process boundaries (gloo over
+TCP). Results are checked against numpy on the global batch.
 """
 
 import importlib.util
@@ -32,7 +32,7 @@ def run_group(tmp_path, count: int = 2):
     address = free_address()
     procs = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), address, str(pid), str(tmp_path / "ckpt" / "m")],
+            [sys.executable, str(WORKER), address, str(pid), str(count), str(tmp_path / "ckpt" / "m")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for pid in range(count)
@@ -50,18 +50,22 @@ def run_group(tmp_path, count: int = 2):
     return outputs
 
 
-def test_data_parallel_step_across_two_processes(tmp_path):
+@pytest.mark.parametrize("count", [2, 3])
+def test_data_parallel_step_across_processes(tmp_path, count):
     spec = importlib.util.spec_from_file_location("worker", WORKER)
     worker = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(worker)  # the workers' data, for the oracle
     X, W = worker.X, worker.W  # noqa: N806
-    reports = run_group(tmp_path)
+    reports = run_group(tmp_path, count)
     y = X @ W
     grad = X.T @ (2 * y) / y.size
+    rows = len(X) // count
     for pid, r in enumerate(reports):
-        assert (r["process"], r["processes"], r["devices"]) == (pid, 2, 4)
-        np.testing.assert_allclose(r["total"], X.sum(), rtol=1e-6)  # psum over devices of both processes
-        np.testing.assert_allclose(r["y"], y[pid * 4 : (pid + 1) * 4], rtol=1e-6, atol=1e-6)  # its own block
+        assert (r["process"], r["processes"], r["devices"]) == (pid, count, 2 * count)
+        np.testing.assert_allclose(r["total"], X.sum(), rtol=1e-6)  # psum over devices of every process
+        np.testing.assert_allclose(
+            r["y"], y[pid * rows : (pid + 1) * rows], rtol=1e-6, atol=1e-6
+        )  # its block
         np.testing.assert_allclose(r["loss"], (y**2).mean(), rtol=1e-6)
         np.testing.assert_allclose(r["w"], W - 0.1 * grad, rtol=1e-5, atol=1e-6)
     g = sg.Graph()  # the checkpoint the group wrote restores in a plain single-process Session

@@ -1,8 +1,8 @@
-"""One process of the two-process test (tests/distributed/test_two_processes.py runs two of these).
+"""One process of the multi-process test (tests/distributed/test_two_processes.py runs 2 or 3).
 
-Joins the group, runs a data-parallel linear model on a mesh spanning both
-processes (4 devices, 2 per process), and prints its results as one JSON line.
-Usage: python worker.py HOST:PORT PROCESS_ID CHECKPOINT_PATH
+Joins the group, runs a data-parallel linear model on a mesh spanning every
+process (2 devices each), and prints its results as one JSON line.
+Usage: python worker.py HOST:PORT PROCESS_ID PROCESS_COUNT CHECKPOINT_PATH
 """
 
 import json
@@ -12,13 +12,13 @@ import numpy as np
 
 import stablegraph as sg
 
-X = np.arange(8 * 3, dtype=np.float32).reshape(8, 3) / 10
+X = np.arange(12 * 3, dtype=np.float32).reshape(12, 3) / 10  # 12 rows: split over 4 or 6 devices
 W = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
 
 
-def main(address: str, process_id: int, checkpoint: str) -> None:
-    sg.distributed.initialize(address, 2, process_id, local_device_count=2, timeout=60)
-    mesh = sg.make_mesh((4,), ("data",))
+def main(address: str, process_id: int, count: int, checkpoint: str) -> None:
+    sg.distributed.initialize(address, count, process_id, local_device_count=2, timeout=60)
+    mesh = sg.make_mesh((2 * count,), ("data",))
     P = sg.PartitionSpec
     g = sg.Graph()
     with g:
@@ -28,7 +28,8 @@ def main(address: str, process_id: int, checkpoint: str) -> None:
         loss = (y**2).mean()
         train = sg.optim.sgd(0.1).minimize(loss)
         total = sg.spmd(lambda a: sg.psum(a.sum(), "data"), mesh, in_specs=P("data"), out_specs=P())(x)
-    block = X[process_id * 4 : (process_id + 1) * 4]  # each process feeds its block of the global batch
+    rows = len(X) // count
+    block = X[process_id * rows : (process_id + 1) * rows]  # each process feeds its block of the global batch
     with sg.Session(g, mesh=mesh, seed=0) as sess:
         sess.set(w, W)
         t, y_block, l_before = sess.run([total, y, loss], {x: block})
@@ -43,4 +44,4 @@ def main(address: str, process_id: int, checkpoint: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
