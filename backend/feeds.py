@@ -9,6 +9,8 @@ list, or one symbol bound to two sizes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..graph import FeedError, GraphError, Tensor, located
@@ -38,6 +40,10 @@ def convert(tensor: Tensor, value) -> np.ndarray:
     """
     ty = tensor.node.out_types[tensor.index]
     want = ty.dtype.np
+    if type(value) is not np.ndarray and not ty.shape:
+        arr = _python_scalar(value, want)
+        if arr is not None:
+            return arr
     arr = value if type(value) is np.ndarray else _as_array(tensor, value)
     if arr.dtype is want and arr.ndim == len(ty.shape):
         return arr
@@ -46,6 +52,34 @@ def convert(tensor: Tensor, value) -> np.ndarray:
     if arr.ndim != len(tensor.type.shape):
         raise _error(tensor, f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
     return arr
+
+
+def _python_scalar(value, want: np.dtype) -> np.ndarray | None:
+    """A Python float or int as a 0-d array of ``want`` when that plainly keeps its value (the
+    common scalar feed, without numpy's casting checks); None sends it the general way, which
+    converts or reports it."""
+    kind = want.kind
+    if type(value) is float and kind in "fc":
+        if not abs(value) > _finite_max(want):  # NaN and inf pass: they stay what they are
+            return np.asarray(value, want)
+    elif type(value) is int and abs(value) < 2**63:
+        if kind in "iu":
+            info = _int_range(want)
+            if info.min <= value <= info.max:
+                return np.asarray(value, want)
+        elif kind in "fc" and abs(value) <= _finite_max(want):
+            return np.asarray(value, want)
+    return None
+
+
+@functools.cache
+def _finite_max(dt: np.dtype) -> float:
+    return float(np.finfo(dt).max)
+
+
+@functools.cache
+def _int_range(dt: np.dtype) -> np.iinfo:
+    return np.iinfo(dt)
 
 
 def _as_array(tensor: Tensor, value) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..graph import CompileError, Tensor
 from ..graph.printing import display_html
+from . import feeds as feeding
 from . import pjrt
 from .placement import named_from_tiling
 from .state import with_nodes
@@ -188,14 +189,15 @@ class Repeat:
     ``direct``, when the program allows it, takes the feeds' values as given and returns the
     run's result in the fetches' structure; jaxlib's dispatcher checks the values' types, and
     one the program does not take exactly raises pjrt.ArgumentMismatch (the Session then takes
-    its full path). Otherwise ``values_if_unchanged`` lets values of the dtypes and shapes fed
-    last time through without conversion or checks.
+    its full path). Otherwise ``values_for`` converts the feeds as the full path does (Python
+    scalars, other dtypes) and lets them through when they have the shapes fed last time.
     """
 
-    __slots__ = ("program", "specs", "kind", "keys", "direct")
+    __slots__ = ("program", "tensors", "specs", "kind", "keys", "direct")
 
     def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
+        self.tensors = tuple(t for t, _ in fed)
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
         self.kind = type(fetches)
         self.keys = tuple(fetches) if self.kind is dict else None
@@ -207,12 +209,16 @@ class Repeat:
         )
         self.direct = self._direct(program, len(fed)) if as_given else None
 
-    def values_if_unchanged(self, feeds) -> list | None:
+    def values_for(self, feeds) -> list | None:
+        """The feeds' values as the program takes them (FeedError as the full path gives it), or
+        None when one has another shape than last time (the full path finds its program)."""
         if feeds is None:
             return []
         values = list(feeds.values())
-        for v, (dt, shape) in zip(values, self.specs):
-            if type(v) is not np.ndarray or v.dtype is not dt or v.shape != shape:
+        for i, (v, (dt, shape)) in enumerate(zip(values, self.specs)):
+            if type(v) is not np.ndarray or v.dtype is not dt:
+                v = values[i] = feeding.convert(self.tensors[i], v)
+            if v.shape != shape:
                 return None
         return values
 

@@ -134,7 +134,7 @@ class Session:
                 try:
                     results = direct(() if feeds is None else feeds.values())
                 except pjrt.ArgumentMismatch:
-                    pass  # a feed of another type or shape: the full path converts and checks it
+                    pass  # a feed of another type or shape: converted and checked below
                 except pjrt.XlaRuntimeError as e:
                     raise ExecutionError(
                         with_nodes(f"the program failed while running: {e}", repeat.program.nodes)
@@ -145,10 +145,9 @@ class Session:
                     stats.cache_hits += 1
                     repeat.program.runs += 1
                     return results
-            else:
-                values = repeat.values_if_unchanged(feeds)
-                if values is not None:
-                    return repeat.shape_results(self._execute(repeat.program, values))
+            values = repeat.values_for(feeds)
+            if values is not None:
+                return repeat.shape_results(self._execute(repeat.program, values))
         leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         fed = self._convert_feeds(feeds)

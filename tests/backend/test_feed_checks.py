@@ -188,3 +188,33 @@ def test_feed_errors_lead_with_the_line_that_made_the_placeholder():
             sg.FeedError, match=re.escape(f"{where} has shape (6, 3): dim 0 (6) does not split")
         ):
             sess.run(y, {x: np.ones((6, 3), np.float32)})
+
+
+def test_repeated_runs_with_python_scalars_convert_and_check_each_value():
+    g = sg.Graph()
+    with g:
+        scale = sg.placeholder((), sg.float32, name="scale")
+        step = sg.placeholder((), sg.int8, name="step")
+        half = sg.placeholder((), sg.float16, name="half")
+        x = sg.placeholder((3,), sg.float32, name="x")
+        out = [scale * x, step * 2, half]
+    xs = np.array([1.0, 2.0, 3.0], np.float32)
+    with sg.Session(g) as sess:
+        for k, (s, i, h) in enumerate(
+            [(0.5, 3, 1.5), (2.0, -64, 65504.0), (True, 1, 65519.0), (3, 2, np.inf)]
+        ):
+            got = sess.run(out, {scale: s, step: i, half: h, x: xs})
+            np.testing.assert_array_equal(got[0], np.float32(s) * xs, err_msg=str(k))
+            assert got[1] == np.int8(i * 2) and got[1].dtype == np.int8  # -64 * 2 wraps in int8, as numpy
+            assert got[2] == np.float16(h) and got[2].dtype == np.float16
+        assert sess.stats.compiles == 1
+        for bad, match in [
+            ({step: 128}, "outside the range of int8"),
+            ({step: 2**70}, "does not convert to an array of numbers"),
+            ({step: 1.5}, "has dtype float64, which does not cast to int8"),
+            ({half: 70000.0}, "too large for float16"),
+            ({scale: 1e39}, "too large for float32"),
+            ({scale: 1j}, "has dtype complex128, which does not cast to float32"),
+        ]:
+            with pytest.raises(sg.FeedError, match=match):
+                sess.run(out, {scale: 1.0, step: 1, half: 1.0, x: xs, **bad})
