@@ -5,7 +5,8 @@ one process with their repeats interleaved, so machine noise hits both
 alike. Prints the median per-call time of each and their ratio; the goal is
 stablegraph/jax <= 1.0 (issue 10). A second case fetches a dict ``{"z": z}`` with feeds
 given by name (``{"x": a, "y": b}``) beside a jitted function returning a
-dict; its ratio is printed too. The last line is the plain case's ratio.
+dict, and a third feeds a Python float (``s * y``); their ratios are printed
+too. The last line is the plain case's ratio.
 Run with ``make bench`` or ``python benchmarks/dispatch.py``.
 
 ``--profile`` also prints where ``sess.run`` spends its time (cProfile).
@@ -57,6 +58,22 @@ def jax_dict_call(a: np.ndarray, b: np.ndarray):
     return lambda: np.asarray(add(feeds)["z"])
 
 
+def stablegraph_scalar_call(a: np.ndarray, b: np.ndarray):
+    g = sg.Graph("dispatch_scalar")
+    with g:
+        s = sg.placeholder((), sg.float32, name="s")
+        y = sg.placeholder(b.shape, sg.float32, name="y")
+        z = s * y
+    sess = sg.Session(g)
+    feeds = {s: 2.0, y: b}
+    return lambda: sess.run(z, feeds)
+
+
+def jax_scalar_call(a: np.ndarray, b: np.ndarray):
+    scale = jax.jit(lambda s, y: s * y)
+    return lambda: np.asarray(scale(2.0, b))
+
+
 def profile(fn, calls: int, top: int) -> None:
     prof = cProfile.Profile()
     prof.enable()
@@ -80,19 +97,22 @@ def main() -> None:
         "jax": jax_call(a, b),
         "stablegraph dict": stablegraph_dict_call(a, b),
         "jax dict": jax_dict_call(a, b),
+        "stablegraph scalar": stablegraph_scalar_call(a, b),
+        "jax scalar": jax_scalar_call(a, b),
     }
     for name, fn in fns.items():
         out = fn()  # compiles; also a check that both compute the same thing
-        np.testing.assert_allclose(out, a + b, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(out, 2 * b if "scalar" in name else a + b, rtol=1e-6, err_msg=name)
         assert isinstance(out, np.ndarray) and out.dtype == np.float32, (name, type(out), out.dtype)
         per_call(fn, 200)  # warm up caches
     med = measure(fns, args.calls, args.repeats)
     print(f"per call, x + y on float32[8], numpy in and out (median of {args.repeats} x {args.calls} calls)")
     for name, seconds in med.items():
-        print(f"  {name:<17} {seconds * 1e6:8.1f} us")
+        print(f"  {name:<19} {seconds * 1e6:8.1f} us")
     if args.profile:
         profile(fns["stablegraph"], 20 * args.calls, top=25)
     print(f"dict fetch, feeds by name: ratio {med['stablegraph dict'] / med['jax dict']:.2f}")
+    print(f"a Python float feed (s * y): ratio {med['stablegraph scalar'] / med['jax scalar']:.2f}")
     print(f"ratio stablegraph/jax: {med['stablegraph'] / med['jax']:.2f}")
 
 
