@@ -186,14 +186,15 @@ def is_flat(tree, fetches) -> bool:
 class Repeat:
     """The fast path for a run repeating an earlier one: same fetches, same feed keys.
 
-    ``direct``, when the program allows it, takes the feeds' values as given and returns the
-    run's result in the fetches' structure; jaxlib's dispatcher checks the values' types, and
-    one the program does not take exactly raises pjrt.ArgumentMismatch (the Session then takes
-    its full path). Otherwise ``values_for`` converts the feeds as the full path does (Python
-    scalars, other dtypes) and lets them through when they have the shapes fed last time.
+    ``direct``, when the program allows it, takes the feeds' values and returns the run's
+    result in the fetches' structure. If the last feeds went in unconverted (``raw``), it is
+    handed them as given: jaxlib's dispatcher checks their types, and one the program does not
+    take exactly raises pjrt.ArgumentMismatch. Otherwise, and after such a miss, ``values_for``
+    converts the feeds as the full path does (Python scalars, other dtypes) and lets them
+    through when they have the shapes fed last time.
     """
 
-    __slots__ = ("program", "tensors", "specs", "kind", "keys", "direct")
+    __slots__ = ("program", "tensors", "specs", "kind", "keys", "direct", "raw")
 
     def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
@@ -203,11 +204,11 @@ class Repeat:
         self.keys = tuple(fetches) if self.kind is dict else None
         # every feed an array of the program's own dtype and shape (nothing was converted): the
         # executable's own dispatch can take such feeds straight
-        as_given = feeds is None or all(
+        self.raw = feeds is None or all(
             type(v) is np.ndarray and v.dtype == arr.dtype and v.shape == arr.shape
             for v, (_, arr) in zip(feeds.values(), fed)
         )
-        self.direct = self._direct(program, len(fed)) if as_given else None
+        self.direct = self._direct(program, len(fed))
 
     def values_for(self, feeds) -> list | None:
         """The feeds' values as the program takes them (FeedError as the full path gives it), or

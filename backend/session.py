@@ -131,8 +131,10 @@ class Session:
         if repeat is not None:
             direct = repeat.direct
             if direct is not None:
+                values = () if feeds is None else feeds.values() if repeat.raw else repeat.values_for(feeds)
+            if direct is not None and values is not None:
                 try:
-                    results = direct(() if feeds is None else feeds.values())
+                    results = direct(values)
                 except pjrt.ArgumentMismatch:
                     pass  # a feed of another type or shape: converted and checked below
                 except pjrt.XlaRuntimeError as e:
