@@ -130,13 +130,16 @@ class Session:
                 key = repeat = None
         if repeat is not None:
             direct = repeat.direct
-            if direct is not None:
-                values = () if feeds is None else feeds.values() if repeat.raw else repeat.values_for(feeds)
+            if direct is not None and repeat.raw:
+                values = () if feeds is None else feeds.values()
+            else:
+                values = repeat.values_for(feeds)
             if direct is not None and values is not None:
                 try:
                     results = direct(values)
-                except pjrt.ArgumentMismatch:
-                    pass  # a feed of another type or shape: converted and checked below
+                except pjrt.ArgumentMismatch:  # a feed of another type or shape: converted and checked here,
+                    repeat.raw = False  # and from now on before the lean call (no miss per run)
+                    values = repeat.values_for(feeds)
                 except pjrt.XlaRuntimeError as e:
                     raise ExecutionError(
                         with_nodes(f"the program failed while running: {e}", repeat.program.nodes)
@@ -147,7 +150,6 @@ class Session:
                     stats.cache_hits += 1
                     repeat.program.runs += 1
                     return results
-            values = repeat.values_for(feeds)
             if values is not None:
                 return repeat.shape_results(self._execute(repeat.program, values))
         leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
