@@ -582,7 +582,7 @@ class Executable:
         def call(values):
             # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
             # kind and cast them (wrapping ints, overflowing floats) instead of missing: with it
-            # on, such a feed is a miss, and the Session's full path checks the cast. This is
+            # on, such a feed is a miss, and the Session converts and checks it. This is
             # ``_x64_for(True)`` written out: no object per call on this hot path
             config = modules.get("jax._src.config")
             if config is None:

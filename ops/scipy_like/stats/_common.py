@@ -69,13 +69,14 @@ def standardize(x, loc, scale):
     return (x - loc) / scale, scale
 
 
-def exp_of(fn, mass: bool = False):
-    """``exp(fn(...))`` as a method: pdf from logpdf, or pmf from logpmf (``mass``)."""
+def exp_of(fn, mass: bool = False, doc: str | None = None):
+    """``exp(fn(...))`` as a method: pdf from logpdf, pmf from logpmf (``mass``), or another
+    probability from its log (say which in ``doc``)."""
 
     def exp_fn(*args, **kwargs):
         return snp.exp(fn(*args, **kwargs))
 
-    exp_fn.__doc__ = "the probability mass, exp(logpmf)" if mass else "the density, exp(logpdf)"
+    exp_fn.__doc__ = doc or ("the probability mass, exp(logpmf)" if mass else "the density, exp(logpdf)")
     return exp_fn
 
 

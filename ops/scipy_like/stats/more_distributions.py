@@ -272,22 +272,14 @@ def _truncnorm_log_probability(upper: bool):
     return log_probability
 
 
-def _exp_log(fn):
-    def probability(*args, **kwargs):
-        return snp.exp(fn(*args, **kwargs))
-
-    probability.__doc__ = "the probability, exp of its log"
-    return probability
-
-
 truncnorm = Distribution(
     "truncnorm",
     "The normal distribution truncated to [a, b], bounds in units of scale from loc.",
     logpdf=_truncnorm_logpdf,
     pdf=exp_of(_truncnorm_logpdf),
-    cdf=_exp_log(_truncnorm_log_probability(False)),
+    cdf=exp_of(_truncnorm_log_probability(False), doc="the probability below x, exp of its log"),
     logcdf=_truncnorm_log_probability(False),
-    sf=_exp_log(_truncnorm_log_probability(True)),
+    sf=exp_of(_truncnorm_log_probability(True), doc="the probability above x, exp of its log"),
     logsf=_truncnorm_log_probability(True),
 )
 
