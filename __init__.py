@@ -65,14 +65,19 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import constant, lax, nn, optim, random
+from .ops import checkpoint_policies, constant, lax, nn, optim, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
+from .ops.casting import cast
+from .ops.checkpoint import checkpoint, remat
 from .ops.constants import dim_size
-from .ops.control_api import checkpoint, cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
+from .ops.control_api import cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_jvp import custom_jvp
 from .ops.custom_vjp import custom_vjp
 from .ops.elementwise import stop_gradient
+from .ops.ensure_shape import ensure_shape
+from .ops.nn.reuse import AUTO_REUSE
+from .ops.remat import checkpoint_name
 from .ops.state import (
     Variable,
     assign,
@@ -80,9 +85,12 @@ from .ops.state import (
     assign_sub,
     global_step,
     global_variables,
+    global_variables_initializer,
     group,
+    local_variables_initializer,
     placeholder_with_default,
     trainable_variables,
+    variables_initializer,
 )
 from .transforms import (
     grad,
@@ -113,6 +121,7 @@ _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
 _sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".lax"] = lax
+_sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
 from . import sharding  # noqa: E402
@@ -146,9 +155,10 @@ __all__ = [
     "gradients",
     "jvp", "jacfwd", "jacrev", "jacobian", "hessian",
     "value_and_grad", "vectorize", "vmap",
-    "vjp", "checkpoint", "cond", "switch", "while_loop", "fori_loop", "scan", "map", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
+    "vjp", "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "cond", "switch", "while_loop", "fori_loop", "scan", "map", "int8", "int16", "int32", "int64", "name_scope", "numpy", "placeholder",
     "promote_types", "random", "scipy", "result_type", "simplify", "stop_gradient", "uint8", "uint16", "uint32", "uint64", "test_util", "viz",
     "sharding", "Mesh", "NamedSharding", "PartitionSpec", "devices", "make_mesh", "sharding_constraint", "shard",
     "spmd", "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index",
     "distributed", "process_index", "process_count", "DistributedError",
+    "AUTO_REUSE", "ensure_shape",
 ]  # fmt: skip

@@ -18,43 +18,59 @@ import numbers
 
 import numpy as np
 
+from .graph import GraphError, located, user_location
+
 __all__ = ["Batches", "batches", "split", "load_digits"]
+
+
+def _error(message: str) -> GraphError:
+    """Bad arguments are GraphErrors (ValueErrors too) at the user's line."""
+    return GraphError(located(message, user_location()))
+
+
+def _array(value, what: str, label: str) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except GraphError:
+        raise
+    except (ValueError, TypeError) as e:  # ragged nested lists, mostly
+        raise _error(f"{what}: {label} is not a rectangular array ({e})") from None
 
 
 def _structure(arrays, what: str):
     """(keys, arrays as numpy, rebuild) for a single array or a tuple/list/dict of arrays."""
     if isinstance(arrays, dict):
         keys = list(arrays)
-        values = [np.asarray(arrays[k]) for k in keys]
         labels = [repr(k) for k in keys]
+        values = [_array(arrays[k], what, label) for k, label in zip(keys, labels)]
 
         def rebuild(parts):
             return dict(zip(keys, parts))
 
     elif isinstance(arrays, tuple | list):
         kind = type(arrays)
-        values = [np.asarray(a) for a in arrays]
-        labels = [f"[{i}]" for i in range(len(values))]
+        labels = [f"[{i}]" for i in range(len(arrays))]
+        values = [_array(a, what, label) for a, label in zip(arrays, labels)]
 
         def rebuild(parts):
             return kind(parts)
 
     else:
-        values = [np.asarray(arrays)]
         labels = ["the array"]
+        values = [_array(arrays, what, labels[0])]
 
         def rebuild(parts):
             return parts[0]
 
     if not values:
-        raise ValueError(f"{what}: no arrays given")
+        raise _error(f"{what}: no arrays given")
     for label, a in zip(labels, values):
         if a.ndim == 0:
-            raise ValueError(f"{what}: {label} is a scalar; arrays need a first (sample) dimension")
+            raise _error(f"{what}: {label} is a scalar; arrays need a first (sample) dimension")
     lengths = [len(a) for a in values]
     if len(set(lengths)) > 1:
         listed = ", ".join(f"{label} has {n}" for label, n in zip(labels, lengths))
-        raise ValueError(f"{what}: the arrays differ in length along the first axis: {listed}")
+        raise _error(f"{what}: the arrays differ in length along the first axis: {listed}")
     return values, lengths[0], rebuild
 
 
@@ -95,9 +111,9 @@ class Batches:
         desc: str | None = None,
     ):
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
-            raise ValueError(f"batches: batch_size must be a positive integer, got {batch_size!r}")
+            raise _error(f"batches: batch_size must be a positive integer, got {batch_size!r}")
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 0:
-            raise ValueError(f"batches: epochs must be a non-negative integer, got {epochs!r}")
+            raise _error(f"batches: epochs must be a non-negative integer, got {epochs!r}")
         self._values, self.num_samples, self._rebuild = _structure(arrays, "batches")
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
@@ -209,8 +225,8 @@ def split(arrays, fraction: float = 0.2, seed: int = 0):
 
         (x_train, y_train), (x_test, y_test) = sg.data.split((X, y), 0.2)
     """
-    if not 0 <= fraction <= 1:
-        raise ValueError(f"split: fraction must be between 0 and 1, got {fraction!r}")
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 <= fraction <= 1:
+        raise _error(f"split: fraction must be a number between 0 and 1, got {fraction!r}")
     values, n, rebuild = _structure(arrays, "split")
     n_test = math.ceil(fraction * n)
     order = np.random.default_rng(seed).permutation(n)

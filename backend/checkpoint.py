@@ -30,7 +30,7 @@ import zlib
 
 import numpy as np
 
-from ..graph import CheckpointError
+from ..graph import CheckpointError, located, user_location
 
 SUFFIX = ".npz"
 # what a damaged zip or .npy raises while read: zipfile's errors, zlib's, numpy's header parser's
@@ -50,7 +50,7 @@ def save(prefix, arrays: dict[str, np.ndarray], step: int | None = None, keep: i
 
     ``prefix`` is a str or a path-like object (pathlib.Path).
     """
-    prefix = os.fspath(prefix)
+    prefix = _prefix(prefix, "save")
     step = None if step is None else _count(prefix, "step", step)
     keep = _count(prefix, "keep", keep)
     path = _path(prefix, step)
@@ -64,8 +64,40 @@ def save(prefix, arrays: dict[str, np.ndarray], step: int | None = None, keep: i
             for old in _steps(prefix)[:-keep]:
                 os.unlink(old[1])
     except OSError as e:
-        raise CheckpointError(f"cannot write checkpoint {path}: {e}") from e
+        raise _error(f"cannot write checkpoint {path}: {e}") from e
     return path
+
+
+def _prefix(path, what: str) -> str:
+    """A checkpoint path as a str: a file prefix, not empty and not a folder (a CheckpointError at the
+    user's line otherwise; ``save`` would write a hidden ``.npz`` there)."""
+    try:
+        prefix = os.fspath(path)
+    except TypeError:
+        raise _error(
+            f"{what} wants a checkpoint path (a str or a pathlib.Path), got {type(path).__name__}"
+        ) from None
+    if isinstance(prefix, bytes):
+        prefix = os.fsdecode(prefix)
+    if what == "save" and (not os.path.basename(_base(prefix)) or os.path.isdir(prefix)):
+        if not prefix:
+            why = "it is empty"
+        elif os.path.isdir(prefix) or prefix.endswith(("/", os.sep)):
+            why = "it is a folder"
+        else:
+            why = f"it has no file name before {SUFFIX}"
+        example = os.path.join(os.path.dirname(prefix) if why != "it is a folder" else prefix, "model")
+        raise _error(
+            f"cannot save a checkpoint to {prefix!r}: {why}; give a file prefix such as {example!r} "
+            f"(written as {example + SUFFIX!r})"
+        )
+    if what == "restore" and not prefix:
+        raise _error("cannot restore a checkpoint from '': give the path save returned, or its prefix")
+    return prefix
+
+
+def _error(message: str) -> CheckpointError:
+    return CheckpointError(located(message, user_location()))
 
 
 def _count(prefix: str, what: str, value) -> int:
@@ -76,7 +108,7 @@ def _count(prefix: str, what: str, value) -> int:
         n = -1
     if n < 0 or isinstance(value, bool):
         hint = " (0 keeps all)" if what == "keep" else ""
-        raise CheckpointError(f"checkpoint {prefix}: {what} must be an int >= 0{hint}, got {value!r}")
+        raise _error(f"checkpoint {prefix}: {what} must be an int >= 0{hint}, got {value!r}")
     return n
 
 
@@ -178,7 +210,7 @@ def load(path, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
     CheckpointError listing every missing name, every shape or dtype that
     differs and every damaged member, all from the headers, before reading data.
     """
-    found = _find(os.fspath(path))
+    found = _find(_prefix(path, "restore"))
     try:
         with zipfile.ZipFile(found) as z:
             headers = _headers(z, found)
@@ -189,7 +221,7 @@ def load(path, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
     except CheckpointError:
         raise
     except _READ_ERRORS as e:
-        raise CheckpointError(f"cannot read checkpoint {found}: {type(e).__name__}: {e}") from None
+        raise _error(f"cannot read checkpoint {found}: {type(e).__name__}: {e}") from None
 
 
 def _headers(z: zipfile.ZipFile, found: str) -> dict[str, tuple]:
@@ -202,7 +234,7 @@ def _headers(z: zipfile.ZipFile, found: str) -> dict[str, tuple]:
             try:
                 shape, fortran, dtype = _read_header(f)
             except _READ_ERRORS as e:
-                raise CheckpointError(
+                raise _error(
                     f"checkpoint {found}: cannot read the .npy header of {_name(info.filename)} "
                     f"({type(e).__name__}: {e}); the file is corrupt"
                 ) from None
@@ -244,9 +276,7 @@ def _check(found: str, headers: dict[str, tuple], expected: dict[str, tuple]) ->
                 "the file is corrupt or truncated"
             )
     if problems:
-        raise CheckpointError(
-            f"checkpoint {found} does not match the graph's variables:\n" + "\n".join(problems)
-        )
+        raise _error(f"checkpoint {found} does not match the graph's variables:\n" + "\n".join(problems))
 
 
 def _same_dtype(got: np.dtype, want: np.dtype) -> bool:
@@ -296,4 +326,4 @@ def _find(path: str) -> str:
     steps = _steps(path)
     if steps:
         return steps[-1][1]
-    raise CheckpointError(f"no checkpoint at {path} (nor {path}{SUFFIX} or {path}-<step>{SUFFIX})")
+    raise _error(f"no checkpoint at {path} (nor {path}{SUFFIX} or {path}-<step>{SUFFIX})")

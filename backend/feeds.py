@@ -10,11 +10,45 @@ list, or one symbol bound to two sizes.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 
-from ..graph import FeedError, GraphError, Tensor, located
+from ..graph import FeedError, GraphError, Tensor, located, user_location
 from ..graph.dims import evaluate, linear, substitute, symbols
+
+
+def one_of(feeds, feed_dict):
+    """The feeds of a run given as ``feed_dict=`` (TF1's keyword); FeedError if ``feeds`` came too."""
+    if feeds is not None:
+        raise FeedError(
+            located(
+                "sess.run got feeds twice, both positionally (feeds) and as feed_dict=: give one dict",
+                user_location(),
+            )
+        )
+    return feed_dict
+
+
+def as_mapping(feeds) -> Mapping:
+    """``feeds`` if it is a mapping {placeholder or name: value}; otherwise a FeedError that says what
+    came instead. A list of (tensor, value) pairs is refused too, as TF1 does: ``dict(pairs)`` is
+    one call away, and a run's feeds are keyed by tensor."""
+    if isinstance(feeds, Mapping):
+        return feeds
+    if isinstance(feeds, np.ndarray):
+        got = f"got a numpy array {feeds.dtype}{list(feeds.shape)}"
+    elif (
+        isinstance(feeds, list | tuple)
+        and feeds
+        and all(isinstance(p, list | tuple) and len(p) == 2 for p in feeds)
+    ):
+        got = f"got a {type(feeds).__name__} of {len(feeds)} (tensor, value) pairs: write dict(...) of them"
+    else:
+        got = f"got {type(feeds).__name__} {_short(feeds)}"
+    raise FeedError(
+        located(f"sess.run's feeds are a dict {{placeholder or name: value}}; {got}", user_location())
+    )
 
 
 def resolve(graph, key) -> Tensor:

@@ -37,6 +37,7 @@ class LowerContext:
     bindings: dict[str, int]
     mesh: Mesh | None = None
     platform: str = "cpu"
+    training: bool = False  # the run writes variables itself: what the training switch lowers to
 
     def concrete(self, ty: TensorType) -> TensorType:
         return ty.evaluate(self.bindings)
@@ -62,7 +63,7 @@ class LowerContext:
         params = fn.params + fn.capture_params
         env = dict(zip(params, values))
         bindings = _body_bindings(params, values, self.bindings, fn.name)
-        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh, self.platform))
+        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh, self.platform, self.training))
         return [env[r] for r in (*fn.results, *extra)]
 
 
@@ -113,9 +114,10 @@ def concrete_type(tensor, bindings) -> TensorType:
 
 
 def lower_module(
-    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu"
+    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu", training=False
 ) -> str:
-    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``.
+    """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``;
+    ``training``: the run writes variables itself (the training switch's value unless fed).
 
     ``aliases`` maps argument positions to the result each is donated to. With
     a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
@@ -128,7 +130,11 @@ def lower_module(
 
             @hlo.func.FuncOp.from_py_func(*arg_types, name="main")
             def main(*values):
-                env = Walk(dict(zip(args, values))).run(nodes, _lowering(bindings, mesh, platform)).env
+                env = (
+                    Walk(dict(zip(args, values)))
+                    .run(nodes, _lowering(bindings, mesh, platform, training))
+                    .env
+                )
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
@@ -177,7 +183,7 @@ def _partition(module, func_op, mesh: Mesh, aliases: dict, shardings) -> None:
     func_op.result_attrs = attrs(fn_type.results, result_specs, {})
 
 
-def _lowering(bindings, mesh=None, platform="cpu"):
+def _lowering(bindings, mesh=None, platform="cpu", training=False):
     """The visit that lowers one node: its op's rule under the node's MLIR location."""
 
     def lower_node(walk, node) -> list:
@@ -190,6 +196,7 @@ def _lowering(bindings, mesh=None, platform="cpu"):
             bindings,
             mesh,
             platform,
+            training,
         )
         rule = node.op.rule("lower")
         try:

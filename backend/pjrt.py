@@ -483,6 +483,20 @@ def to_numpy(array) -> np.ndarray:
     return out
 
 
+_OBJECT = np.dtype(object)
+
+
+def _host_result(array) -> np.ndarray:
+    """A CPU result as numpy, viewed in place. A program that failed on the device leaves results
+    that numpy (without jax's ``__array__``) would box as an object array: their error is raised
+    (XlaRuntimeError) instead."""
+    out = np.asarray(array)
+    if out.dtype is _OBJECT:
+        array.block_until_ready()  # raises the program's error
+        return to_numpy(array)
+    return out
+
+
 class Executable:
     """A compiled program for one device or a mesh, called with numpy or device arrays of fixed types.
 
@@ -550,9 +564,11 @@ class Executable:
             kept = []
         else:
             host, kept = results[:n], results[n:]
+            if not host:  # nothing to read back: wait here, so that a failed run raises now (its
+                kept[0].block_until_ready()  # results share one completion; reading one raises too)
         if self._copy_out:
             return [to_numpy(r) for r in host] + kept
-        return [np.asarray(r) for r in host] + kept
+        return [_host_result(r) for r in host] + kept
 
     def direct(self, form=list):
         """A lean callable ``values -> numpy results`` for the common case, or None. ``form``
@@ -595,10 +611,13 @@ class Executable:
                 finally:
                     flag.set_local(old)
             if leaf:
-                return asarray(results)
-            if keys is not None:
-                return {k: asarray(r) for k, r in zip(keys, results)}
+                out = asarray(results)
+                return out if out.dtype is not _OBJECT else _host_result(results)
             arrays = [asarray(r) for r in results]
+            if any(a.dtype is _OBJECT for a in arrays):
+                arrays = [_host_result(r) for r in results]
+            if keys is not None:
+                return dict(zip(keys, arrays))
             return tuple(arrays) if as_tuple else arrays
 
         return call

@@ -39,6 +39,8 @@ from ..graph import (
     located,
     unflatten,
 )  # fmt: skip
+from ..graph.errors import GraphTypeError, Unpicklable
+from ..graph.location import user_location
 from ..graph.structural import parameter_op, placeholder_op
 from ..graph.variables import seed_op, variable_op
 from ..ops.random.keys import seed_words
@@ -56,7 +58,31 @@ from .stats import CompileRecord, SessionStats, change_reason
 SEED = "\0seed"  # the root random key's entry among the Session's state buffers
 
 
-class Session:
+def _session_devices(n) -> list:
+    """The devices of a Session without a mesh: ``n`` (default 1) of the default platform, or a
+    GraphError at the user's line saying how many there are."""
+    if n is None:
+        return pjrt.default_devices(1)
+    platform = pjrt.DEFAULT_PLATFORM
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        try:
+            have = (
+                f"the cpu platform makes 1 to {pjrt.MAX_CPU_DEVICES} devices on demand"
+                if platform == "cpu"
+                else f"{platform} has {len(pjrt.devices())} devices"
+            )
+        except GraphError as e:
+            have = str(e)
+        raise GraphError(
+            located(f"sg.Session wants devices=N with N >= 1, got {n!r}; {have}", user_location())
+        )
+    try:
+        return pjrt.default_devices(int(n))
+    except GraphError as e:
+        raise GraphError(located(f"sg.Session(devices={n}): {e}", user_location())) from None
+
+
+class Session(Unpicklable):
     """Runs parts of a graph and holds its variables: ``sess.run(fetches, feeds)``.
 
     ``seed`` makes variable initializers and ``sg.random`` generators
@@ -68,19 +94,44 @@ class Session:
     sharding annotations are ignored, so one graph runs on any mesh.
     ``devices=N`` asks for N devices of the default platform (CPU, or what
     STABLEGRAPH_PLATFORM names; programs run on the first). Use as a context manager or call close().
+    A Session does not pickle or copy: save its variables with ``save`` and ``restore`` them.
     """
 
+    _pickle_advice = (
+        "save its variables with sess.save(path) and restore them in a new Session (sess.restore)"
+    )
+
     def __init__(self, graph, mesh: Mesh | None = None, seed: int = 0, *, devices: int | None = None):
+        where = user_location()
         if not isinstance(graph, Graph):
-            raise TypeError(
-                f"sg.Session takes a Graph, got {type(graph).__name__}: build ops inside "
-                "`with g:` for a g = sg.Graph() and pass g"
+            raise GraphTypeError(
+                located(
+                    f"sg.Session takes a Graph, got {type(graph).__name__}: build ops inside "
+                    "`with g:` for a g = sg.Graph() and pass g",
+                    where,
+                )
             )
         if mesh is not None and not isinstance(mesh, Mesh):
-            raise TypeError(f"sg.Session's mesh is an sg.Mesh (sg.make_mesh(...)), got {type(mesh).__name__}")
+            raise GraphTypeError(
+                located(
+                    f"sg.Session's mesh is an sg.Mesh (sg.make_mesh(...)), got {type(mesh).__name__}", where
+                )
+            )
+        if mesh is not None and devices is not None:
+            raise GraphError(
+                located(
+                    f"sg.Session got both a mesh ({mesh.size} devices) and devices={devices!r}: the mesh "
+                    "says which devices run the graph; leave devices out",
+                    where,
+                )
+            )
+        if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+            raise GraphTypeError(
+                located(f"sg.Session's seed is an int, got {type(seed).__name__} {seed!r}", where)
+            )
         self.graph = graph
         self.mesh = mesh
-        self.devices = mesh.device_list if mesh is not None else pjrt.default_devices(devices or 1)
+        self.devices = mesh.device_list if mesh is not None else _session_devices(devices)
         self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
         self.seed = seed
         self.stats = SessionStats()
@@ -110,12 +161,16 @@ class Session:
             raise FeedError("this Session is closed")
 
     # -- running ---------------------------------------------------------------
-    def run(self, fetches, feeds=None):
+    def run(self, fetches, feeds=None, feed_dict=None):
         """Evaluate ``fetches`` (a Tensor, a name, or any nest of them) with ``feeds``.
 
+        ``feeds`` is a dict {placeholder or name: value}; TF1's keyword
+        ``feed_dict=`` names the same thing (giving both is a FeedError).
         Returns numpy arrays in the structure of ``fetches`` (None for a train
         op); the variables the fetches assign change after the run.
         """
+        if feed_dict is not None:
+            feeds = feeding.one_of(feeds, feed_dict)
         if self._closed:
             raise FeedError("this Session is closed")
         kind = type(fetches)
@@ -182,6 +237,8 @@ class Session:
         return outs
 
     def _convert_feeds(self, feeds) -> list:
+        if type(feeds) is not dict and feeds is not None:
+            feeds = feeding.as_mapping(feeds)
         if not feeds:
             return []
         graph, fed = self.graph, []
@@ -259,8 +316,11 @@ class Session:
         if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
             mesh = layout.mesh
             shardings = layout.program_specs([fed[i][0] for i in positions], state_in, values, state_out)
+        # the training switch's default: on in a run that writes variables itself (a train op, batch
+        # norm's updates), not in one whose only writes are Generators' automatic advances
+        trains = any(not getattr(writes[v].node.attrs, "auto", False) for v in state_out)
         text = lower_module(
-            nodes, args, program.results, bindings, aliases, mesh, shardings, self.devices[0].platform
+            nodes, args, program.results, bindings, aliases, mesh, shardings, self.devices[0].platform, trains
         )
         layout = _Layout(positions, state_in, state_out, fetch_slots, [t.type for t in args], len(values))
         return nodes, text, bindings, layout, program.results
@@ -416,7 +476,6 @@ class Session:
         keep = max_to_keep if max_to_keep is not None else keep
         variables = self._variables(var_list)
         arrays = dict(zip([v.var_name for v in variables], self.get(variables)))
-        step = int(step) if step is not None else None
         if self._layout.multiprocess:  # every process has the whole values now; process 0 writes them
             return distributed.from_process_zero(
                 f"saving checkpoint {path}", lambda: checkpoint.save(path, arrays, step=step, keep=keep)

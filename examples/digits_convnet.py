@@ -9,8 +9,8 @@ Session (another seed, so other initial weights) restores the newest
 checkpoint, which holds the weights, Adam's moments, batch_norm's moving
 statistics and the global step, and finishes the schedule from there,
 skipping the batches already seen (``sg.data.batches`` repeats its order
-from its seed). Test accuracy is taken with the training switch fed False,
-so batch_norm uses its moving statistics.
+from its seed). Test accuracy is taken in runs with no train op, where the
+training switch is off, so batch_norm uses its moving statistics.
 
     python examples/digits_convnet.py     # full run: prints the test accuracy (target 0.985)
 """
@@ -51,8 +51,8 @@ def build(classes: int, steps: int, learning_rate: float) -> tuple[sg.Graph, dic
 
 
 def evaluate(sess: sg.Session, t: dict, X: np.ndarray, Y: np.ndarray) -> float:
-    """Accuracy with batch_norm on its moving statistics (the training switch fed False)."""
-    return float(sess.run(t["acc"], {t["x"]: X, t["y"]: Y, "training": False}))
+    """Accuracy with batch_norm on its moving statistics (no train op in the run: the switch is off)."""
+    return float(sess.run(t["acc"], {t["x"]: X, t["y"]: Y}))
 
 
 def train_steps(sess: sg.Session, t: dict, batches, start: int, stop: int, every: int, prefix: str) -> list:

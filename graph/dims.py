@@ -13,13 +13,18 @@ in a user's shape makes a fresh anonymous symbol.
 Build-time rules: two dims are equal when their spellings are; a question
 that only the symbols' values can answer (is ``batch >= 5``?) is assumed
 true where a shape rule needs it, as JAX does, and checked once the Session
-binds the symbols.
+binds the symbols. Broadcasting is strict for named symbols and ints, but an
+anonymous dim (TF1's unknown dim) unifies with the dim it meets (``unify``,
+``broadcast_dims``): the op that needs them equal takes them to be, and the
+node that makes one stand for the other (``ensure_shape``) checks it when
+the Session binds the symbols.
 """
 
 from __future__ import annotations
 
 import itertools
 import numbers
+import re
 from functools import lru_cache
 
 from . import poly
@@ -30,9 +35,17 @@ Dim = int | str
 _anonymous = itertools.count()
 
 
+_ANONYMOUS = re.compile(r"_d[0-9]+")
+
+
 def fresh_symbol() -> str:
     """A new anonymous symbol, for a ``None`` dim."""
     return SymbolicSize(f"_d{next(_anonymous)}")
+
+
+def is_anonymous(d: Dim) -> bool:
+    """Whether ``d`` is one anonymous symbol: a ``None`` dim (``_d3``), not an expression of one."""
+    return isinstance(d, str) and _ANONYMOUS.fullmatch(d) is not None
 
 
 def is_symbolic(d: Dim) -> bool:
@@ -172,6 +185,48 @@ def linear(d: Dim) -> tuple[str, int, int] | None:
         return None
     (sym,), k = terms[0]
     return sym, k, evaluate(d, {sym: 0})
+
+
+# -- unifying anonymous dims ---------------------------------------------------
+def unify(a: Dim, b: Dim) -> Dim | None:
+    """The one dim that ``a`` and ``b`` are taken to be where an op needs them equal, or None.
+
+    Equal dims are that dim. An anonymous dim (a ``None`` of the user's, TF1's
+    unknown dim) is taken to be the other one, whatever it is (another
+    anonymous dim: the first of the two), unless that is an expression of the
+    anonymous symbol itself (``_d0`` and ``_d0 - 1`` never agree). Named
+    symbols and ints stay strict: ``batch`` and 4, or ``a`` and ``b``, do not
+    unify. Whoever unifies makes the taken-for-equal dims explicit with an
+    ``ensure_shape`` node, which the Session checks against the feeds.
+    """
+    if a == b:
+        return a
+    for anon, other in ((b, a), (a, b)):
+        if is_anonymous(anon) and (_is_int(other) or anon not in symbols(other)):
+            return other
+    return _unify_alike(a, b)
+
+
+def _unify_alike(a: Dim, b: Dim) -> Dim | None:
+    """``a`` when ``a`` and ``b`` are one expression of two anonymous dims (``_d0 // 4`` and
+    ``_d1 // 4``: one device's shards of two None batches), which are then taken to be one."""
+    (sa, sb) = symbols(a), symbols(b)
+    if len(sa) != 1 or len(sb) != 1 or not is_anonymous(sa[0]) or not is_anonymous(sb[0]):
+        return None
+    return a if substitute(b, {sb[0]: sa[0]}) == a else None
+
+
+def broadcast_dims(dims) -> Dim | None:
+    """The dim that ``dims`` (one axis of shapes being broadcast) broadcast to, or None if they clash:
+    1 stretches to anything, equal dims agree, and an anonymous dim unifies with the others (``unify``)."""
+    out: Dim = 1
+    for d in dims:
+        if d == 1:
+            continue
+        out = d if out == 1 else unify(out, d)
+        if out is None:
+            return None
+    return out
 
 
 # -- user-given dims and shapes ------------------------------------------------

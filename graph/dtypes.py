@@ -63,6 +63,11 @@ class DType:
         return (dtype, (self.name,))
 
     @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype, under the name numpy looks for: ``np.zeros(3, x.dtype)`` works."""
+        return self.np
+
+    @property
     def is_floating(self) -> bool:
         return self.kind == "f"
 
@@ -215,19 +220,27 @@ def promote_types(a: DType, b: DType) -> DType:
     return result_type(dtype(a), dtype(b))
 
 
+_PYTHON_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
+
+
 def dtype(value) -> DType:
-    """Normalize a DType, a name, a numpy dtype or a Python type to a DType."""
+    """Normalize a DType, a name, a numpy dtype or a Python type to a DType.
+
+    Python's types and their names ("float", "int", "complex") take the defaults of Python scalars
+    (float32, int32, complex64), as jax does without x64 and as TF1 reads "float"; a numpy dtype
+    (np.float64, "float64") is taken as it is."""
     if isinstance(value, DType):
         return value
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
-    if value is bool:
+    python_type = _PYTHON_TYPES.get(value) if isinstance(value, str) else value
+    if python_type is bool:
         return bool_
-    if value is int:
+    if python_type is int:
         return int32
-    if value is float:
+    if python_type is float:  # TF1's "float" (tf.placeholder("float", ...)) is float32 too
         return float32
-    if value is complex:
+    if python_type is complex:
         return complex64
     try:
         npd = np.dtype(value)

@@ -13,7 +13,7 @@ import inspect
 
 from . import dims
 from .dims import div, linear
-from .errors import GraphError, located
+from .errors import GraphError, Unpicklable, located
 from .graph import Graph, building, current_graph
 from .location import user_location
 from .printing import display_bundle, display_html, function_listing
@@ -40,12 +40,29 @@ class FunctionGraph(Graph):
             self.captures[tensor] = node.output
         return self.captures[tensor]
 
+    def roll_back(self, mark: tuple[int, int]) -> None:
+        super().roll_back(mark)
+        kept = len(self.nodes)
+        self.captures = {outer: p for outer, p in self.captures.items() if p.node.id < kept}
+
 
 _TUPLE = object()  # default out_tree: the results as a tuple
 
 
-class Function:
-    """A reusable subgraph: ``params`` in, ``results`` out (as a nest ``out_tree``)."""
+class Function(Unpicklable):
+    """A reusable subgraph: ``params`` in, ``results`` out (as a nest ``out_tree``).
+
+    Built once and never edited: ``copy.copy``/``copy.deepcopy`` give the same Function; it does not
+    pickle (save the graph that calls it with ``g.to_json()``).
+    """
+
+    _pickle_advice = "save the graph that calls it with g.to_json() (its body is saved with it)"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __init__(self, graph: Graph, params, results, out_tree=_TUPLE, name="fn", captures=None):
         self.graph = graph
@@ -106,8 +123,12 @@ class Function:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return display_bundle(self)
 
-    def __call__(self, *args):
-        """Add this function's nodes to the graph being built; returns its results."""
+    def __call__(self, *args, **kwargs):
+        """Add this function's nodes to the graph being built; returns its results.
+
+        Arguments go by position, or by their parameter's name (``f(x=..., w=...)``)."""
+        if kwargs:
+            args = self._by_name(args, kwargs)
         if len(args) != len(self.params):
             raise GraphError(
                 located(
@@ -116,8 +137,43 @@ class Function:
                 )
             )
         graph = current_graph()
-        outs = inline(self, graph, [_as_arg(a, p.type) for a, p in zip(args, self.params)])
+        tensors = [_as_arg(a, p.type) for a, p in zip(args, self.params)]
+        self._check_args(tensors)
+        outs = inline(self, graph, tensors)
         return unflatten(self.out_tree, outs)
+
+    def _by_name(self, args: tuple, kwargs: dict) -> tuple:
+        """The positional arguments with the keyword ones put at their parameters' places."""
+        names = [p.node.name for p in self.params]
+        placed = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, value in kwargs.items():
+            problem = None
+            if key not in names:
+                problem = f"has no parameter {key!r} (its parameters: {', '.join(names)})"
+            elif names.index(key) < len(args):
+                problem = f"got parameter {key!r} both by position and by name"
+            if problem:
+                raise GraphError(located(f"function {self.name} {problem}", user_location()))
+            placed[names.index(key)] = value
+        missing = [n for n, v in zip(names, placed) if v is _MISSING]
+        if missing:
+            raise GraphError(
+                located(
+                    f"function {self.name} is missing arguments for {', '.join(missing)}", user_location()
+                )
+            )
+        return tuple(placed)
+
+    def _check_args(self, tensors) -> None:
+        """A GraphError at the caller's line naming the parameter whose argument has the wrong type."""
+        names = [p.node.name for p in self.params]
+        try:
+            bind_symbols(self.in_types, [t.type for t in tensors], f"function {self.name}", names)
+        except GraphError as e:
+            raise GraphError(located(str(e), user_location())) from None
+
+
+_MISSING = object()  # a parameter no argument was given for
 
 
 def _as_arg(value, ty: TensorType) -> Tensor:
@@ -126,16 +182,21 @@ def _as_arg(value, ty: TensorType) -> Tensor:
     return overload("asarray")(value, ty.dtype)
 
 
-def bind_symbols(declared, actual, what: str) -> dict[str, object]:
+def bind_symbols(declared, actual, what: str, names=None) -> dict[str, object]:
     """Match declared parameter types to argument types; symbol -> dim.
 
     A declared dim that is one symbol binds it; then a dim ``k*s + c`` in one
     unbound symbol solves for it (``2*n`` taking 6 gives n = 3); every dim
-    must then equal the argument's.
+    must then equal the argument's. ``names`` (the parameters') say which
+    argument is wrong in errors.
     """
+
+    def arg(i: int) -> str:
+        return f"argument {i}" + (f" ({names[i]})" if names is not None else "")
+
     for i, (d, a) in enumerate(zip(declared, actual)):
         if d.dtype is not a.dtype or len(d.shape) != len(a.shape):
-            raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
+            raise GraphError(f"{what}: {arg(i)} wants {d}, got {a}")
     pairs = [(dd, ad) for d, a in zip(declared, actual) for dd, ad in zip(d.shape, a.shape)]
     subst: dict[str, object] = {}
     for dd, ad in pairs:
@@ -151,7 +212,7 @@ def bind_symbols(declared, actual, what: str) -> dict[str, object]:
                 subst[sym] = value
     for i, (d, a) in enumerate(zip(declared, actual)):
         if any(substitute_dim(dd, subst) != ad for dd, ad in zip(d.shape, a.shape)):
-            raise GraphError(f"{what}: argument {i} wants {d}, got {a}")
+            raise GraphError(f"{what}: {arg(i)} wants {d}, got {a}")
     return subst
 
 

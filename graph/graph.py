@@ -17,7 +17,7 @@ import threading
 from contextlib import contextmanager
 
 from .calls import Call
-from .errors import GraphError, located
+from .errors import GraphError, Unpicklable, located
 from .location import SourceLocation, user_location
 from .node import Node
 from .nxview import ancestors, to_networkx
@@ -30,13 +30,15 @@ _unnamed = itertools.count(1)
 
 
 class _Frame:
-    """One ``with g:``: the graph, its open name scopes and library calls; a ``barrier``
-    (``g.singleton``) hides the calls of the frames below it."""
+    """One ``with g:``: the graph, its open name scopes and library calls, and the layers being
+    built that reuse variables (``reuses``: pairs of the name prefix a Variable is built under and
+    the prefix of the existing variables it stands for); a ``barrier`` (``g.singleton``) hides the
+    calls and reuses of the frames below it."""
 
-    __slots__ = ("graph", "scopes", "calls", "barrier")
+    __slots__ = ("graph", "scopes", "calls", "reuses", "barrier")
 
     def __init__(self, graph: Graph, barrier: bool = False):
-        self.graph, self.scopes, self.calls, self.barrier = graph, [], [], barrier
+        self.graph, self.scopes, self.calls, self.reuses, self.barrier = graph, [], [], [], barrier
 
 
 def _frames() -> list[_Frame]:
@@ -63,20 +65,50 @@ def building() -> bool:
     return bool(_frames())
 
 
+def check_name(name, what: str = "node name", location=None) -> None:
+    """A GraphError at the user's line if ``name`` holds a character that is not printable (a newline,
+    a tab, a control or zero-width character): listings, drawings and JSON would show it garbled."""
+    if isinstance(name, str) and not name.isprintable():
+        bad = next(c for c in name if not c.isprintable())
+        raise GraphError(
+            located(
+                f"bad {what} {name!r}: it holds {bad!r} (U+{ord(bad):04X}); names are printable text",
+                location or user_location(),
+            )
+        )
+
+
 @contextmanager
 def name_scope(name: str):
-    """Prefix the names of nodes built inside with ``name/`` (nests)."""
+    """Prefix the names of nodes built inside with ``name/`` (nests).
+
+    A path opens one scope per part: ``name_scope("a/b")`` is ``a`` then ``b``
+    inside it. As in TF1, a path ending in "/" is absolute: ``name_scope("a/b/")``
+    re-enters exactly ``a/b``, whatever scopes are open around it.
+    """
     frames = _frames()
     if not frames:
         raise GraphError(located("sg.name_scope needs an enclosing `with g:`", user_location()))
-    if not name or "/" in name or ":" in name:
-        raise GraphError(located(f"bad name scope {name!r}: no '/' or ':'", user_location()))
+    absolute = isinstance(name, str) and name.endswith("/")
+    parts = name[:-1].split("/") if absolute else name.split("/") if isinstance(name, str) else [name]
+    if not all(isinstance(p, str) and p and ":" not in p for p in parts):
+        raise GraphError(
+            located(
+                f"bad name scope {name!r}: a name or a path of names joined by '/' (a trailing '/' "
+                "re-enters that path), without ':' or empty parts",
+                user_location(),
+            )
+        )
+    check_name(name, "name scope")
     scopes = frames[-1].scopes
-    scopes.append(name)
+    saved = list(scopes)
+    if absolute:
+        scopes.clear()
+    scopes.extend(parts)
     try:
         yield "/".join(scopes)
     finally:
-        scopes.pop()
+        scopes[:] = saved
 
 
 @contextmanager
@@ -103,9 +135,14 @@ def library_call(fn: str, name: str | None = None, scope: bool = True):
 
 
 def _open(frame: _Frame, call: Call):
+    graph = frame.graph
+    mark = graph.mark()
     frame.calls.append(call)
     try:
         yield call
+    except BaseException:
+        graph.roll_back(mark)  # a failed library function leaves the graph as it was
+        raise
     finally:
         frame.calls.pop()
 
@@ -127,8 +164,28 @@ def emitting_for(location, origin: str | None = None):
         _state.emitting_for, _state.origin = previous
 
 
-class Graph:
-    """A computation graph: nodes in the order they were built."""
+def _suffix_counts(by_name: dict) -> dict[str, int]:
+    """``unique_name``'s counters as the names in use give them: the largest k of each ``base_k``
+    whose base is a name in use."""
+    counts: dict[str, int] = {}
+    for name in by_name:
+        base, _, k = name.rpartition("_")
+        if k.isdigit() and base in by_name:
+            counts[base] = max(counts.get(base, 0), int(k))
+    return counts
+
+
+class Graph(Unpicklable):
+    """A computation graph: nodes in the order they were built.
+
+    It does not pickle or copy (its nodes point at shared op definitions): the
+    JSON document is how to save or copy one, ``sg.Graph.from_json(g.to_json())``.
+    """
+
+    _pickle_advice = (
+        "save it with g.to_json() and read it back with sg.Graph.from_json(text) (also the way to copy "
+        "one); save variables' values with sess.save(path)"
+    )
 
     def __init__(self, name: str | None = None):
         # unnamed graphs get distinct names, so messages can tell two of them apart
@@ -166,6 +223,36 @@ class Graph:
                 if frame.barrier:
                     return None
         return None
+
+    @contextmanager
+    def reusing(self, built_under: str, existing: str):
+        """Variables built inside whose names start with ``built_under/`` stand for the existing
+        variables under ``existing/`` (a layer that shares its variables: TF1's ``reuse=True``,
+        whose ops take a scope of their own, ``fc_1``, and whose variables stay ``fc/kernel``)."""
+        frame = next(f for f in reversed(_frames()) if f.graph is self)
+        frame.reuses.append((built_under, existing))
+        try:
+            yield
+        finally:
+            frame.reuses.pop()
+
+    def scoped(self, name: str) -> str:
+        """``name`` under the name scopes open on this graph now (``model/fc1`` in ``model``)."""
+        scope = self._current_scope()
+        return f"{scope}/{name}" if scope else name
+
+    def variable_name(self, full: str) -> str:
+        """The name of the variable that one built as ``full`` is: ``full``, or inside ``reusing``
+        the existing variable's name it stands for."""
+        for frame in reversed(_frames()):
+            if frame.graph is not self:
+                continue
+            for built_under, existing in reversed(frame.reuses):
+                if full == built_under or full.startswith(built_under + "/"):
+                    return existing + full[len(built_under) :]
+            if frame.barrier:
+                break
+        return full
 
     def free_scope(self, base: str) -> str:
         """``base``, or ``base_1``, ``base_2``... : a scope name no node or call uses yet here."""
@@ -211,6 +298,21 @@ class Graph:
         """
         if location is None:
             location = getattr(_state, "emitting_for", None) or user_location()
+        check_name(name or full_name, location=location)
+        if name is not None and not isinstance(name, str):
+            raise GraphError(located(f"a node's name is a str, got {type(name).__name__} {name!r}", location))
+        if name and ":" in name:
+            raise GraphError(
+                located(f"bad node name {name!r}: ':' is kept for output indices (\"node:1\")", location)
+            )
+        mark = self.mark()
+        try:
+            return self._append(op, inputs, attrs, name, location, full_name)
+        except BaseException:
+            self.roll_back(mark)  # also the parameters that capturing the inputs made
+            raise
+
+    def _append(self, op, inputs, attrs, name, location, full_name) -> Node:
         inputs = tuple(t if t.node.graph is self else self.capture(t) for t in inputs)
         if full_name is not None and full_name in self._by_name:
             raise GraphError(located(f"the name {full_name!r} is taken in graph {self.name!r}", location))
@@ -229,6 +331,36 @@ class Graph:
         self._by_name[node_name] = node
         self._take(node_name)
         return node
+
+    def mark(self) -> tuple[int, int]:
+        """Where the graph stands now (its node and call counts), for ``roll_back``."""
+        return len(self.nodes), len(self.calls)
+
+    def roll_back(self, mark: tuple[int, int]) -> None:
+        """Forget every node and call added since ``mark``: a builder that failed half-way leaves
+        the graph as it was. The names they took are free again, and what singletons and memos
+        noted of them is dropped."""
+        n_nodes, n_calls = mark
+        removed = {id(n) for n in self.nodes[n_nodes:]}
+        if not removed and len(self.calls) == n_calls:
+            return
+        for node in self.nodes[n_nodes:]:
+            self._by_name.pop(node.name, None)
+        for call in self.calls[n_calls:]:
+            call.id = None
+        del self.nodes[n_nodes:], self.calls[n_calls:]
+        self._taken = set()
+        for name in [n.name for n in self.nodes] + [c.name for c in self.calls]:
+            self._take(name)
+        self._name_counts = _suffix_counts(self._by_name)
+
+        def refers_to_removed(value) -> bool:
+            values = value if isinstance(value, tuple | list) else (value,)
+            return any(isinstance(v, Tensor) and id(v.node) in removed for v in values)
+
+        for table in [self.__dict__.get("_singletons", {}), *self._memos.values()]:
+            for key in [k for k, v in table.items() if refers_to_removed(v)]:
+                del table[key]
 
     def capture(self, tensor: Tensor) -> Tensor:
         """Use a tensor from another graph here; plain graphs refuse."""

@@ -10,6 +10,8 @@ user code, so error tests can assert their own file:line.
 
 from __future__ import annotations
 
+import copy
+import copyreg
 import os
 import sys
 from dataclasses import dataclass
@@ -18,8 +20,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple(
     os.path.join(_ROOT, d) + os.sep for d in ("graph", "ops", "transforms", "backend", "sharding", "viz")
 )
-_LIBRARY_FILES = tuple(os.path.join(_ROOT, f) for f in ("__init__.py", "test_util.py"))
+_LIBRARY_FILES = tuple(os.path.join(_ROOT, f) for f in ("__init__.py", "test_util.py", "data.py"))
 _SKIPPED_MODULES = ("contextlib", "functools", "pydantic")
+_SKIPPED_FILES = frozenset(os.path.abspath(m.__file__) for m in (copy, copyreg))  # copy.deepcopy(g)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,7 @@ class SourceLocation:
 
 
 def _is_library(filename: str) -> bool:
-    if filename.startswith(_LIBRARY_DIRS) or filename in _LIBRARY_FILES:
+    if filename.startswith(_LIBRARY_DIRS) or filename in _LIBRARY_FILES or filename in _SKIPPED_FILES:
         return True
     return any(f"{os.sep}{m}{os.sep}" in filename or filename.endswith(f"{m}.py") for m in _SKIPPED_MODULES)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .errors import Unpicklable
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from .types import TensorType
 
 
-class Node:
+class Node(Unpicklable):
     """An op applied to input Tensors, with its output types, name and source line.
 
     Nodes are immutable once built; ``outputs`` holds the one Tensor object
@@ -48,6 +49,14 @@ class Node:
         self.call = None  # the innermost library call that built it (a graph.calls.Call)
         cls = op.tensor_class or Tensor
         self.outputs = tuple(cls(self, i) for i in range(len(self.out_types)))
+
+    _pickle_advice = "save its graph with g.to_json()"
+
+    def __copy__(self):
+        return self  # immutable: a copy would be the same node
+
+    def __deepcopy__(self, memo):
+        return self
 
     @property
     def output(self) -> Tensor:

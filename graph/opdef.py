@@ -73,6 +73,10 @@ class OpDef:
     # optional: subsumes(big_attrs, small_attrs) -> for each output of a node with small_attrs, the
     # output of a node with big_attrs (same inputs) holding the same value; None if it does not
     subsumes: Callable[..., Any] | None = None
+    # optional: vary(ctx, attrs, in_axes) -> for each output, the mesh axes (frozensets) along which
+    # its value may differ between the devices of an sg.spmd region, given its inputs'; absent: the
+    # union of the inputs' (ops/replication.py, which sg.spmd's out_specs check runs)
+    vary: Callable[..., Any] | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""
     tensor_class: type | None = None  # the Tensor subclass of its outputs (Variable), if not Tensor

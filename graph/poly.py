@@ -31,7 +31,7 @@ from functools import lru_cache
 from .errors import GraphError
 
 Poly = tuple  # ((monomial, coefficient), ...) in canonical order
-SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+SYMBOL = re.compile(r"[^\W\d]\w*\Z")  # an identifier, as Python's: "batch", "n_2", "bätch"
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ def _monomial(m, c: int) -> str:
     return "*".join(([str(c)] if c != 1 else []) + parts)
 
 
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(//|[-+*%()]))")
+_TOKEN = re.compile(r"\s*(?:([0-9]+)|([^\W\d]\w*)|(//|[-+*%()]))")
 
 
 @lru_cache(maxsize=4096)

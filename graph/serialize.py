@@ -30,7 +30,7 @@ document is a GraphError that says where (``function 2 (true_fn) node 5
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, get_origin
 
 from pydantic import (
     BaseModel,
@@ -42,11 +42,12 @@ from pydantic import (
     ValidationError,
 )
 
+from .attrs import dim_fields
 from .calls import Call
-from .errors import GraphError
+from .errors import GraphError, located
 from .function import Function, FunctionGraph
 from .graph import Graph
-from .location import SourceLocation, portable_file
+from .location import SourceLocation, portable_file, user_location
 from .opdef import lookup
 from .structural import SHARDED_ATTRS, parameter_op
 
@@ -202,13 +203,17 @@ def _function_out(fn: Function, info) -> dict:
 
 # -- reading -------------------------------------------------------------------------------------
 def graph_from_json(text: str | bytes) -> Graph:
-    """The Graph of a document written by ``graph_to_json``; a GraphError says what is malformed."""
+    """The Graph of a document written by ``graph_to_json``; a GraphError at the caller's line says
+    what is malformed and where in the document."""
     try:
-        raw = json.loads(text)
-    except (ValueError, TypeError, RecursionError) as e:
-        raise GraphError(f"a graph must be a JSON document: {type(e).__name__}: {e}") from None
-    doc = _parse(raw)
-    return _load_graph(doc, Graph, _functions(doc), f"graph {doc.name!r}")
+        try:
+            raw = json.loads(text)
+        except (ValueError, TypeError, RecursionError) as e:
+            raise GraphError(f"a graph must be a JSON document: {type(e).__name__}: {e}") from None
+        doc = _parse(raw)
+        return _load_graph(doc, Graph, _functions(doc), f"graph {doc.name!r}")
+    except GraphError as e:
+        raise GraphError(located(str(e), user_location())) from None
 
 
 def _parse(raw) -> DocumentModel:
@@ -327,6 +332,7 @@ def _ref(graph: Graph, ref: tuple[int, int], at: str, what: str):
 
 def _attrs(op, raw: dict, functions: list[Function], at: str):
     cls = SHARDED_ATTRS.get(op.attrs, op.attrs) if "sharding" in raw else op.attrs  # a sharded input
+    _check_dim_lists(cls, raw, f"{at}: bad attributes for op {op.name}")
     try:
         return cls.model_validate(raw, context={_READING: functions})
     except ValidationError as e:
@@ -337,6 +343,19 @@ def _attrs(op, raw: dict, functions: list[Function], at: str):
     except _BAD_INPUT as e:
         field = _culprit(op, raw, functions)
         raise GraphError(f"{at}: bad attributes for op {op.name}: {field}: {type(e).__name__}: {e}") from None
+
+
+def _check_dim_lists(cls, raw: dict, where: str) -> None:
+    """Shapes (and other tuples of dims) are JSON lists: a string such as "(2, 3)" would otherwise be
+    read one character at a time, and "ab" would even pass as the shape (a, b)."""
+    for name in dim_fields(cls):
+        if name in raw and get_origin(cls.model_fields[name].annotation) is tuple:
+            value = raw[name]
+            if not isinstance(value, list):
+                raise GraphError(
+                    f'{where}: {name} is a JSON list of dims, such as [2, 3] or ["batch", 3]; '
+                    f"got {type(value).__name__} {value!r:.60}"
+                )
 
 
 def _culprit(op, raw: dict, functions: list[Function]) -> str:

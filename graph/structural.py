@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import numpy as np
 from pydantic import PlainSerializer, PlainValidator
 
 from .attrs import DTypeAttr, ShapeAttr
@@ -131,23 +132,63 @@ parameter_op = OpDef(
 )
 
 
-def placeholder(shape=(), dtype=float32, name: str | None = None, sharding=None) -> Tensor:
+def placeholder(*args, shape=None, dtype=None, name: str | None = None, sharding=None) -> Tensor:
     """A graph input to feed in ``Session.run``: ``sg.placeholder(("batch", 3), sg.float32)``.
 
-    Dims may be ints, symbol names (equal names mean equal sizes) or None
-    (a fresh anonymous symbol). TF1's argument order (dtype first) also works.
-    ``sharding=sg.PartitionSpec("data", None)`` splits the fed value over the
-    Session's mesh (ignored without a mesh).
+    Positional arguments are ``(shape, dtype, name, sharding)``, or TF1's
+    ``(dtype, shape, name)`` when the first one is a dtype (a DType, a numpy
+    dtype or type, a name such as ``"int32"``), so ``sg.placeholder(sg.float32,
+    shape=[None, 784])`` works as in TF1. The shape defaults to ``()`` and the
+    dtype to float32. Dims may be ints, symbol names (equal names mean equal
+    sizes) or None (a fresh anonymous symbol). ``sharding=sg.PartitionSpec("data",
+    None)`` splits the fed value over the Session's mesh (ignored without a mesh).
     """
-    if isinstance(shape, DType) or (isinstance(shape, str) and _is_dtype_name(shape)):
-        shape, dtype = (dtype if dtype is not float32 else ()), shape
-    shape = check_shape(shape)
+    given = _placeholder_arguments(args, dict(shape=shape, dtype=dtype, name=name, sharding=sharding))
+    shape = check_shape(() if given["shape"] is None else given["shape"])
+    dtype, name, sharding = given["dtype"] or float32, given["name"], given["sharding"]
     if sharding is None:
         attrs = InputAttrs(shape=shape, dtype=as_dtype(dtype))
     else:
         spec = check_spec(sharding, shape, f"placeholder {name or 'placeholder'}")
         attrs = ShardedInputAttrs(shape=shape, dtype=as_dtype(dtype), sharding=spec)
     return current_graph().add_node(placeholder_op, (), attrs, name=name or "placeholder").output
+
+
+def _placeholder_arguments(args: tuple, given: dict) -> dict:
+    """``given`` (the keywords) with the positional arguments put in their places: ours, or TF1's
+    order (dtype first); an argument given twice is an error."""
+    if len(args) > 4:
+        raise GraphError(
+            located(f"placeholder takes at most 4 positional arguments, got {len(args)}", user_location())
+        )
+    order = (
+        ("dtype", "shape", "name")
+        if args and _is_dtype_like(args[0])
+        else ("shape", "dtype", "name", "sharding")
+    )
+    if len(args) > len(order):
+        raise GraphError(
+            located(
+                f"placeholder(dtype, shape, name) takes 3 positional arguments, got {len(args)}",
+                user_location(),
+            )
+        )
+    for key, value in zip(order, args, strict=False):
+        if given[key] is not None:
+            raise GraphError(
+                located(f"placeholder got {key} twice: positionally and as {key}=", user_location())
+            )
+        given[key] = value
+    return given
+
+
+def _is_dtype_like(value) -> bool:
+    """Whether a placeholder's first argument names a dtype (TF1's order) rather than a shape."""
+    if isinstance(value, DType | np.dtype) or any(value is t for t in (bool, int, float, complex)):
+        return True
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return True
+    return isinstance(value, str) and _is_dtype_name(value)
 
 
 def _is_dtype_name(s: str) -> bool:

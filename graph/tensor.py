@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .errors import GraphError
+from .errors import GraphError, GraphTypeError, Unpicklable, located
+from .location import user_location
 
 if TYPE_CHECKING:
     from .node import Node
@@ -42,10 +43,19 @@ def _binary(name: str):
     return forward, reverse
 
 
-class Tensor:
-    """The value of one node output, known only by its type until a Session runs."""
+class Tensor(Unpicklable):
+    """The value of one node output, known only by its type until a Session runs.
+
+    A Tensor has no value while the graph is built: ``float(x)``, ``np.asarray(x)``
+    and ``if x:`` are GraphTypeErrors that point to ``sess.run``. It does not
+    pickle; ``copy.copy`` and ``copy.deepcopy`` give the same handle (it is immutable).
+    """
 
     __slots__ = ("node", "index", "__weakref__")
+    _pickle_advice = (
+        "it is a symbolic handle to a node of its graph; save the graph with g.to_json() and find the "
+        "tensor again by name (g2.tensor(name)), or pickle its value, sess.run(tensor)"
+    )
     __array_ufunc__ = None  # numpy defers to our reflected operators
     __array_priority__ = 1000
 
@@ -99,16 +109,58 @@ class Tensor:
 
         return display_bundle(self)
 
-    def __bool__(self):
-        raise GraphError(
-            f"Tensor {self.name} has no truth value while the graph is built; "
-            "use sg.numpy.where or sg.cond to choose by value"
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def _no_value(self, what: str, advice: str = "") -> GraphTypeError:
+        """The error for asking a Tensor for its value (``what``) while the graph is built."""
+        return GraphTypeError(
+            located(
+                f"{what} of Tensor {self.name} ({self.type}) needs its value, which exists only when a "
+                f"Session runs the graph: fetch the value with sess.run(tensor){advice}",
+                user_location(),
+            )
         )
+
+    def __bool__(self):
+        raise GraphTypeError(
+            located(
+                f"bool() of Tensor {self.name} ({self.type}): a Tensor has no truth value while the graph is "
+                "built, so `if`, `while`, `and`, `or` cannot test it; choose by value inside the graph with "
+                "sg.numpy.where or sg.cond, or fetch the value with sess.run(tensor)",
+                user_location(),
+            )
+        )
+
+    def __float__(self):
+        raise self._no_value("float()")
+
+    def __int__(self):
+        raise self._no_value("int()")
+
+    def __complex__(self):
+        raise self._no_value("complex()")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._no_value("np.asarray()", "; inside the graph use sg.numpy functions on the Tensor")
 
     def __len__(self):
         d = self.shape[0] if self.shape else None
+        if not self.shape:
+            raise GraphTypeError(
+                located(f"len() of Tensor {self.name} ({self.type}): a scalar has no length", user_location())
+            )
         if not isinstance(d, int):
-            raise GraphError(f"len() of Tensor {self.name} with shape {self.shape} is not a known int")
+            raise GraphTypeError(
+                located(
+                    f"len() of Tensor {self.name} ({self.type}): its first dim is the symbol {d}, whose size "
+                    "is known only when a Session runs; use x.shape[0] (a size you can compute with)",
+                    user_location(),
+                )
+            )
         return d
 
     def __iter__(self):

@@ -2,7 +2,8 @@
 
 ``flatten(nest)`` gives the leaves and a treedef; ``unflatten(treedef, leaves)``
 rebuilds the same structure. Dicts keep their key order. ``describe`` and
-``leaf_paths`` spell a treedef for error messages.
+``leaf_paths`` spell a treedef for error messages. ``prefix_leaves`` spreads a
+prefix nest (jax's in_axes, shard_map's specs) over the leaves of a treedef.
 """
 
 from __future__ import annotations
@@ -83,3 +84,34 @@ def leaf_paths(treedef) -> list[str]:
     else:
         keyed = zip((f"[{i}]" for i in range(len(treedef[1]))), treedef[1])
     return [key + rest for key, sub in keyed for rest in leaf_paths(sub)]
+
+
+class PrefixMismatch(Exception):
+    """Where a prefix nest does not fit a treedef: ``path`` (an indexing suffix, '' at the top),
+    ``entry`` (the prefix's part there), ``subtree`` (the treedef there) and ``problem``:
+    "not_a_nest" (the entry is neither a leaf entry nor a tuple/list/dict), "leaf" (a nest of
+    entries where the value is one leaf or None), "kind" (a dict against a sequence or back),
+    "keys" (other keys or another length)."""
+
+    def __init__(self, problem: str, path: str, entry, subtree):
+        super().__init__(problem, path)
+        self.problem, self.path, self.entry, self.subtree = problem, path, entry, subtree
+
+
+def prefix_leaves(prefix, treedef, is_entry: Callable[[Any], bool], path: str = "") -> list:
+    """One entry of ``prefix`` per leaf of ``treedef``: an entry (``is_entry``) stands for every
+    leaf below it, and tuples, lists and dicts of entries follow the nest's own. Raises
+    PrefixMismatch where the two disagree, for the caller to word."""
+    if is_entry(prefix):
+        return [prefix] * len(leaf_paths(treedef))
+    if not isinstance(prefix, tuple | list | dict):
+        raise PrefixMismatch("not_a_nest", path, prefix, treedef)
+    if treedef is None or treedef == ("none",):
+        raise PrefixMismatch("leaf", path, prefix, treedef)
+    children = dict(zip(treedef[1], treedef[2])) if treedef[0] is dict else list(treedef[1])
+    if isinstance(prefix, dict) != isinstance(children, dict):
+        raise PrefixMismatch("kind", path, prefix, treedef)
+    keys = list(children) if isinstance(children, dict) else list(range(len(children)))
+    if (list(prefix) if isinstance(prefix, dict) else list(range(len(prefix)))) != keys:
+        raise PrefixMismatch("keys", path, prefix, treedef)
+    return [e for k in keys for e in prefix_leaves(prefix[k], children[k], is_entry, f"{path}[{k!r}]")]

@@ -12,6 +12,7 @@ User-facing sets: numpy_like (sg.numpy), control_api (sg.cond, sg.scan, ...).
 """
 
 from . import (  # noqa: F401  (importing a family registers its OpDefs)
+    checkpoint,
     collectives,
     compare,
     complex_parts,
@@ -33,6 +34,7 @@ from . import (  # noqa: F401  (importing a family registers its OpDefs)
     precision,
     random,
     reduce,
+    remat,
     scipy_like,
     shape,
     sharding_constraint,

@@ -12,7 +12,9 @@ psum transposes to psum, all_gather to psum_scatter and back, ppermute to the
 inverse permutation, all_to_all to the swapped all_to_all. The spmd region
 itself accounts for values replicated across devices at its boundary.
 Under vectorize the vmapped axis is an ordinary local axis, so every rule
-moves it to the front and shifts its own axis attribute by one.
+moves it to the front and shifts its own axis attribute by one. Their
+``vary`` rules say along which axes a result may differ between devices
+(ops/replication.py): sg.spmd checks its out_specs with them.
 """
 
 from __future__ import annotations
@@ -23,9 +25,21 @@ import math
 
 import numpy as np
 
-from ..graph import Attrs, GraphError, OpDef, Tensor, TensorType, dtypes, located, user_location
+from ..graph import (
+    Attrs,
+    GraphError,
+    OpDef,
+    Tensor,
+    TensorType,
+    dtypes,
+    flatten,
+    located,
+    unflatten,
+    user_location,
+)
 from . import ad_util, hlo, prims
 from .batching import moveaxis
+from .constants import constant
 from .registry import bind
 
 _mesh_axes: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("spmd_mesh", default=None)
@@ -110,6 +124,16 @@ def _lower_groups(attrs: CollectiveAttrs):
     return hlo.replica_groups(device_groups(attrs.mesh, attrs.axes))
 
 
+def _same_along_axes(ctx, attrs: CollectiveAttrs, vary):
+    """vary rule: every device of the axes gets the same result (psum, pmax, pmin, all_gather)."""
+    return [vary[0] - set(attrs.axes)]
+
+
+def _differs_along_axes(ctx, attrs: CollectiveAttrs, vary):
+    """vary rule: each device of the axes may get a different result (ppermute, psum_scatter, all_to_all)."""
+    return [vary[0] | set(attrs.axes)]
+
+
 # -- all_reduce (psum, pmax, pmin) ----------------------------------------------
 def _all_reduce_infer(attrs: ReduceAttrs, x: TensorType) -> TensorType:
     if attrs.kind not in ("sum", "max", "min"):
@@ -150,6 +174,7 @@ all_reduce_op = OpDef(
     attrs=ReduceAttrs,
     vjp=_all_reduce_vjp,
     batch=_all_reduce_batch,
+    vary=_same_along_axes,
     reasons={"fold": "its value depends on the other devices"},
     doc="Sum, max or min of a value across the devices of mesh axes; stablehlo.all_reduce.",
 )
@@ -197,6 +222,7 @@ all_gather_op = OpDef(
     vjp=_gather_vjp,
     batch=_gather_batch,
     traits=frozenset({"linear"}),
+    vary=_same_along_axes,
     reasons={"fold": "its value depends on the other devices"},
     doc="Every device's piece, joined (tiled) or stacked along an axis; stablehlo.all_gather.",
 )
@@ -250,6 +276,7 @@ psum_scatter_op = OpDef(
     vjp=_scatter_vjp,
     batch=_scatter_batch,
     traits=frozenset({"linear"}),
+    vary=_differs_along_axes,
     reasons={"fold": "its value depends on the other devices"},
     doc="The sum across devices, each keeping its own slice of one axis; stablehlo.reduce_scatter.",
 )
@@ -293,6 +320,7 @@ ppermute_op = OpDef(
     vjp=_permute_vjp,
     batch=_permute_batch,
     traits=frozenset({"linear"}),
+    vary=_differs_along_axes,
     reasons={"fold": "its value depends on the other devices"},
     doc="Sends each device's value to another along mesh axes (zeros where none arrives); "
     "stablehlo.collective_permute.",
@@ -339,6 +367,7 @@ all_to_all_op = OpDef(
     vjp=_all_to_all_vjp,
     batch=_all_to_all_batch,
     traits=frozenset({"linear"}),
+    vary=_differs_along_axes,
     reasons={"fold": "its value depends on the other devices"},
     doc="Splits one axis among the devices and joins what arrives along another; stablehlo.all_to_all.",
 )
@@ -367,11 +396,16 @@ def _axis_index_lower(ctx, attrs: CollectiveAttrs):
     return [hlo.sh.convert(hlo.tensor_type(ctx.out_types[0]), index)]
 
 
+def _axis_index_vary(ctx, attrs: CollectiveAttrs, vary):
+    return [frozenset(attrs.axes)]
+
+
 axis_index_op = OpDef(
     "axis_index",
     _axis_index_infer,
     _axis_index_lower,
     attrs=CollectiveAttrs,
+    vary=_axis_index_vary,
     traits=frozenset({"zero_derivative"}),
     reasons={
         "vjp": "it has no operands",
@@ -384,73 +418,111 @@ axis_index_op = OpDef(
 
 # -- public builders ----------------------------------------------------------------
 def _tensor(x) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise GraphError(located(f"collectives want Tensors, got {type(x).__name__}", user_location()))
-    return x
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray | np.generic | bool | int | float | complex):
+        return constant(x)
+    raise GraphError(
+        located(f"collectives want Tensors, numbers or arrays (or nests of them), got {type(x).__name__}",
+                user_location())
+    )  # fmt: skip
 
 
-def psum(x, axis_name) -> Tensor:
-    """The sum of ``x`` over the devices of ``axis_name`` (a mesh axis or a tuple of them), on each."""
+def _each(x, fn, number=None):
+    """``fn`` on every leaf of the nest ``x`` (jax's collectives take pytrees). With ``number``, a
+    Python number leaf gives ``number(leaf)``, a Python number, as jax gives for constants."""
+    leaves, tree = flatten(x)
+    out = []
+    for v in leaves:
+        plain = isinstance(v, int | float) and not isinstance(v, bool)
+        out.append(number(v) if number is not None and plain else fn(_tensor(v)))
+    return unflatten(tree, out)
+
+
+def _size(axes, mesh) -> int:
+    return math.prod(dict(mesh)[a] for a in axes)
+
+
+def psum(x, axis_name):
+    """The sum of ``x`` over the devices of ``axis_name`` (a mesh axis or a tuple of them), on each.
+
+    ``x`` may be a nest; a Python number is the same on every device, so ``psum(1, "x")`` is the
+    number of devices along "x" (a Python int), as in jax.
+    """
     axes, mesh = _region_attrs(axis_name)
-    return bind(all_reduce_op, _tensor(x), axes=axes, mesh=mesh, kind="sum")
+    return _each(x, lambda v: bind(all_reduce_op, v, axes=axes, mesh=mesh, kind="sum"),
+                 lambda c: c * _size(axes, mesh))  # fmt: skip
 
 
-def pmax(x, axis_name) -> Tensor:
-    """The elementwise maximum of ``x`` over the devices of ``axis_name``."""
+def pmax(x, axis_name):
+    """The elementwise maximum of ``x`` (a Tensor or a nest) over the devices of ``axis_name``."""
     axes, mesh = _region_attrs(axis_name)
-    return bind(all_reduce_op, _tensor(x), axes=axes, mesh=mesh, kind="max")
+    return _each(x, lambda v: bind(all_reduce_op, v, axes=axes, mesh=mesh, kind="max"), lambda c: c)
 
 
-def pmin(x, axis_name) -> Tensor:
-    """The elementwise minimum of ``x`` over the devices of ``axis_name``."""
+def pmin(x, axis_name):
+    """The elementwise minimum of ``x`` (a Tensor or a nest) over the devices of ``axis_name``."""
     axes, mesh = _region_attrs(axis_name)
-    return bind(all_reduce_op, _tensor(x), axes=axes, mesh=mesh, kind="min")
+    return _each(x, lambda v: bind(all_reduce_op, v, axes=axes, mesh=mesh, kind="min"), lambda c: c)
 
 
-def pmean(x, axis_name) -> Tensor:
-    """The mean of ``x`` over the devices of ``axis_name``."""
+def pmean(x, axis_name):
+    """The mean of ``x`` (a Tensor or a nest, e.g. ``(loss, grads)``) over the devices of ``axis_name``."""
     axes, mesh = _region_attrs(axis_name)
-    total = bind(all_reduce_op, _tensor(x), axes=axes, mesh=mesh, kind="sum")
-    n = math.prod(dict(mesh)[a] for a in axes)
-    return (
-        ad_util.scale(total, 1.0 / n)
-        if total.dtype.kind in "fc"
-        else prims.div(total, ad_util.full_like(total, n))
-    )
+    n = _size(axes, mesh)
+
+    def mean(v):
+        total = bind(all_reduce_op, v, axes=axes, mesh=mesh, kind="sum")
+        if total.dtype.kind in "fc":
+            return ad_util.scale(total, 1.0 / n)
+        return prims.div(total, ad_util.full_like(total, n))
+
+    return _each(x, mean, lambda c: c * n / n)
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False) -> Tensor:
-    """Every device's ``x`` along ``axis_name``: stacked at ``axis`` (or joined there if ``tiled``)."""
+def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+    """Every device's ``x`` along ``axis_name``: stacked at ``axis`` (or joined there if ``tiled``).
+    ``x`` may be a nest."""
     axes, mesh = _region_attrs(axis_name)
-    x = _tensor(x)
-    axis = axis + (x.ndim + (not tiled)) if axis < 0 else axis
-    return bind(all_gather_op, x, axes=axes, mesh=mesh, axis=axis, tiled=tiled)
+
+    def gather(v):
+        at = axis + (v.ndim + (not tiled)) if axis < 0 else axis
+        return bind(all_gather_op, v, axes=axes, mesh=mesh, axis=at, tiled=tiled)
+
+    return _each(x, gather)
 
 
-def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False) -> Tensor:
-    """psum over ``axis_name``, each device keeping its slice of ``scatter_dimension``."""
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
+    """psum over ``axis_name``, each device keeping its slice of ``scatter_dimension``; ``x`` may be a nest."""
     axes, mesh = _region_attrs(axis_name)
-    x = _tensor(x)
-    axis = scatter_dimension % x.ndim if x.ndim else scatter_dimension
-    return bind(psum_scatter_op, x, axes=axes, mesh=mesh, axis=axis, tiled=tiled)
+
+    def scatter(v):
+        at = scatter_dimension % v.ndim if v.ndim else scatter_dimension
+        return bind(psum_scatter_op, v, axes=axes, mesh=mesh, axis=at, tiled=tiled)
+
+    return _each(x, scatter)
 
 
-def ppermute(x, axis_name, perm) -> Tensor:
-    """Send ``x`` from device position ``s`` to ``t`` along ``axis_name`` for each (s, t) in ``perm``."""
+def ppermute(x, axis_name, perm):
+    """Send ``x`` (a Tensor or a nest) from device position ``s`` to ``t`` along ``axis_name`` for each
+    (s, t) in ``perm``."""
     axes, mesh = _region_attrs(axis_name)
     pairs = tuple((int(s), int(t)) for s, t in perm)
-    return bind(ppermute_op, _tensor(x), axes=axes, mesh=mesh, perm=pairs)
+    return _each(x, lambda v: bind(ppermute_op, v, axes=axes, mesh=mesh, perm=pairs))
 
 
-def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool = False) -> Tensor:
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool = False):
     """Split ``split_axis`` among the devices of ``axis_name`` and join the pieces at ``concat_axis``.
 
     Untiled (jax's default), ``split_axis`` must have one entry per device and is
-    removed, and the pieces are stacked along a new ``concat_axis``.
+    removed, and the pieces are stacked along a new ``concat_axis``. ``x`` may be a nest.
     """
     axes, mesh = _region_attrs(axis_name)
-    x = _tensor(x)
-    n = math.prod(dict(mesh)[a] for a in axes)
+    return _each(x, lambda v: _all_to_all(v, axes, mesh, split_axis, concat_axis, tiled))
+
+
+def _all_to_all(x: Tensor, axes, mesh, split_axis: int, concat_axis: int, tiled: bool) -> Tensor:
+    n = _size(axes, mesh)
     if tiled:
         return bind(all_to_all_op, x, axes=axes, mesh=mesh, split_axis=split_axis % x.ndim,
                     concat_axis=concat_axis % x.ndim)  # fmt: skip
@@ -463,8 +535,7 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool =
     concat = concat_axis % out_rank
     # the untiled form is the tiled one with the split axis kept at size 1 where the pieces stack
     moved = moveaxis(x, split, concat)  # the per-device entries sit where they will be stacked
-    joined = bind(all_to_all_op, moved, axes=axes, mesh=mesh, split_axis=concat, concat_axis=concat)
-    return joined
+    return bind(all_to_all_op, moved, axes=axes, mesh=mesh, split_axis=concat, concat_axis=concat)
 
 
 def axis_index(axis_name) -> Tensor:

@@ -8,10 +8,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import CONSTANT, ArrayAttr, Attrs, DTypeAttr, GraphError, OpDef, ShapeAttr, TensorType, dtypes
+from ..graph import (
+    CONSTANT,
+    ArrayAttr,
+    Attrs,
+    DTypeAttr,
+    GraphError,
+    OpDef,
+    ShapeAttr,
+    TensorType,
+    dtypes,
+    located,
+    user_location,
+)
 from ..graph.attrs import DimAttr
 from ..graph.dims import as_dim, check_shape
 from ..graph.dtypes import canonical_array
+from ..graph.errors import GraphTypeError
 from . import hlo
 from .registry import bind
 
@@ -47,14 +60,85 @@ constant_op = OpDef(
 )
 
 
-def constant(value, dtype=None, name: str | None = None):
+def constant(value, dtype=None, name: str | None = None, *, shape=None):
     """A constant tensor holding ``value`` (numpy data keeps its dtype; Python
     floats are float32, ints int32 unless ``dtype`` says otherwise).
 
+    ``shape=`` is TF1's: a single value fills that shape, and as many values
+    as it has elements are laid out in it (``sg.constant(0.1, shape=[32])``).
     Lowers to ``stablehlo.constant``.  ``sg.constant(np.ones((3, 2)), name="w")``
     """
-    arr = canonical_array(value, dtype)
-    return bind(constant_op, value=arr, name=name or "constant")
+    array = _array(value, dtype)
+    if shape is not None:
+        array = _shaped(array, shape)
+    return bind(constant_op, value=array, name=name or "constant")
+
+
+def _shaped(array: np.ndarray, shape) -> np.ndarray:
+    """``array`` in TF1's ``shape=``: one value fills it, as many values as its elements fill it in order."""
+    try:
+        want = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        want = None
+    if want is None or any(d < 0 for d in want):
+        raise GraphError(located(f"constant wants shape= as a list of sizes, got {shape!r}", user_location()))
+    if array.size == 1:
+        return np.full(want, array.reshape(()), array.dtype)
+    if array.size == int(np.prod(want)):
+        return array.reshape(want)
+    raise GraphError(
+        located(
+            f"constant of {array.size} values {array.shape} does not fill shape={list(want)}", user_location()
+        )
+    )
+
+
+def _array(value, dtype) -> np.ndarray:
+    """``canonical_array``, with Python ints too big for the dtype (or for int64) as GraphErrors."""
+    try:
+        return canonical_array(value, dtype)
+    except OverflowError:  # numpy: a Python int out of bounds for the dtype asked for
+        raise _too_big(value, dtypes.dtype(dtype)) from None
+    except GraphTypeError:  # a Tensor inside the data: its own error says what to do
+        raise
+    except (GraphError, ValueError, TypeError) as e:  # an object array, or data numpy cannot type
+        if _out_of(value, np.iinfo(np.int64)) is not None:  # a Python int beyond int64
+            raise _too_big(value, dtypes.int64) from None
+        got = f"{type(value).__name__} {value!r:.60}"
+        raise GraphError(
+            located(f"a constant holds numbers or numeric arrays, got {got} ({e})", user_location())
+        ) from None
+
+
+def _too_big(value, dt) -> GraphError:
+    big = _out_of(value, np.iinfo(dt.np)) if dt.is_integer else None
+    if big is None:
+        return GraphError(located(f"constant {value!r:.60} does not fit {dt}", user_location()))
+    widest = " (the widest integer dtype)" if dt is dtypes.int64 else ""
+    hint = (
+        "write it as a float (e.g. 2.0**70)"
+        if dt is dtypes.int64
+        else f"use a wider dtype than {dt}, e.g. sg.int64"
+    )
+    return GraphError(
+        located(
+            f"the Python int {big} does not fit {dt}{widest}, whose range is {np.iinfo(dt.np).min} to "
+            f"{np.iinfo(dt.np).max}: {hint}",
+            user_location(),
+        )
+    )
+
+
+def _out_of(value, info):
+    """The first Python int in ``value`` (an int or nested lists and tuples) outside ``info``'s range."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list | tuple):
+            stack.extend(reversed(v))
+        elif isinstance(v, int) and not isinstance(v, bool) and not info.min <= v <= info.max:
+            return v
+    return None
 
 
 # -- iota ----------------------------------------------------------------------

@@ -14,6 +14,7 @@ while_loop are while loops.
 from __future__ import annotations
 
 import inspect
+import operator
 
 from ..graph import (
     Function,
@@ -29,6 +30,7 @@ from ..graph import (
     unflatten,
     user_location,
 )
+from ..graph.dims import check_dim
 from . import elementwise as ew
 from .compare import clamp, compare, convert, select
 from .constants import constant
@@ -37,7 +39,7 @@ from .nests import tensor_leaves
 from .registry import bind
 from .shape import broadcast_in_dim
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "checkpoint"]
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
 
 def _error(message: str) -> GraphError:
@@ -53,6 +55,52 @@ def _tensor(x, dtype=None) -> Tensor:
 def _name(fn, default: str) -> str:
     name = getattr(fn, "__name__", default)
     return default if name == "<lambda>" else name
+
+
+def _check_arity(fn, takes: tuple[str, ...], who: str, label: str) -> None:
+    """A GraphError at the user's line unless ``fn`` can be called as ``label(*takes)``.
+
+    Checked before tracing, so a body with the wrong number of parameters is not a raw
+    TypeError from inside the library (a TypeError the body itself raises still is its own).
+    """
+    n, spelled = len(takes), f"{label}({', '.join(takes)})"
+    if isinstance(fn, Function):
+        if len(fn.params) != n:
+            raise _error(
+                f"{who} calls {spelled}, but the Function {fn.name} takes {len(fn.params)} arguments"
+            )
+        return
+    if not callable(fn):
+        raise _error(f"{who} wants {label} to be a function {spelled}, got {type(fn).__name__} {fn!r:.40}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: calling it will say what is wrong
+        return
+    try:
+        sig.bind(*takes)
+    except TypeError:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        name = "lambda" if name == "<lambda>" else name
+        raise _error(
+            f"{who} calls {spelled} with {n} argument{'s' if n != 1 else ''}, but the {label} given, "
+            f"{name}{sig}, does not take {n}"
+        ) from None
+
+
+def _int(value, who: str, what: str, low: int | None = 0) -> int:
+    """``value`` as a Python int (>= ``low`` unless None), else a GraphError at the user's line."""
+    try:
+        n = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        n = None
+    if n is None or (low is not None and n < low):
+        want = "an int" if low is None else f"an int >= {low}"
+        raise _error(f"{who} wants {what} to be {want}, got {type(value).__name__} {value!r:.40}")
+    return n
+
+
+def _operands(n: int) -> tuple[str, ...]:
+    return tuple(f"operands[{i}]" for i in range(n))
 
 
 def _trace(fn, types, name: str, arg_tree=None, out_types=None):
@@ -108,12 +156,19 @@ def switch(index, branches, *operands):
 
         y = sg.switch(i, [lambda x: x, lambda x: 2 * x, snp.sin], x)
     """
+    if not isinstance(branches, list | tuple):
+        raise _error(f"switch wants a list of branch functions, got {type(branches).__name__}")
     branches = list(branches)
     if not branches:
         raise _error("switch wants at least one branch, got none")
-    index = _tensor(index, dtypes.int32) if isinstance(index, Tensor) else constant(int(index), dtypes.int32)
+    if isinstance(index, Tensor):
+        index = _tensor(index, dtypes.int32)
+    else:
+        index = constant(_int(index, "switch", "index", None), dtypes.int32)
     if index.type.shape != ():
         raise _error(f"switch wants a scalar index, got {index.type}")
+    for i, b in enumerate(branches):
+        _check_arity(b, _operands(len(operands)), "switch", f"branches[{i}]")
     index = clamp(constant(0, dtypes.int32), index, constant(len(branches) - 1, dtypes.int32))
     return _case(index, branches, operands, [f"branch{i}" for i in range(len(branches))])
 
@@ -125,6 +180,8 @@ def cond(pred, true_fn, false_fn, *operands):
 
         y = sg.cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x)
     """
+    for fn, label in ((true_fn, "true_fn"), (false_fn, "false_fn")):
+        _check_arity(fn, _operands(len(operands)), "cond", label)
     pred = _tensor(pred)
     if pred.type.shape != ():
         raise _error(f"cond wants a scalar predicate, got {pred.type}")
@@ -158,10 +215,13 @@ def while_loop(cond_fun, body_fun, init_val, max_steps: int | None = None):
 
         n = sg.while_loop(lambda s: s < 100, lambda s: s * 2, one)
     """
+    _check_arity(cond_fun, ("val",), "while_loop", "cond_fun")
+    _check_arity(body_fun, ("val",), "while_loop", "body_fun")
     leaves, tree = tensor_leaves(init_val, "init_val", "while_loop")
     if max_steps is None:
         return unflatten(tree, _loop(cond_fun, body_fun, leaves, tree))
-    return unflatten(tree, _bounded_loop(cond_fun, body_fun, leaves, tree, int(max_steps)))
+    steps = _int(max_steps, "while_loop", "max_steps")
+    return unflatten(tree, _bounded_loop(cond_fun, body_fun, leaves, tree, steps))
 
 
 def _bounded_loop(cond_fun, body_fun, leaves, tree, max_steps: int) -> list[Tensor]:
@@ -192,7 +252,7 @@ def _bounded_loop(cond_fun, body_fun, leaves, tree, max_steps: int) -> list[Tens
 
     _named(step, _name(body_fun, "body_fun"))
     init = [constant(False, dtypes.bool_), *leaves]
-    return scan(_remat_like(step, body_fun), init, None, length=max_steps)[0][1:]
+    return scan(step, init, None, length=max_steps)[0][1:]
 
 
 def _named(fn, name: str):
@@ -222,17 +282,21 @@ def fori_loop(lower, upper, body_fun, init_val):
 
         acc = sg.fori_loop(0, 10, lambda i, a: a + i, 0.0)
     """
+    _check_arity(body_fun, ("i", "val"), "fori_loop", "body_fun")
     leaves, tree = tensor_leaves(init_val, "init_val", "fori_loop")
     if not isinstance(lower, Tensor) and not isinstance(upper, Tensor):
-        return unflatten(tree, _static_fori(int(lower), int(upper), body_fun, leaves, tree))
+        lo, hi = (_int(b, "fori_loop", what, None) for b, what in ((lower, "lower"), (upper, "upper")))
+        return unflatten(tree, _static_fori(lo, hi, body_fun, leaves, tree))
     dt = next((b.dtype for b in (lower, upper) if isinstance(b, Tensor)), dtypes.int32)
     lo, hi = _tensor(lower, dt), _tensor(upper, dt)
 
     def loop_cond(i, val):
         return compare(i, hi, "LT")
 
+    types = [x.type for x in leaves]
+
     def loop_body(i, val):
-        return (_add(i, constant(1, dt)), body_fun(i, val))
+        return (_add(i, constant(1, dt)), unflatten(tree, _fori_body(body_fun, i, val, tree, types)))
 
     _named(loop_body, _name(body_fun, "body_fun"))
     out = _loop(loop_cond, loop_body, [lo, *leaves], (tuple, (None, tree)), spread=True, name="fori_loop")
@@ -247,18 +311,29 @@ def _static_fori(lower: int, upper: int, body_fun, leaves, tree) -> list[Tensor]
 
     def step(carry, _):
         i, val = carry[0], unflatten(tree, list(carry[1:]))
-        new, new_tree = flatten(body_fun(i, val))
-        if new_tree != tree:
-            raise _error(
-                f"fori_loop body {_name(body_fun, 'body_fun')} must keep the carry's structure: it takes "
-                f"{describe(tree)} and returns {describe(new_tree)}"
-            )
-        new = [_tensor(x, t.dtype) if not isinstance(x, Tensor) else x for x, t in zip(new, types)]
-        return [_add(i, constant(1, dtypes.int32)), *new], ()
+        return [_add(i, constant(1, dtypes.int32)), *_fori_body(body_fun, i, val, tree, types)], ()
 
     _named(step, _name(body_fun, "body_fun"))
     init = [constant(lower, dtypes.int32), *leaves]
-    return scan(_remat_like(step, body_fun), init, None, length=upper - lower)[0][1:]
+    return scan(step, init, None, length=upper - lower)[0][1:]
+
+
+def _fori_body(body_fun, i, val, tree, types) -> list[Tensor]:
+    """The leaves of ``body_fun(i, val)``, which must keep the carry's structure and types."""
+    new, new_tree = flatten(body_fun(i, val))
+    name = _name(body_fun, "body_fun")
+    if new_tree != tree:
+        raise _error(
+            f"fori_loop body {name} must keep the carry's structure: it takes {describe(tree)} and "
+            f"returns {describe(new_tree)}"
+        )
+    new = [_tensor(x, t.dtype) if not isinstance(x, Tensor) else x for x, t in zip(new, types)]
+    if [x.type for x in new] != types:
+        raise _error(
+            f"fori_loop body {name} must keep the carry's types: it takes {_types_str(types)} and returns "
+            f"{_types_str(x.type for x in new)}"
+        )
+    return new
 
 
 # -- scan and map ---------------------------------------------------------------------------------
@@ -278,6 +353,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         unroll = 0 if unroll else 1
     elif not isinstance(unroll, int) or unroll < 1:
         raise _error(f"scan wants unroll to be a positive int or a bool, got {unroll!r}")
+    _check_arity(f, ("carry", "x"), "scan", "f")
     carry, ctree = tensor_leaves(init, "init", "scan")
     xs_leaves, xtree = tensor_leaves(xs, "xs", "scan")
     n = _scan_length(xs_leaves, xtree, length)
@@ -307,7 +383,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
             f"scan body {f_fn.name} must keep the carry's structure and types: it takes {describe(ctree)} "
             f"{_types_str(c_types)} and returns {describe(c_out)} {got}"
         )
-    out = scan_call(f_fn, carry, xs_leaves, n, reverse=reverse, remat=_is_remat(f), unroll=unroll)
+    out = scan_call(f_fn, carry, xs_leaves, n, reverse=reverse, unroll=unroll)
     return unflatten(ctree, out[: len(carry)]), unflatten(y_tree, out[len(carry) :])
 
 
@@ -320,7 +396,7 @@ def _scan_length(xs_leaves, xtree, length):
         raise _error("scan wants xs with a leading axis to scan over, got a scalar")
     lengths = [(f"xs{path}", x.type.shape[0]) for path, x in zip(leaf_paths(xtree), xs_leaves)]
     if length is not None:
-        lengths.append(("length", length if isinstance(length, str) else int(length)))
+        lengths.append(("length", _scan_steps(length)))
     if not lengths:
         raise _error("scan wants xs or length, got neither")
     if len({n for _, n in lengths}) != 1:
@@ -329,35 +405,17 @@ def _scan_length(xs_leaves, xtree, length):
     return lengths[0][1]
 
 
-def checkpoint(fn):
-    """``fn`` marked for rematerialization: as the body of a loop, its gradient saves less.
-
-    The reverse pass of sg.scan, sg.fori_loop (static bounds) and
-    sg.while_loop (max_steps) normally saves, per step, every value the
-    step's backward reads; with a checkpointed body it saves only the carry
-    entering each step and recomputes the step, trading compute for memory.
-    Called anywhere else, ``fn`` runs as is.
-
-        h, hs = sg.scan(sg.checkpoint(cell), h0, xs)
-    """
-
-    def remat(*args, **kwargs):
-        return fn(*args, **kwargs)
-
-    remat.__name__ = getattr(fn, "__name__", "fn")
-    remat._sg_remat = True
-    return remat
-
-
-def _is_remat(fn) -> bool:
-    return bool(getattr(fn, "_sg_remat", False))
-
-
-def _remat_like(step, body_fun):
-    step._sg_remat = _is_remat(body_fun)
-    return step
+def _scan_steps(length):
+    """scan's ``length``: an int >= 0, or a dim (a symbol such as "n", or an expression)."""
+    if not isinstance(length, str):
+        return _int(length, "scan", "length")
+    try:
+        return check_dim(length)
+    except GraphError as e:
+        raise _error(f"scan wants length to be an int >= 0 or a dim, got {length!r}: {e}") from None
 
 
 def map(f, xs):  # noqa: A001  (spelled like jax.lax.map)
     """``f`` applied to each slice of ``xs`` along its leading axis, stacked; jax.lax.map."""
+    _check_arity(f, ("x",), "map", "f")
     return scan(lambda c, x: (c, f(x)), (), xs)[1]

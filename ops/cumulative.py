@@ -6,7 +6,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..graph import Attrs, GraphError, OpDef, TensorType, located
+from ..graph import Attrs, GraphError, OpDef, TensorType, dtypes, located
 from ..graph.dims import is_symbolic
 from . import ad_util as ad
 from . import batching, constants, hlo, prims, reduce
@@ -38,6 +38,8 @@ def _cumulative_lower(ctx, attrs: CumulativeAttrs, x):
     # combines elements 0..i (or i..n-1). XLA rewrites such windows into a log-depth scan.
     ty, dt = ctx.in_types[0], ctx.in_types[0].dtype
     n = ty.shape[attrs.axis]
+    if n == 0:
+        return x  # an empty axis: nothing to combine (a window of 0 with padding -1 does not verify)
     window = [1] * ty.ndim
     window[attrs.axis] = n
     padding = np.zeros((ty.ndim, 2), np.int64)
@@ -86,11 +88,15 @@ def _cumulative_prod_vjp(attrs: CumulativeAttrs, x, y, ct):
                 node.name,
             )
         )
-    a, b, span = _shift(attrs, x, -1, 0), ct, 1
+    # Past the end s is 0: those terms are selected away rather than multiplied by a 0 fill, so an
+    # infinite x near the end cannot make inf * 0 = NaN there (a's own fill is 1 for the same reason).
+    a, b, span = _shift(attrs, x, -1, 1), ct, 1
+    inside = ad.full_like(x, True, dtypes.bool_)
     while span < n:
-        b = ad.add(b, ad.mul(a, _shift(attrs, b, -span, 0)))
+        valid = _shift(attrs, inside, -span, False)
+        b = ad.add(b, ad.select(valid, ad.mul(a, _shift(attrs, b, -span, 0)), ad.zeros_like(b)))
         if 2 * span < n:
-            a = ad.mul(a, _shift(attrs, a, -span, 0))
+            a = ad.mul(a, _shift(attrs, a, -span, 1))
         span *= 2
     return ad.mul(_shift(attrs, y, 1, 1), b)
 

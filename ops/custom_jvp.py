@@ -43,7 +43,7 @@ from ..graph.tree import describe
 from . import ad_util as ad
 from .batching import batched_at
 from .constants import constant
-from .custom_vjp import passthrough_infer, passthrough_lower
+from .custom_vjp import passthrough_infer, passthrough_lower, passthrough_vary
 from .elementwise import stop_gradient
 from .registry import bind_node
 
@@ -106,6 +106,7 @@ custom_jvp_call_op = OpDef(
     jvp=_custom_jvp_call_jvp,
     vjp=_custom_jvp_call_vjp,
     batch=_custom_jvp_call_batch,
+    vary=passthrough_vary,
     doc="Passes a custom_jvp function's outputs through; its jvp is the user's, its vjp that jvp transposed.",
 )
 

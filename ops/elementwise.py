@@ -192,7 +192,15 @@ def _abs_jvp(x, y, t):
 
 def _tanh_vjp(x, y, ct):
     one = _one(y)  # (1 - y)(1 + y) = 1 - y*y, without cancellation near |y| = 1
-    return ad.mul(ad.mul(ct, ad.add(one, y)), ad.sub(one, y))
+    # the slope first: a huge ct (x tanh(x) at the largest float) times a slope of 0 is 0, not inf * 0
+    return ad.mul(ct, ad.mul(ad.add(one, y), ad.sub(one, y)))
+
+
+def _cbrt_vjp(x, y, ct):
+    # ct / (3 y**2) written with 1/y: at x = 0 the second derivative is then -inf (1/y = inf
+    # squared), where the derivative of y*y would be 0 * inf = nan
+    r = ad.div(_one(y), y)
+    return ad.scale(ad.mul(ct, ad.mul(r, r)), 1 / 3)
 
 
 def _erf_vjp(x, y, ct):
@@ -223,7 +231,8 @@ round_ = unary("round", sh.round_nearest_even, "f", vjp=_zero_vjp, fold=np.round
                doc="round half to even (numpy); stablehlo.round_nearest_even")  # fmt: skip
 exp = unary("exp", sh.exponential, vjp=lambda x, y, ct: ad.mul(ct, y), fold=np.exp,
             doc="e**x; stablehlo.exponential")  # fmt: skip
-expm1 = unary("expm1", sh.exponential_minus_one, vjp=lambda x, y, ct: ad.mul(ct, ad.add(y, _one(y))),
+# d/dx expm1 = e**x, taken from x: y + 1 cancels for x < 0 (400 ulps of float32 at x = -10)
+expm1 = unary("expm1", sh.exponential_minus_one, vjp=lambda x, y, ct: ad.mul(ct, bind(exp, x)),
               fold=np.expm1,
               doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one")  # fmt: skip
 log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x), fold=np.log,
@@ -235,7 +244,7 @@ sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y),
 rsqrt = unary("rsqrt", sh.rsqrt, vjp=lambda x, y, ct: ad.mul(ad.scale(ct, -0.5), ad.div(y, x)),
               fold=lambda x: 1 / np.sqrt(x),
               doc="1 / sqrt(x); stablehlo.rsqrt")  # fmt: skip
-cbrt = unary("cbrt", sh.cbrt, "f", vjp=lambda x, y, ct: ad.div(ct, ad.scale(ad.mul(y, y), 3)), fold=np.cbrt,
+cbrt = unary("cbrt", sh.cbrt, "f", vjp=_cbrt_vjp, fold=np.cbrt,
              doc="cube root; stablehlo.cbrt")  # fmt: skip
 sin = unary("sin", sh.sine, vjp=lambda x, y, ct: ad.mul(ct, bind(cos, x)), fold=np.sin,
             doc="sine; stablehlo.sine")  # fmt: skip
@@ -300,14 +309,16 @@ def _rem_fold(x, y):
 
 
 def _pow_vjp(x, y, out, ct):
-    # d/dx = y * x**(y-1), 0 where y == 0 (so x**0 has slope 0 at x == 0, like jnp.power
-    # with an integer exponent); d/dy = log(x) * out, 0 where x == 0 (JAX). Each guard
-    # first swaps in a safe operand, so no NaN sits in a masked slot.
+    # d/dx = y * x**(y-1), 0 where x == y == 0 (so x**0 has slope 0 at x == 0, like jnp.power
+    # with an integer exponent, where jax's float power gives 0 * inf = NaN); only that slot
+    # of x**(y-1) is masked, so d/dy of d/dx stays x**(y-1) (1 at x = 1, y = 0). d/dy =
+    # log(x) * out, 0 where x == 0 (JAX). Each guard first swaps in a safe operand, so no NaN
+    # sits in a masked slot.
     one = _one(x)
     y_zero, x_zero = _eq(y, ad.zeros_like(y)), _eq(x, ad.zeros_like(x))
-    safe_y = ad.select(y_zero, one, y)
-    dx = ad.mul(safe_y, bind(pow_, x, ad.sub(safe_y, one)))
-    ct_x = ad.where_zero(y_zero, ad.mul(ct, dx))
+    both = bind(and_, y_zero, x_zero)
+    slope = ad.where_zero(both, bind(pow_, x, ad.sub(y, one)))
+    ct_x = ad.mul(ct, ad.mul(y, slope))
     ct_y = ad.mul(ct, ad.mul(bind(log, ad.select(x_zero, one, x)), out))
     return ct_x, ct_y
 
@@ -319,12 +330,14 @@ def _pow_fold(x, y):
 
 
 def _extremum_vjp(x, y, out, ct):
-    # The operand equal to the result takes the cotangent; on a tie each takes half (JAX).
+    # The operand equal to the result takes the cotangent; on a tie each takes half (JAX). The
+    # cotangent is multiplied by those weights (1, 1/2, 0), not selected, so a NaN or infinite
+    # cotangent reaches the losing operand as NaN, as in JAX, rather than vanishing.
     x_won, y_won = _eq(x, out), _eq(y, out)
-    half, zero = ad.scale(ct, 0.5), ad.zeros_like(ct)
-    ct_x = ad.select(x_won, ad.select(y_won, half, ct), zero)
-    ct_y = ad.select(y_won, ad.select(x_won, half, ct), zero)
-    return ct_x, ct_y
+    one, half, zero = _one(x), ad.full_like(x, 0.5), ad.zeros_like(x)
+    w_x = ad.select(x_won, ad.select(y_won, half, one), zero)
+    w_y = ad.select(y_won, ad.select(x_won, half, one), zero)
+    return ad.mul(ct, w_x), ad.mul(ct, w_y)
 
 
 def _atan2_vjp(x, y, out, ct):

@@ -149,8 +149,10 @@ def pow(x, y):  # noqa: A001
 
 
 def integer_pow(x, y: int):
-    """x ** y for a Python int y, by repeated squaring (a negative y takes the reciprocal)."""
-    result, base, n = None, x, builtins.abs(int(y))
+    """x ** y for a Python int y, by repeated squaring; a negative y raises 1/x to -y, so at
+    x = 0 the derivatives are infinities (-3 x**-4 = -inf), not 0 * inf from 1 / x**3."""
+    base = reciprocal(x) if y < 0 else x
+    result, n = None, builtins.abs(int(y))
     while n:
         if n & 1:
             result = base if result is None else bind(ew.mul, result, base)
@@ -159,7 +161,7 @@ def integer_pow(x, y: int):
             base = bind(ew.mul, base, base)
     if result is None:
         return full_like(x, 1)
-    return reciprocal(result) if y < 0 else result
+    return result
 
 
 def square(x):

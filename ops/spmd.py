@@ -14,7 +14,9 @@ some axes was used by every device, so its per-device cotangents are summed
 (psum) over them. With psum transposing to psum inside, ``grad`` through a
 region equals the gradient of the same computation on one device.
 Under vectorize the body is vectorized and the batch axis is a local,
-unsplit dim of every spec.
+unsplit dim of every spec. Arguments and results are nests, their specs
+prefixes of them; an output whose spec leaves out a mesh axis it varies
+along is an error at the user's line (ops/spmd_specs.py).
 """
 
 from __future__ import annotations
@@ -29,18 +31,22 @@ from ..graph import (
     Tensor,
     TensorType,
     current_graph,
+    dims,
     function,
     located,
+    poly,
+    unflatten,
     user_location,
 )
 from ..graph.function import inline
+from ..graph.tree import leaf_paths
 from ..sharding import PartitionSpec, sdy_sharding
 from . import ad_util, hlo
 from .collectives import all_reduce_op, tracing_region
 from .control.common import out_types
+from .nests import tensor_leaves
 from .registry import bind_node
-
-Spec = tuple[tuple[str, ...], ...]  # per dim, the mesh axes it is split over (major first)
+from .spmd_specs import Spec, check_replicated, error, normalize, result_path, specs_for
 
 
 class SpmdAttrs(Attrs):
@@ -55,18 +61,33 @@ def _pieces(mesh, spec: Spec) -> list[int]:
     return [math.prod(sizes[a] for a in axes) for axes in spec]
 
 
-def local_type(mesh, spec: Spec, ty: TensorType, what: str) -> TensorType:
-    """One device's shard type of a global ``ty`` split by ``spec``."""
+def local_type(mesh, spec: Spec, ty: TensorType, what: str, where=None) -> TensorType:
+    """One device's shard type of a global ``ty`` split by ``spec`` (errors located at ``where``)."""
     shape = []
     for i, (d, n) in enumerate(zip(ty.shape, _pieces(mesh, spec))):
         if isinstance(d, int) and d % n:
-            raise GraphError(f"{what}: dim {i} of {ty} does not split evenly over {spec[i]} ({n} devices)")
+            raise GraphError(
+                located(f"{what}: dim {i} of {ty} does not split evenly over {spec[i]} ({n} devices)", where)
+            )
         shape.append(d // n if n > 1 else d)
     return TensorType(tuple(shape), ty.dtype)
 
 
 def global_type(mesh, spec: Spec, ty: TensorType) -> TensorType:
-    return TensorType(tuple(d * n if n > 1 else d for d, n in zip(ty.shape, _pieces(mesh, spec))), ty.dtype)
+    return TensorType(tuple(_whole(d, n) for d, n in zip(ty.shape, _pieces(mesh, spec))), ty.dtype)
+
+
+def _whole(d, n: int):
+    """The size of ``n`` shards of size ``d``: ``X`` itself when ``d`` is ``X // n``, a symbolic dim's
+    shard (which the region assumes splits evenly), so that results keep their inputs' dims."""
+    if n == 1:
+        return d
+    terms = dims.poly_of(d)
+    if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
+        atom = terms[0][0][0]
+        if isinstance(atom, poly.Div) and atom.kind == "//" and atom.k == n:
+            return dims.from_poly(atom.operand)
+    return d * n
 
 
 def _spmd_infer(attrs: SpmdAttrs, *xs: TensorType) -> tuple[TensorType, ...]:
@@ -86,8 +107,10 @@ class _Body:
     def __init__(self, ctx, attrs: SpmdAttrs):
         self.ctx, self.attrs = ctx, attrs
         self.local_types = [
-            hlo.tensor_type(ctx.concrete(local_type(attrs.mesh, s, t, "spmd")))
-            for s, t in zip(attrs.in_specs, ctx.in_types)
+            hlo.tensor_type(
+                ctx.concrete(local_type(attrs.mesh, s, t, f"spmd operand {i}", ctx.node.location))
+            )
+            for i, (s, t) in enumerate(zip(attrs.in_specs, ctx.in_types))
         ]
 
     def __call__(self, *values):
@@ -201,77 +224,53 @@ def mesh_axes(mesh) -> tuple[tuple[str, int], ...]:
     return tuple((str(n), int(s)) for n, s in zip(names, sizes))
 
 
-def _spec(spec, rank: int, mesh, what: str) -> Spec:
-    entries = tuple(spec) if spec is not None else ()
-    if len(entries) > rank:
-        raise GraphError(
-            located(f"{what}: spec {spec} has {len(entries)} entries for rank {rank}", user_location())
-        )
-    names = [n for n, _ in mesh]
-    out = []
-    for e in (*entries, *(None,) * (rank - len(entries))):
-        axes = () if e is None else (e,) if isinstance(e, str) else tuple(e)
-        unknown = [a for a in axes if a not in names]
-        if unknown:
-            raise GraphError(located(f"{what}: spec {spec} names {unknown}, not axes of the mesh {tuple(names)}",
-                                     user_location()))  # fmt: skip
-        out.append(axes)
-    used = [a for axes in out for a in axes]
-    if len(set(used)) != len(used):
-        raise GraphError(located(f"{what}: spec {spec} uses a mesh axis twice", user_location()))
-    return tuple(out)
-
-
-def _is_spec(x) -> bool:
-    return x is None or type(x).__name__ == "PartitionSpec"
-
-
-def _per_value(specs, n: int, what: str) -> list:
-    if _is_spec(specs):
-        return [specs] * n
-    specs = list(specs)
-    if len(specs) != n:
-        raise GraphError(located(f"spmd: {len(specs)} {what} for {n} values", user_location()))
-    return specs
-
-
-def spmd(fn, mesh, in_specs, out_specs):
+def spmd(fn=None, mesh=None, in_specs=None, out_specs=None, *, check_vma: bool = True, check_rep=None):
     """``fn`` run once per device of ``mesh`` on its shards (jax's shard_map).
 
-    ``in_specs``: a PartitionSpec for every argument, or one per argument; a dim
-    named by a spec is split over those mesh axes, the rest is replicated.
-    ``out_specs`` likewise for the results: a result replicated over an axis
-    must be equal on those devices (e.g. after a psum).
+    ``in_specs``: PartitionSpecs for the arguments, as a prefix of their nest
+    (one spec for every leaf, one per argument, a dict of specs for a dict
+    argument; None: replicated); a dim a spec names is split over those mesh
+    axes, the rest is replicated. ``out_specs`` likewise for the results; a
+    result whose spec leaves out a mesh axis must be the same on every device
+    along it (e.g. after a psum): the body is checked for that (a GraphError
+    naming the result and the axes it varies along) unless
+    ``check_vma=False`` (jax's older ``check_rep`` also works), in which case
+    one device's copy is returned. Called without ``fn``, it is a decorator.
 
         total = sg.spmd(lambda a: sg.psum(a.sum(), "data"), mesh, in_specs=P("data"), out_specs=P())(x)
     """
+    if fn is None:
+        return lambda f: spmd(f, mesh, in_specs, out_specs, check_vma=check_vma, check_rep=check_rep)
+    if not callable(fn):
+        raise error(f"spmd wants a function to run per device, got {type(fn).__name__}")
+    if not hasattr(mesh, "axis_names") or not hasattr(mesh, "shape"):
+        raise error(f"spmd wants a Mesh (sg.make_mesh(...)) as its mesh, got {type(mesh).__name__}")
     axes = mesh_axes(mesh)
+    check = check_vma if check_rep is None else bool(check_rep)
+    name = getattr(fn, "__name__", "fn").replace("<lambda>", "lambda")
 
     def region(*args):
-        for i, a in enumerate(args):
-            if not isinstance(a, Tensor):
-                raise GraphError(located(f"spmd wants Tensor arguments, got {type(a).__name__} at {i}",
-                                         user_location()))  # fmt: skip
-        specs = [_spec(s, a.ndim, axes, f"spmd in_specs[{i}]") for i, (s, a) in
-                 enumerate(zip(_per_value(in_specs, len(args), "in_specs"), args))]  # fmt: skip
-        local = [
-            local_type(axes, s, a.type, f"spmd argument {i}") for i, (s, a) in enumerate(zip(specs, args))
-        ]
-        single = []
+        leaves, tree = tensor_leaves(tuple(args), "args", "spmd")
+        paths = leaf_paths(tree)
+        specs = [normalize(s, a.ndim, axes, f"spmd in_specs for args{p}") for s, a, p in
+                 zip(specs_for(in_specs, tree, "in_specs"), leaves, paths)]  # fmt: skip
+        local = [local_type(axes, s, a.type, f"spmd args{p}", user_location()) for s, a, p in
+                 zip(specs, leaves, paths)]  # fmt: skip
 
         def traced(*params):
-            out = fn(*params)
-            single.append(isinstance(out, Tensor))
-            return (out,) if isinstance(out, Tensor) else tuple(out)
+            return fn(*unflatten(tree, list(params)))
 
         with tracing_region(axes):
-            body = function(traced, local, name=getattr(fn, "__name__", "fn").replace("<lambda>", "lambda"))
-        outs = body.out_types
-        o_specs = [_spec(s, t.ndim, axes, f"spmd out_specs[{j}]") for j, (s, t) in
-                   enumerate(zip(_per_value(out_specs, len(outs), "out_specs"), outs))]  # fmt: skip
-        results = spmd_call(body, axes, specs, o_specs, list(args), name="spmd")
-        return results[0] if single[0] else tuple(results)
+            body = function(traced, local, name=name)
+        out_paths = leaf_paths(body.out_tree)
+        o_specs = [normalize(s, t.ndim, axes, f"spmd out_specs for {result_path(p)}") for s, t, p in
+                   zip(specs_for(out_specs, body.out_tree, "out_specs"), body.out_types, out_paths)]  # fmt: skip
+        if check:
+            check_replicated(body, specs, o_specs, axes, out_paths, name)
+        results = spmd_call(body, axes, specs, o_specs, leaves, name="spmd")
+        return unflatten(body.out_tree, results)
 
+    region.__name__ = f"spmd_{name}"
     return region
 
 

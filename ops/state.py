@@ -14,6 +14,7 @@ swaps it in after the run (reads in the same run still see the old value).
 
 from __future__ import annotations
 
+import inspect
 import zlib
 
 import numpy as np
@@ -48,8 +49,9 @@ from .random.keys import fold_in, remember_words
 from .registry import bind, bind_node
 
 __all__ = [
-    "Variable", "assign", "assign_add", "assign_sub", "group", "placeholder_with_default",
-    "global_variables", "trainable_variables", "global_step", "seed_key",
+    "Variable", "assign", "assign_add", "assign_sub", "group", "placeholder_with_default", "training_switch",
+    "global_variables", "trainable_variables", "global_step", "seed_key", "variables_initializer",
+    "global_variables_initializer", "local_variables_initializer",
 ]  # fmt: skip
 
 
@@ -171,6 +173,33 @@ def placeholder_with_default(value, shape=None, name: str | None = None) -> Tens
     return bind(placeholder_with_default_op, default, name=name or "placeholder_with_default")
 
 
+# -- the training switch -------------------------------------------------------------
+training_switch_op = OpDef(
+    "training_switch",
+    lambda attrs: TensorType((), dtypes.bool_),
+    lambda ctx, attrs: hlo.constant(np.array(ctx.training), dtypes.bool_),
+    attrs=NoAttrs,
+    reasons={
+        "vjp": "a bool: carries no gradient",
+        "jvp": "a bool: carries no gradient",
+        "batch": "no inputs: the same for every lane",
+    },
+    doc="True in a run that writes variables (a train op), False in any other, unless fed.",
+)
+
+
+def training_switch(name: str = "training") -> Tensor:
+    """A bool scalar that is True in runs that write Variables (a train op, batch norm's
+    ``update_ops``; a Generator's automatic advance does not count) and False in all others
+    (evaluation, inference), unless fed: what ``sg.nn.training()`` is made of.
+
+    Evaluation is then safe by default: ``sess.run(acc, feeds)`` sees no dropout and uses
+    batch norm's moving statistics, while ``sess.run([loss, train], feeds)`` trains with
+    them. Feed it (``{"training": True}``) to choose for one run.
+    """
+    return bind(training_switch_op, name=name)
+
+
 # -- variables ---------------------------------------------------------------------
 def seed_key() -> Tensor:
     """The Session's root random key (uint32[2]) in the current graph: ``[0, seed]``.
@@ -196,21 +225,29 @@ def _salt(name: str) -> int:
 
 
 def Variable(  # noqa: N802
-    initializer, shape=None, dtype=None, name: str | None = None, trainable: bool = True, sharding=None
-):
+    initializer=None, shape=None, dtype=None, name: str | None = None, trainable: bool = True, sharding=None,
+    *, initial_value=None,
+):  # fmt: skip
     """A variable of the current graph, initialized when a Session starts (TF1's tf.Variable).
 
     ``initializer`` is an initializer ``init(key, shape, dtype)`` (see
     sg.nn.initializers; needs ``shape``; dtype defaults to float32) or an
     initial value (numpy data, a Python number, a Tensor of the graph).
-    ``sharding=sg.PartitionSpec(None, "model")`` keeps its buffer split over
-    the Session's mesh (replicated when not given; ignored without a mesh).
+    TF1's keyword ``initial_value=`` takes a value too, or a callable of no
+    arguments that builds it. ``sharding=sg.PartitionSpec(None, "model")``
+    keeps its buffer split over the Session's mesh (replicated when not
+    given; ignored without a mesh).
 
         w = sg.Variable(sg.nn.initializers.glorot_uniform(), (64, 128), name="w")
         step = sg.Variable(0, name="step", trainable=False)
+        b = sg.Variable(initial_value=np.zeros(10), name="b")
     """
+    initializer = _one_initializer(initializer, initial_value, name)
     graph = current_graph()
     full = graph.unique_name(name or "Variable")
+    shared = graph.variable_name(full)
+    if shared != full:  # built inside a layer that reuses its variables (reuse=True)
+        return _reused(graph, shared, initializer, shape, dtype)
     local = full.rsplit("/", 1)[-1]
     with _name_scope(local):
         value = _initial_value(initializer, shape, dtype, full)
@@ -224,6 +261,45 @@ def Variable(  # noqa: N802
     else:
         attrs = ShardedVariableAttrs(**fields, sharding=check_spec(sharding, value.shape, f"variable {full}"))
     return graph.add_node(variable_op, (), attrs, full_name=full).output
+
+
+def _one_initializer(initializer, initial_value, name):
+    """The initializer or initial value, given positionally or as TF1's ``initial_value=``."""
+    who = f"sg.Variable {name!r}" if name else "sg.Variable"
+    if initial_value is None:
+        if initializer is None:
+            raise _error(f"{who} needs an initial value or an initializer")
+        return initializer
+    if initializer is not None:
+        raise _error(f"{who} got an initial value twice: as its first argument and as initial_value=")
+    if callable(initial_value) and not isinstance(initial_value, Tensor):
+        try:
+            takes_none = not inspect.signature(initial_value).parameters
+        except (TypeError, ValueError):
+            takes_none = False
+        if takes_none:  # TF1's lazy initial value: a function of no arguments
+            return initial_value()
+    return initial_value
+
+
+def _reused(graph, name: str, initializer, shape, dtype) -> VariableTensor:
+    """The existing variable ``name`` that a Variable built under a reusing layer stands for, after
+    checking that it has the shape (and dtype, when given) the layer asks for."""
+    found = next((v for v in graph.variables if v.var_name == name), None)
+    if found is None:
+        raise _error(f"reuse: there is no variable {name} to share (reuse=True builds no new variables)")
+    if shape is not None:
+        want = _shape(shape)
+    elif isinstance(initializer, Tensor) or not callable(initializer):
+        want = tuple(initializer.shape) if isinstance(initializer, Tensor) else np.shape(initializer)
+    else:
+        want = tuple(found.shape)
+    dt = dtypes.dtype(dtype) if dtype is not None else found.dtype
+    if tuple(want) != tuple(found.shape) or dt is not found.dtype:
+        raise _error(
+            f"reuse: variable {name} is {found.type}, but the layer reusing it wants {TensorType(want, dt)}"
+        )
+    return found
 
 
 def _initial_value(initializer, shape, dtype, full: str) -> Tensor:
@@ -274,6 +350,29 @@ def global_variables() -> list:
 def trainable_variables() -> list:
     """The trainable Variables of the current graph (what optimizers update by default)."""
     return current_graph().trainable_variables
+
+
+def variables_initializer(var_list, name: str = "init") -> Tensor:
+    """A train-op-like Tensor that sets ``var_list`` back to their initial values when run
+    (TF1's ``tf.variables_initializer``). A Session initializes variables by itself when a run
+    first needs them, so running it is optional; running it again re-initializes, from the
+    Session's seed (the same values as the first time)."""
+    variables = list(var_list)
+    for v in variables:
+        if not isinstance(v, VariableTensor):
+            raise _error(f"variables_initializer wants Variables, got {type(v).__name__} {v!r}")
+    return group(*[assign(v, v.initial_value) for v in variables], name=name)
+
+
+def global_variables_initializer() -> Tensor:
+    """An op that initializes every Variable of the current graph (TF1's
+    ``sess.run(tf.global_variables_initializer())``); see ``variables_initializer``."""
+    return variables_initializer(current_graph().variables)
+
+
+def local_variables_initializer() -> Tensor:
+    """TF1's initializer of local variables: stablegraph has none, so it runs nothing."""
+    return group(name="init_local")
 
 
 def global_step() -> VariableTensor:

@@ -7,8 +7,9 @@ chlo lacks, lower to series and continued fractions in special_lowering.py.
 population_count and clz are the integer ops stablehlo.popcnt and
 stablehlo.count_leading_zeros.
 
-Gradients JAX leaves undefined stay so: zeta has no vjp, nextafter is
-piecewise constant. Where JAX raises for one operand only (polygamma's order
+Gradients JAX leaves undefined stay so: nextafter is piecewise constant.
+zeta's derivative in x has no closed form: an Euler-Maclaurin sum differentiated
+by hand (_zeta_dx). Where JAX raises for one operand only (polygamma's order
 m, betainc's a and b), a vjp rule cannot raise (it does not know which
 operands are wanted): m gets no cotangent (it is an integer order), and
 betainc's a and b get central differences of betainc itself, to about
@@ -65,8 +66,9 @@ asinh = unary("asinh", chlo.asinh, vjp=lambda x, y, ct: ad.mul(ct, _rsqrt(ad.add
 
 
 def _acosh_vjp(x, y, ct):
-    one = _one(x)  # (x - 1)(x + 1) rather than x*x - 1: no cancellation near x = 1
-    return ad.mul(ct, _rsqrt(ad.mul(ad.sub(x, one), ad.add(x, one))))
+    # x*x - 1 (JAX) rather than (x - 1)(x + 1): near x = 1 it loses only the eps**2 term, and at
+    # x = 1 the second derivative is -inf, not 0 * inf (the product rule's term with x - 1 = 0)
+    return ad.mul(ct, _rsqrt(ad.sub(_square(x), _one(x))))
 
 
 def _atanh_vjp(x, y, ct):
@@ -98,7 +100,46 @@ def _polygamma_vjp(m, x, out, ct):
 
 polygamma = binary("polygamma", chlo.polygamma, "f", vjp=_polygamma_vjp, reasons=_NO_FOLD,
                    doc="the m-th derivative of digamma at x (m a whole number); chlo.polygamma")  # fmt: skip
-zeta = binary("zeta", chlo.zeta, "f", reasons={"vjp": "JAX defines no derivative of zeta", **_NO_FOLD},
+# B_2j / (2j)!, j = 1 .. 10: the Euler-Maclaurin corrections of the zeta series' tail
+_EM_COEFFICIENTS = tuple(
+    b / float(np.prod(np.arange(1, 2 * j + 1)))
+    for j, b in enumerate((1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+                           43867 / 798, -174611 / 330), start=1)
+)  # fmt: skip
+_EM_TERMS = 12
+
+
+def _zeta_dx(x, q):
+    """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x, by Euler-Maclaurin: the first 12 terms
+    directly, the tail's integral and 10 Bernoulli corrections differentiated in x by hand."""
+    # powers by pow, not exp(-x log b): exp would scale the rounding of x log b by its size
+    total = ad.zeros_like(x)
+    for k in range(_EM_TERMS):
+        base = ad.add(q, ad.full_like(q, k))
+        total = ad.sub(total, ad.mul(_ew("log", base), _ew("pow", base, ad.neg(x))))
+    a = ad.add(q, ad.full_like(q, _EM_TERMS))
+    log_a = _ew("log", a)
+    x1 = ad.sub(x, _one(x))
+    a_1mx = _ew("pow", a, ad.neg(x1))
+    integral = ad.neg(ad.mul(a_1mx, ad.add(ad.div(log_a, x1), ad.div(_one(x), _square(x1)))))
+    a_mx = _ew("pow", a, ad.neg(x))
+    total = ad.add(ad.add(total, integral), ad.scale(ad.mul(log_a, a_mx), -0.5))
+    poly, dpoly = x, _one(x)  # x (x + 1) ... (x + 2j - 2) and its derivative
+    for j, c in enumerate(_EM_COEFFICIENTS, start=1):
+        power = _ew("pow", a, ad.neg(ad.add(x, ad.full_like(x, 2 * j - 1))))
+        total = ad.add(total, ad.scale(ad.mul(ad.sub(dpoly, ad.mul(log_a, poly)), power), c))
+        for i in (2 * j - 1, 2 * j):
+            shifted = ad.add(x, ad.full_like(x, i))
+            poly, dpoly = ad.mul(poly, shifted), ad.add(ad.mul(dpoly, shifted), poly)
+    return total
+
+
+def _zeta_vjp(x, q, out, ct):
+    # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
+    return ad.mul(ct, _zeta_dx(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+
+
+zeta = binary("zeta", chlo.zeta, "f", vjp=_zeta_vjp, reasons=_NO_FOLD,
               doc="the Hurwitz zeta function zeta(x, q); chlo.zeta")  # fmt: skip
 
 

@@ -9,10 +9,11 @@ client with as many devices as asked for, so meshes need no flag.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
-from ..graph import GraphError
+from ..graph import GraphError, located, user_location
 
 MESH_SYMBOL = "mesh"  # the name of the module-level ``sdy.mesh`` a lowered program declares
 
@@ -118,10 +119,45 @@ def make_mesh(shape, axis_names, devices=None) -> Mesh:
     """A mesh of the first ``prod(shape)`` devices (of the default platform unless given).
 
     ``sg.make_mesh((2, 2), ("data", "model"))``; on CPU the devices are provided on demand.
+    Sizes are ints >= 1, one per axis name; anything else is a GraphError at the user's line.
     """
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape, names = _mesh_shape(shape, axis_names)
     n = math.prod(shape)
-    pool = _default_devices(n) if devices is None else _flat(devices)
+    try:
+        pool = _default_devices(n) if devices is None else _flat(devices)
+    except GraphError as e:
+        raise _error(f"make_mesh of shape {shape}: {e}") from None
     if len(pool) < n:
-        raise GraphError(f"make_mesh: a mesh of shape {shape} needs {n} devices, got {len(pool)}")
-    return Mesh(pool[:n], axis_names, shape=shape)
+        raise _error(f"make_mesh: a mesh of shape {shape} needs {n} devices, got {len(pool)}")
+    return Mesh(pool[:n], names, shape=shape)
+
+
+def _error(message: str) -> GraphError:
+    return GraphError(located(message, user_location()))
+
+
+def _mesh_shape(shape, axis_names) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """make_mesh's sizes and axis names, checked: ints >= 1, distinct non-empty names, as many of each."""
+    sizes = (shape,) if isinstance(shape, numbers.Integral) else shape
+    sizes = sizes.tolist() if isinstance(sizes, np.ndarray) else sizes
+    names = (axis_names,) if isinstance(axis_names, str) else axis_names
+    if not isinstance(sizes, tuple | list) or not isinstance(names, tuple | list):
+        raise _error(
+            f"make_mesh wants a shape (a tuple of ints) and axis names (a tuple of str), "
+            f"got {shape!r} and {axis_names!r}"
+        )
+    bad = [s for s in sizes if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1]
+    if bad or not sizes:
+        what = f"size {bad[0]!r}" if bad else "no sizes"
+        raise _error(
+            f"make_mesh wants every axis size to be an int >= 1, got shape {tuple(sizes)!r} ({what}): "
+            "a mesh axis holds at least one device"
+        )
+    if not all(isinstance(a, str) and a for a in names) or len(set(names)) < len(names):
+        raise _error(f"make_mesh wants distinct axis names (non-empty strings), got {tuple(names)!r}")
+    if len(names) != len(sizes):
+        raise _error(
+            f"make_mesh wants one axis name per size: shape {tuple(sizes)} has {len(sizes)} axes, "
+            f"axis_names {tuple(names)} has {len(names)}"
+        )
+    return tuple(int(s) for s in sizes), tuple(names)

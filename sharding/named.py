@@ -8,7 +8,7 @@ written here, in plain Python, so ops and backend spell them alike:
 
 from __future__ import annotations
 
-from ..graph import GraphError
+from ..graph import GraphError, located, user_location
 from .mesh import MESH_SYMBOL, Mesh
 from .spec import as_spec
 
@@ -24,10 +24,12 @@ class NamedSharding:
 
     def __init__(self, mesh: Mesh, spec=()):
         if not isinstance(mesh, Mesh):
-            raise GraphError(f"NamedSharding wants a Mesh, got {type(mesh).__name__}")
+            raise GraphError(
+                located(f"NamedSharding wants a Mesh, got {type(mesh).__name__}", user_location())
+            )
         self.mesh = mesh
         self.spec = as_spec(spec)
-        check_axes(self.spec, mesh, "NamedSharding")
+        check_axes(self.spec, mesh, "NamedSharding", user_location())
 
     def __eq__(self, other) -> bool:
         return (
@@ -47,12 +49,14 @@ class NamedSharding:
         return tuple(n // parts for n, parts in zip(shape, split_counts(self.spec, self.mesh, len(shape))))
 
 
-def check_axes(spec, mesh: Mesh, what: str) -> None:
-    """GraphError if ``spec`` names an axis ``mesh`` lacks."""
+def check_axes(spec, mesh: Mesh, what: str, where=None) -> None:
+    """GraphError (located at ``where``, if given) if ``spec`` names an axis ``mesh`` lacks."""
     unknown = [a for a in as_spec(spec).axes if a not in mesh.shape]
     if unknown:
         raise GraphError(
-            f"{what}: sharding {tuple(spec)!r} names axis {unknown[0]!r}, not an axis of {mesh!r}"
+            located(
+                f"{what}: sharding {tuple(spec)!r} names axis {unknown[0]!r}, not an axis of {mesh!r}", where
+            )
         )
 
 

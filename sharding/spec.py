@@ -9,7 +9,16 @@ Specs name axes only; a NamedSharding binds one to a Mesh.
 
 from __future__ import annotations
 
+from ..graph import GraphError, located, user_location
 from ..graph.structural import spec_axes, spec_entries
+
+
+def _entries(entries) -> tuple:
+    """The entries checked, a mistake being a GraphError at the user's line."""
+    try:
+        return spec_entries(entries)
+    except GraphError as e:
+        raise GraphError(located(f"PartitionSpec: {e}", user_location())) from None
 
 
 class PartitionSpec(tuple):
@@ -18,7 +27,7 @@ class PartitionSpec(tuple):
     __slots__ = ()
 
     def __new__(cls, *entries):
-        return super().__new__(cls, spec_entries(entries))
+        return super().__new__(cls, _entries(entries))
 
     def __repr__(self) -> str:
         return f"PartitionSpec({', '.join(repr(e) for e in self)})"
@@ -42,4 +51,12 @@ class PartitionSpec(tuple):
 
 def as_spec(spec) -> PartitionSpec:
     """A PartitionSpec from one, a tuple or a list of entries."""
-    return spec if type(spec) is PartitionSpec else PartitionSpec(*spec_entries(spec))
+    if type(spec) is PartitionSpec:
+        return spec
+    if isinstance(spec, str) or spec is None:
+        raise GraphError(
+            located(
+                f"a sharding spec is a PartitionSpec or a tuple of axis names, got {spec!r}", user_location()
+            )
+        )
+    return PartitionSpec(*spec)

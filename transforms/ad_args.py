@@ -60,7 +60,8 @@ def wrap(fn, argnums, prefix: str, impl):
     """A transform of ``fn``: ``impl(fn, args)`` builds it where called.
 
     A Function gives a Function (printable, drawable, transformable again);
-    a Python callable gives a callable that builds inline where called.
+    a Python callable gives a callable that builds inline where called, whose
+    keyword arguments pass through to ``fn`` undifferentiated (as in jax).
     """
     if isinstance(fn, Function):
         check_argnums(fn, argnums, len(fn.params))
@@ -71,8 +72,18 @@ def wrap(fn, argnums, prefix: str, impl):
             arg_names=[p.node.name for p in fn.params],
         )
 
-    def transformed(*args):
-        return impl(fn, args)
+    def transformed(*args, **kwargs):
+        return impl(_with_keywords(fn, kwargs) if kwargs else fn, args)
 
     transformed.__name__ = f"{prefix}_{getattr(fn, '__name__', 'fn')}"
     return transformed
+
+
+def _with_keywords(fn, kwargs: dict):
+    """``fn`` with its keyword arguments fixed (the transform differentiates positional ones only)."""
+
+    def call(*args):
+        return fn(*args, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "fn")
+    return call

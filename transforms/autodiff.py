@@ -17,6 +17,8 @@ gradients and tangents come back structured like what they belong to.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..graph import Tensor, current_graph, register_overloads, unflatten
 from ..graph.tree import describe, leaf_paths
 from ..ops import ad_util
@@ -153,18 +155,52 @@ def gradients(ys, xs, grad_ys=None):
     """
     graph = current_graph()
     # inside a body being built, outer tensors are read through their captures
-    ys = [_local(graph, y) for y in ([ys] if isinstance(ys, Tensor) else ys)]
-    xs_list = [_local(graph, x) for x in ([xs] if isinstance(xs, Tensor) else xs)]
+    ys = [_local(graph, y) for y in _tensor_list(ys, "ys")]
+    xs_list = [_local(graph, x) for x in _tensor_list(xs, "xs")]
     check_differentiable(xs_list)
-    if grad_ys is None:
-        grad_ys = [ad_util.full_like(y, 1) for y in ys]
-    grad_ys = [grad_ys] if isinstance(grad_ys, Tensor) else list(grad_ys)
     seeds: dict = {}
-    for y, g in zip(ys, grad_ys):
-        g = asarray(g, y.dtype)
+    for y, g in zip(ys, _grad_ys(grad_ys, ys)):
+        g = ad_util.full_like(y, 1) if g is None else asarray(g, y.dtype)
+        if g.shape != y.shape:
+            raise error(
+                f"gradients wants each grad_ys entry shaped like its y, got {g.type} for {y.name} {y.type}"
+            )
         seeds[y] = g if y not in seeds else ad_util.add(seeds[y], g)
     cts = backward(graph.ancestors(ys), seeds, xs_list)
     return [_zeros_for(x, c) for x, c in zip(xs_list, cts)]
+
+
+def _tensor_list(value, what: str) -> list[Tensor]:
+    """gradients' ``ys`` or ``xs``: a Tensor or a list (tuple) of Tensors, else a GraphError at the user's line."""
+    items = [value] if isinstance(value, Tensor) else value
+    if isinstance(items, Iterable) and not isinstance(items, str | bytes | dict | list | tuple):
+        items = list(items)  # a generator, dict.values(), ...
+    if not isinstance(items, list | tuple):
+        raise error(
+            f"gradients wants {what} as a Tensor or a list of Tensors, got {type(value).__name__} {value!r:.40}"
+        )
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            hint = (
+                ": differentiate with respect to tensors of the graph (a sg.Variable, a placeholder, any op's "
+                "output); a Python number or array has no gradient"
+                if what == "xs"
+                else ": the ys are tensors of the graph that depend on the xs"
+            )
+            raise error(
+                f"gradients wants {what} as Tensors, got {type(t).__name__} {t!r:.40} at {what}[{i}]{hint}"
+            )
+    return list(items)
+
+
+def _grad_ys(grad_ys, ys) -> list:
+    """One cotangent (or None: ones) per y."""
+    if grad_ys is None:
+        return [None] * len(ys)
+    grad_ys = [grad_ys] if isinstance(grad_ys, Tensor) or not isinstance(grad_ys, list | tuple) else grad_ys
+    if len(grad_ys) != len(ys):
+        raise error(f"gradients wants one grad_ys entry per y: {len(ys)} ys, {len(grad_ys)} grad_ys")
+    return list(grad_ys)
 
 
 # Optimizers (sg.optim, in the ops layer below) reach gradients through the overload table.

@@ -11,7 +11,7 @@ VJPContext) lets the rules of body-holding ops run this pass on a body.
 
 from __future__ import annotations
 
-from ..graph import GraphError, Tensor, emitting_for, located, name_scope
+from ..graph import GraphError, Tensor, emitting_for, located, name_scope, user_location
 from ..ops import ad_util
 from .simplify import simplify
 
@@ -41,21 +41,24 @@ def relevant_nodes(nodes, wrt, seeds) -> list:
 def check_differentiable(wrt, what: str = "differentiate") -> None:
     for t in wrt:
         if not ad_util.is_differentiable(t):
+            made = f" ({t.name} was made at {t.node.location})" if t.node.location is not None else ""
             raise GraphError(
                 located(
                     f"cannot {what} with respect to {t.name}: it is {t.type}, and only floating and complex "
-                    "values have gradients (integer and bool values carry none)",
-                    t.node.location,
-                    t.node.name,
+                    f"values have gradients (integer and bool values carry none){made}",
+                    user_location(),
                 )
             )
 
 
-def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
+def backward(nodes, seeds: dict[Tensor, Tensor], wrt, values: dict | None = None) -> list[Tensor | None]:
     """Cotangents of ``wrt`` given cotangents ``seeds`` of some outputs.
 
     Emits the cotangent graph into the graph being built; returns one Tensor
-    (or None for a zero cotangent) per tensor in ``wrt``.
+    (or None for a zero cotangent) per tensor in ``wrt``. With ``values``
+    (tensor -> the tensor holding its value), rules read the nodes' operands
+    and results through it: sg.checkpoint walks its body's own nodes with
+    the values it recomputed or saved.
     """
     cts: dict[Tensor, Tensor] = {}
     for t, ct in seeds.items():
@@ -70,11 +73,14 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt) -> list[Tensor | None]:
             why = node.op.reasons.get("vjp", "not written yet")
             raise GraphError(located(f"cannot differentiate through {node.op.name}: it has no vjp rule ({why})",
                                      node.location, node.name))  # fmt: skip
+        xs, ys = node.inputs, node.outputs
+        if values is not None:
+            xs, ys = [values.get(t, t) for t in xs], [values.get(t, t) for t in ys]
         with emitting_for(node.location, origin=node.name), name_scope("grad"):
-            in_cts = rule(CONTEXT, node.attrs, node.inputs, node.outputs, out_cts)
-        for t, ct in zip(node.inputs, in_cts):
+            in_cts = rule(CONTEXT, node.attrs, xs, ys, out_cts)
+        for t, x, ct in zip(node.inputs, xs, in_cts):
             if ct is not None and ad_util.is_differentiable(t):
-                _check_ct(node, t, ct)
+                _check_ct(node, x, ct)
                 _accumulate(cts, t, ct)
     return [cts.get(t) for t in wrt]
 
@@ -87,8 +93,8 @@ class VJPContext:
     __slots__ = ()
 
     @staticmethod
-    def backward(nodes, seeds, wrt):
-        return backward(nodes, seeds, wrt)
+    def backward(nodes, seeds, wrt, values=None):
+        return backward(nodes, seeds, wrt, values)
 
     @staticmethod
     def simplify(fn):

@@ -26,7 +26,7 @@ from ..graph import (
 from ..graph.dims import symbols
 from ..graph.rewrite import Rewriter
 from ..ops.batching import batched_at
-from .vectorize_args import axes_for, check_sizes, chunked, leaves_of
+from .vectorize_args import axes_for, check_axes, check_sizes, chunked, leaves_of
 
 
 class BatchContext:
@@ -109,7 +109,8 @@ def vectorize(fn, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
     """``fn`` mapped over an axis of its inputs, as one batched computation (jax.vmap's semantics).
 
     ``in_axes``: an int (negative counts from the end), None (not mapped), or a
-    nest matching the arguments; ``out_axes`` likewise for the results.
+    nest matching the positional arguments; keyword arguments are mapped at
+    axis 0 (as jax.vmap maps them); ``out_axes`` likewise for the results.
     ``axis_size`` gives the batch size when no input is mapped (or, for a
     Function, instead of a new symbol). ``chunk_size`` runs the batch in chunks
     of that size inside one loop, so a huge batch fits in memory. A Function
@@ -122,12 +123,13 @@ def vectorize(fn, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         raise GraphError(
             located(f"vectorize wants a positive int chunk_size, got {chunk_size!r}", user_location())
         )
+    in_axes, out_axes = check_axes(in_axes, "in_axes"), check_axes(out_axes, "out_axes", top=False)
     if isinstance(fn, Function):
         return _vectorize_function(fn, in_axes, out_axes, axis_size, chunk_size)
 
-    def vectorized(*args):
-        leaves, tree, bdims = leaves_of(args, in_axes)
-        size = check_sizes(leaves, bdims, axis_size, tree)
+    def vectorized(*args, **kwargs):
+        leaves, tree, bdims, paths = leaves_of(args, kwargs, in_axes)
+        size = check_sizes(leaves, bdims, axis_size, paths)
         types = [_without(x.type, b) for x, b in zip(leaves, bdims)]
         traced = function(
             _flat(fn, tree), types, name=getattr(fn, "__name__", "fn").replace("<lambda>", "lambda")
@@ -144,7 +146,8 @@ vmap = vectorize
 
 def _flat(fn, tree):
     def flat(*leaves):
-        return fn(*unflatten(tree, list(leaves)))
+        args, kwargs = unflatten(tree, list(leaves))
+        return fn(*args, **kwargs)
 
     return flat
 

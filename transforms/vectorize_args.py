@@ -3,13 +3,19 @@
 ``in_axes`` and ``out_axes`` follow jax.vmap: an int (negative counts from
 the end of the batched value), None (not mapped), or a nest that is a
 prefix of the arguments' (results') structure, whose leaves apply to whole
-sub-nests. Mistakes are GraphErrors that name the argument's path.
+sub-nests; keyword arguments are mapped at axis 0. Mistakes are GraphErrors
+at the user's line that name the entry or the argument's path: a leaf that is
+not an int or None already when sg.vectorize is called, as jax.vmap does.
 """
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from ..graph import GraphError, dims, located, user_location
-from ..graph.tree import leaf_paths
+from ..graph.tree import PrefixMismatch, describe, leaf_paths, prefix_leaves
 from ..ops import shape, slicing
 from ..ops.batching import moveaxis
 from ..ops.control_api import scan
@@ -24,62 +30,76 @@ def _error(message: str) -> GraphError:
 def _axis(a, ndim: int, where: str):
     if a is None:
         return None
-    if not isinstance(a, int) or isinstance(a, bool):
-        raise _error(f"vectorize wants {where} to be an int or None, got {a!r}")
     if not -ndim <= a < ndim:
         raise _error(f"vectorize: {where} = {a} is out of range for a batched value of rank {ndim}")
     return a % ndim
 
 
-def _prefix_leaves(axes, value_tree, path: str) -> list:
-    """The axis spec of each leaf of ``value_tree``, ``axes`` being a prefix nest of it."""
-    if axes is None or isinstance(axes, int):
-        n = len(leaf_paths(value_tree))
-        return [axes] * n
-    sub = _children(value_tree)
-    if isinstance(axes, dict) != isinstance(sub, dict):
+def check_axes(axes, what: str, top: bool = True):
+    """GraphError at the user's line unless ``axes`` is an int, None or a nest of them; ints come back
+    as Python ints (numpy integers are accepted). jax.vmap checks this when it is called, so do we."""
+    return _checked(axes, what, what, top)
+
+
+def _checked(axes, what: str, where: str, top: bool):
+    if axes is None or isinstance(axes, numbers.Integral) and not isinstance(axes, bool | np.bool_):
+        return None if axes is None else int(axes)
+    if isinstance(axes, tuple | list) or (isinstance(axes, dict) and not top):
+        items = axes.items() if isinstance(axes, dict) else enumerate(axes)
+        out = {k: _checked(a, what, f"{where}[{k!r}]", False) for k, a in items}
+        return out if isinstance(axes, dict) else type(axes)(out.values())
+    got = f"vectorize: {where} is {axes!r} (a {type(axes).__name__})"
+    if top:
         raise _error(
-            f"vectorize: the axes at {path or 'the top'} are a {type(axes).__name__}, the values are not"
+            f"{got}: give an int axis, None, or a tuple of them with one entry per positional argument"
         )
-    keys = list(sub) if isinstance(sub, dict) else list(range(len(sub)))
-    if (list(axes) if isinstance(axes, dict) else list(range(len(axes)))) != keys:
-        raise _error(f"vectorize: the axes at {path or 'the top'} do not match the values' structure")
-    out = []
-    for k in keys:
-        out += _prefix_leaves(axes[k], sub[k], f"{path}[{k!r}]")
-    return out
+    raise _error(f"{got}: each entry must be an int axis or None")
 
 
-def _children(treedef):
-    if treedef is None or treedef == ("none",):
-        raise _error("vectorize: an axes nest goes deeper than the values")
-    if treedef[0] is dict:
-        return dict(zip(treedef[1], treedef[2]))
-    return list(treedef[1])
+def _prefix_leaves(axes, value_tree, what: str) -> list:
+    """The axis spec of each leaf of ``value_tree``, ``axes`` being a prefix nest of it."""
+    try:
+        return prefix_leaves(axes, value_tree, lambda a: a is None or isinstance(a, int))
+    except PrefixMismatch as e:
+        where, tree = f"{what}{e.path}", e.subtree
+        if e.problem == "leaf":
+            value = "a single value, not a nest" if tree is None else "None"
+            message = f"is a {type(e.entry).__name__} of axes, but the value there is {value}"
+        elif e.problem == "kind":
+            message = f"is a {type(e.entry).__name__} of axes, but the value there is structured as {describe(tree)}"
+        else:
+            message = f"= {e.entry!r} does not match the structure of the values there, {describe(tree)}"
+        raise _error(f"vectorize: {where} {message}") from None
 
 
 def axes_for(axes, ndims, what: str, tree=None) -> list:
     """One normalized axis (or None) per leaf; ``ndims`` are the batched leaves' ranks."""
     if tree is None:
         tree = (tuple, (None,) * len(ndims))
-    specs = _prefix_leaves(tuple(axes) if isinstance(axes, list) else axes, tree, "")
+    axes = check_axes(axes, what)
+    specs = _prefix_leaves(tuple(axes) if isinstance(axes, list) else axes, tree, what)
     paths = leaf_paths(tree)
     return [_axis(a, n, f"{what}{p}") for a, n, p in zip(specs, ndims, paths)]
 
 
-def leaves_of(args, in_axes):
-    """The arguments' leaves as Tensors, their tree, and each leaf's batch axis."""
+def leaves_of(args, kwargs, in_axes):
+    """The arguments' leaves as Tensors (positional, then keyword), their tree ``(args, kwargs)``,
+    each leaf's batch axis (keyword arguments are mapped at axis 0, as jax.vmap maps them) and each
+    leaf's path (``args[0]['w']``, ``kwargs['b']``)."""
     leaves, tree = tensor_leaves(tuple(args), "args", "vectorize")
+    k_leaves, k_tree = tensor_leaves(dict(kwargs), "kwargs", "vectorize")
     axes = in_axes if not isinstance(in_axes, list) else tuple(in_axes)
     if isinstance(axes, tuple) and len(axes) != len(args):
-        raise _error(f"vectorize: in_axes has {len(axes)} entries for {len(args)} arguments")
-    return leaves, tree, axes_for(axes, [x.ndim for x in leaves], "in_axes", tree)
+        raise _error(f"vectorize: in_axes has {len(axes)} entries for {len(args)} positional arguments")
+    bdims = axes_for(axes, [x.ndim for x in leaves], "in_axes", tree)
+    bdims += axes_for(0, [x.ndim for x in k_leaves], "kwargs", k_tree)
+    paths = [f"args{p}" for p in leaf_paths(tree)] + [f"kwargs{p}" for p in leaf_paths(k_tree)]
+    return leaves + k_leaves, (tuple, (tree, k_tree)), bdims, paths
 
 
-def check_sizes(leaves, bdims, axis_size, tree):
+def check_sizes(leaves, bdims, axis_size, paths):
     """The one batch size of the mapped leaves (or ``axis_size``); an error naming any that differ."""
-    paths = leaf_paths(tree)
-    sizes = [(f"args{p}", x.shape[b]) for x, b, p in zip(leaves, bdims, paths) if b is not None]
+    sizes = [(p, x.shape[b]) for x, b, p in zip(leaves, bdims, paths) if b is not None]
     if axis_size is not None:
         sizes.append(("axis_size", axis_size))
     if not sizes:

@@ -18,19 +18,31 @@ from __future__ import annotations
 
 import math
 
+from ..graph import GraphError, located, user_location
+
 BUDGET = 150  # boxes in an auto drawing: dot lays this out in well under a second
 CHUNK_MIN = 50  # nodes in a chunk, at least
 CHUNKS_MAX = 60  # chunks in one group, at most (chunks grow past CHUNK_MIN to stay under it)
 
 
+def _error(message: str) -> GraphError:
+    return GraphError(located(message, user_location()))
+
+
 def plan(view, collapse="auto", expand=()) -> set:
-    """The set of open groups; in auto mode crowded open groups are chunked too."""
+    """The set of open groups; in auto mode crowded open groups are chunked too.
+
+    ``expand=True`` with ``collapse="auto"`` opens everything (auto would close scopes again);
+    with a depth it opens the library calls down to that depth.
+    """
     if collapse is True:
         collapse = 1
     if not (collapse == "auto" or collapse is None or collapse is False or isinstance(collapse, int)):
-        raise ValueError(f"collapse wants 'auto', a depth (int) or None, got {collapse!r}")
+        raise _error(f"collapse wants 'auto', a depth (int) or None, got {collapse!r}")
     if isinstance(collapse, int) and collapse < 0:
-        raise ValueError(f"collapse wants a depth >= 0, got {collapse}")
+        raise _error(f"collapse wants a depth >= 0, got {collapse}")
+    if expand is True and collapse == "auto":
+        collapse = None
     everything = collapse is None or collapse is False or collapse == 0
     shut = closed_libraries if not (everything or expand is True) else _never
     if collapse == "auto":
@@ -60,7 +72,7 @@ def resolve(view, names) -> list:
         tail = [g for g in groups if any(p.endswith("/" + name) for p in (g.path, *g.aliases))]
         if not exact and not tail:
             known = ", ".join(sorted(g.path for g in groups)[:12]) or "none"
-            raise ValueError(f"expand: no group named {name!r}; the groups are {known}")
+            raise _error(f"expand: no group named {name!r}; the groups are {known}")
         found += exact or tail
     return found
 

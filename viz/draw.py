@@ -37,7 +37,8 @@ def draw(
     scopes); ``None`` or 0 opens everything. Library calls (``sg.nn.dense``,
     losses, optimizers...) are one closed box each unless opened: ``expand``
     names scopes, library calls (or control-flow bodies, ``"loop@body"``) to
-    draw open anyway; ``expand=True`` opens every library call.
+    draw open anyway; ``expand=True`` opens every library call, and with the
+    default ``collapse="auto"`` every scope too (the whole graph, however big).
 
         sg.draw(g, "out/model.svg")
         sg.draw(g, expand=["fc1"], collapse=1)

@@ -132,6 +132,14 @@ def _cond_batch(ctx, attrs: CondAttrs, xs, bdims):
     return picked, [0] * len(picked)
 
 
+def _cond_vary(ctx, attrs: CondAttrs, vary):
+    """Inside sg.spmd: a result varies along what any branch makes it vary along, and the index's axes."""
+    n = len(attrs.branches[0].params)
+    outs = [ctx.body(fn, list(vary[1 : 1 + n]) + caps)
+            for fn, caps in zip(attrs.branches, split(vary, attrs.branches, 1 + n))]  # fmt: skip
+    return [frozenset(vary[0]).union(*col) for col in zip(*outs)]
+
+
 cond_op = OpDef(
     "cond",
     _cond_infer,
@@ -139,6 +147,7 @@ cond_op = OpDef(
     attrs=CondAttrs,
     vjp=_cond_vjp,
     batch=_cond_batch,
+    vary=_cond_vary,
     doc="Runs the branch chosen by an int32 index on the operands; stablehlo.case.",
 )
 

@@ -7,8 +7,10 @@ the forward values the step's backward reads (a copy of the scan that also
 stacks them; simplify merges it with the original, so the forward loop runs
 once) and runs the backward in a scan the other way, whose carry is the
 carry's cotangent plus the captures' cotangents summed over the steps. With
-``remat`` (sg.checkpoint) it stacks only the carry entering each step and the
-backward recomputes the step.
+``remat`` it stacks only the carry entering each step and the backward
+recomputes the step (sg.checkpoint no longer sets it: a checkpointed body
+holds a checkpoint node, whose own vjp keeps the step's inputs and what its
+policy saves, ops/checkpoint.py).
 
 Under vectorize the body is vectorized with the carry's batch axes at a
 fixed point (a carry the body makes batched goes in batched) and the xs'
@@ -41,7 +43,7 @@ class ScanAttrs(Attrs):
     length_shape: ShapeAttr  # (number of steps,): an int or a symbol
     reverse: bool = False  # walk the steps from the last (ys are written at the step's own index)
     num_carry: int
-    remat: bool = False  # its vjp saves only the carries and recomputes each step (sg.checkpoint)
+    remat: bool = False  # its vjp saves only the carries and recomputes each step
     unroll: int = 1  # steps per loop iteration in the lowering (0: all of them); results are the same
 
 
@@ -191,6 +193,19 @@ def _scan_subsumes(big: ScanAttrs, small: ScanAttrs):
     return list(range(nc)) + where
 
 
+def _scan_vary(ctx, attrs: ScanAttrs, vary):
+    """Inside sg.spmd: the carry to a fixed point (it varies along what the body makes it vary along),
+    then the ys as the body gives them."""
+    nc = attrs.num_carry
+    carry, rest = [frozenset(v) for v in vary[:nc]], list(vary[nc:])
+    while True:
+        outs = ctx.body(attrs.body, carry + rest)
+        new = [c | o for c, o in zip(carry, outs[:nc])]
+        if new == carry:
+            return carry + outs[nc:]
+        carry = new
+
+
 scan_op = OpDef(
     "scan",
     _scan_infer,
@@ -198,6 +213,7 @@ scan_op = OpDef(
     attrs=ScanAttrs,
     vjp=_scan_vjp,
     batch=_scan_batch,
+    vary=_scan_vary,
     subsumes=_scan_subsumes,
     doc="Loops body over the leading axis of xs with a carry, stacking the per-step ys; stablehlo.while.",
 )

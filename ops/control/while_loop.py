@@ -93,12 +93,28 @@ def _while_batch(ctx, attrs: WhileAttrs, xs, bdims):
     return while_call(any_fn, masked_fn, init, name="while"), carry
 
 
+def _while_vary(ctx, attrs: WhileAttrs, vary):
+    """Inside sg.spmd, to a fixed point: a carry varies along what the body makes it vary along, and
+    every carry along the predicate's axes (devices may stop after different numbers of steps)."""
+    cond, body = attrs.cond_fn, attrs.body_fn
+    n = len(body.params)
+    ccap, bcap = split(vary, [cond, body], n)
+    carry = [frozenset(v) for v in vary[:n]]
+    while True:
+        (pred,) = ctx.body(cond, carry + ccap)
+        new = [c | o | pred for c, o in zip(carry, ctx.body(body, carry + bcap))]
+        if new == carry:
+            return carry
+        carry = new
+
+
 while_op = OpDef(
     "while",
     _while_infer,
     _while_lower,
     attrs=WhileAttrs,
     batch=_while_batch,
+    vary=_while_vary,
     reasons={
         "vjp": "a loop of unknown length: give sg.while_loop a bound with max_steps=, or give "
         "sg.fori_loop Python int bounds",

@@ -18,8 +18,13 @@ import numpy as np
 from ...graph import Tensor, dtypes, library
 from .. import elementwise
 from .. import numpy_like as snp
-from ..numpy_like.core import asarray, error, normalize_axis
-from ..scipy_like.special import logsumexp  # jax.nn has it too
+from ..custom_vjp import custom_vjp
+from ..numpy_like.core import asarray, error, normalize_axis, promote, result_dtype
+from ..scipy_like.partials import with_partials
+from ..scipy_like.special import (
+    erfc,
+    logsumexp,  # jax.nn has it too
+)
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
@@ -29,24 +34,37 @@ __all__ = [
 ]  # fmt: skip
 
 
+def _same_float(x: Tensor, p):
+    """x and a parameter (a number or a Tensor) as Tensors of one float dtype and shape."""
+    dt = result_dtype(x, p)
+    x, p = promote(x, p, dtype=dt if dt.is_inexact else x.dtype)
+    return x, p
+
+
 def _floating(x) -> Tensor:
     """``x`` as a Tensor of a floating dtype (integers become float32, as jax.nn does)."""
     x = asarray(x)
     return x if x.dtype.is_inexact else x.astype(dtypes.float32)
 
 
+def _nan_kept(x) -> Tensor:
+    """0 where x is a number, x (nan) where it is nan, with no gradient: the value a piecewise
+    constant branch takes, so nan passes through it and its gradient stays 0 (as jax's)."""
+    return snp.where(snp.isnan(x), elementwise.stop_gradient(x), 0)
+
+
 @library()
 def relu(x) -> Tensor:
-    """max(x, 0); the gradient at 0 is 0 and NaN stays NaN. ``sg.nn.relu(h)``"""
+    """max(x, 0); the gradient at 0 (and at nan) is 0 and NaN stays NaN. ``sg.nn.relu(h)``"""
     x = asarray(x)
-    return snp.where(x <= 0, 0, x)
+    return snp.where(x > 0, x, _nan_kept(x))
 
 
 @library()
 def relu6(x) -> Tensor:
-    """min(max(x, 0), 6); the gradient is 0 outside (0, 6)."""
+    """min(max(x, 0), 6); the gradient is 0 outside (0, 6) and at nan."""
     x = asarray(x)
-    return snp.where(x <= 0, 0, snp.where(x >= 6, 6, x))
+    return snp.where((x > 0) & (x < 6), x, snp.where(x >= 6, 6, _nan_kept(x)))
 
 
 def sigmoid(x) -> Tensor:
@@ -101,7 +119,8 @@ def gelu(x, approximate: bool = True) -> Tensor:
     if approximate:
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * (x * x * x))
         return 0.5 * x * (1.0 + snp.tanh(inner))
-    return 0.5 * x * (1.0 + snp.erf(x * (1.0 / math.sqrt(2.0))))
+    # Phi(x) as erfc(-x / sqrt 2) / 2: 1 + erf(x / sqrt 2) cancels to 0 for x below -5
+    return 0.5 * x * erfc(x * -math.sqrt(0.5))
 
 
 @library()
@@ -150,7 +169,7 @@ def softmax(x, axis=-1, where=None) -> Tensor:
     where = _where_mask(where)
     if where is not None:
         x = snp.where(where, x, -np.inf)
-    e = snp.exp(x - _shift(x, axes))
+    e = snp.exp(x - _max_shift(x, axes))
     result = e / snp.sum(e, axis=axes, keepdims=True)
     return result if where is None else snp.where(where, result, 0.0)
 
@@ -168,9 +187,15 @@ def log_softmax(x, axis=-1, where=None) -> Tensor:
     where = _where_mask(where)
     if where is not None:
         x = snp.where(where, x, -np.inf)
-    shifted = x - _shift(x, axes)
+    shifted = x - _max_shift(x, axes)
     result = shifted - snp.log(snp.sum(snp.exp(shifted), axis=axes, keepdims=True))
     return result if where is None else snp.where(where, result, -np.inf)
+
+
+def _max_shift(x: Tensor, axes) -> Tensor:
+    """The max over ``axes``, kept out of the gradient: a slice with +inf (or all -inf) becomes
+    nan, as in jax and scipy (inf - inf)."""
+    return elementwise.stop_gradient(snp.max(x, axis=axes, keepdims=True))
 
 
 def _shift(x: Tensor, axes) -> Tensor:
@@ -189,11 +214,42 @@ def selu(x) -> Tensor:
     return _SELU_SCALE * elu(x, _SELU_ALPHA)
 
 
+# (k - 1) / k!, k = 2 .. 17: expm1(r) - r e^r = -sum_k (k - 1) r^k / k!, for |r| < 1/2
+_CELU_SERIES = tuple((k - 1) / math.factorial(k) for k in range(2, 18))
+
+
+def _celu_partials(x, alpha):
+    # e^r and expm1(r) - r e^r with r = min(x, 0) / alpha; where e^r underflows (x far below 0,
+    # or alpha -> 0+) they are 0 and -1, with the inputs of r swapped for harmless ones so that
+    # no 0 * inf reaches the second derivatives; near r = 0 the second partial is a series
+    z = snp.where(x > 0, 0.0, x)  # nan stays nan
+    dead = z / alpha < float(np.log(np.finfo(x.dtype.np).tiny))
+    r = snp.where(dead, 0.0, z) / snp.where(dead, 1.0, alpha)
+    er = snp.where(dead, 0.0, snp.exp(r))
+    series = _CELU_SERIES[-1]
+    for c in _CELU_SERIES[-2::-1]:
+        series = series * r + c
+    direct = snp.expm1(r) - r * er
+    d_alpha = snp.where(snp.abs(r) < 0.5, -(r * r) * series, direct)
+    return snp.where(x > 0, 1.0, er), snp.where(dead, -1.0, d_alpha)
+
+
+_celu = with_partials(
+    "celu",
+    lambda x, alpha: snp.maximum(x, 0.0) + alpha * snp.expm1(snp.minimum(x, 0.0) / alpha),
+    _celu_partials,
+)
+
+
 @library()
 def celu(x, alpha=1.0) -> Tensor:
-    """Continuously differentiable ELU: max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    """Continuously differentiable ELU: max(x, 0) + alpha * expm1(min(x, 0) / alpha).
+
+    Its partials are written out: e^r and expm1(r) - r e^r with r = min(x, 0) / alpha (the chain
+    rule through x / alpha loses the second term where alpha**2 underflows).
+    """
     x = _floating(x)
-    return snp.maximum(x, 0.0) + alpha * snp.expm1(snp.minimum(x, 0.0) / alpha)
+    return _celu(*_same_float(x, alpha))
 
 
 @library()
@@ -241,11 +297,18 @@ def hard_tanh(x) -> Tensor:
     return snp.where(x > 1, 1.0, snp.where(x < -1, -1.0, x))
 
 
+def _soft_sign_slope(x):
+    q = snp.abs(x) + 1.0
+    return (1.0 / (q * q),)
+
+
+_soft_sign = with_partials("soft_sign", lambda x: x / (snp.abs(x) + 1.0), _soft_sign_slope)
+
+
 @library()
 def soft_sign(x) -> Tensor:
-    """x / (|x| + 1)."""
-    x = _floating(x)
-    return x / (snp.abs(x) + 1.0)
+    """x / (|x| + 1), with derivative 1 / (|x| + 1)**2 (the quotient rule's two terms cancel)."""
+    return _soft_sign(_floating(x))
 
 
 softsign = soft_sign
@@ -278,11 +341,51 @@ def identity(x) -> Tensor:
     return asarray(x)
 
 
+def _squareplus_root(x, b):
+    """sqrt(x^2 + b), as |x| sqrt(1 + b / x / x) past |x| = 2**60 where x^2 would soon overflow."""
+    big = snp.abs(x) > 2.0**60
+    xb = snp.where(big, x, 2.0**61)
+    root = snp.where(big, snp.abs(xb) * snp.sqrt(1.0 + b / xb / xb), snp.sqrt(snp.where(big, 0.0, x * x) + b))
+    return snp.where((b == np.inf) & ~snp.isnan(x), np.inf, root)
+
+
+def _squareplus_partials(x, b):
+    # d/dx = (1 + x / h) / 2. Where x^2 > b it cancels below 0, so there it is b / (2 h (h - x)),
+    # and above 0 x / h is written 1 / sqrt(1 + b / x^2), whose own derivative b / h^3 does not
+    # cancel; where x^2 <= b, |x / h| <= 1/sqrt(2) and the plain form is exact
+    h = _squareplus_root(x, b)
+    far = (x * x > b) & snp.isfinite(x)
+    xf = snp.where(far, x, 2.0)
+    ratio = snp.where(far, snp.sign(xf) / snp.sqrt(1.0 + b / xf / xf), x / h)
+    low = far & (x < 0) & snp.isfinite(h)
+    # 0.5 outside the divisions: XLA rewrites (a / b) / (2 c) into a / (2 b c), which overflows
+    by_low = 0.5 * ((b / h) / snp.where(low, h - x, 1.0))
+    return snp.where(low, by_low, (1.0 + ratio) / 2.0), 0.25 / h
+
+
+def _squareplus_value(x, b):
+    # below 0, (x + h) / 2 = b / (2 (h - x)) does not cancel; far out (x^2 > b) it is
+    # b / (2 |x|) / (1 + sqrt(1 + b / x^2)), which cannot overflow either (b / (4 |x|) at x = -max)
+    h = _squareplus_root(x, b)
+    negative = (x < 0) & snp.isfinite(h) & (b != 0)
+    far = negative & (x * x > b)
+    xf = snp.where(far, x, -2.0)
+    by_far = 0.5 * ((b / -xf) / (1.0 + snp.sqrt(1.0 + b / xf / xf)))
+    by_near = b / (2.0 * snp.where(negative, h - x, 1.0))
+    return snp.where(far, by_far, snp.where(negative, by_near, (x + h) / 2.0))
+
+
+_squareplus = with_partials("squareplus", _squareplus_value, _squareplus_partials)
+
+
 @library()
 def squareplus(x, b=4) -> Tensor:
-    """(x + sqrt(x^2 + b)) / 2: a smooth relu built from a square root."""
-    x = _floating(x)
-    return (x + snp.sqrt(x * x + b)) / 2.0
+    """(x + sqrt(x^2 + b)) / 2: a smooth relu built from a square root.
+
+    The root cannot overflow (|x| sqrt(1 + b / x / x) far out), and the derivatives are written
+    in forms that do not cancel, so both stay right up to the largest float.
+    """
+    return _squareplus(*_same_float(_floating(x), b))
 
 
 @library()
@@ -298,15 +401,24 @@ def sparse_sigmoid(x) -> Tensor:
     return snp.clip((_floating(x) + 1.0) / 2.0, 0.0, 1.0)
 
 
-@library()
-def log1mexp(x) -> Tensor:
-    """log(1 - exp(-x)) for x > 0, accurate at both ends (log1p of -exp(-x) for large x,
-    log of -expm1(-x) for small)."""
-    x = _floating(x)
+def _log1mexp_value(x):
     large = x > math.log(2.0)
     safe_large = snp.where(large, x, 1.0)
     safe_small = snp.where(large, 1.0, x)
     return snp.where(large, snp.log1p(-snp.exp(-safe_large)), snp.log(-snp.expm1(-safe_small)))
+
+
+_log1mexp = custom_vjp(_log1mexp_value)
+_log1mexp.__name__ = "log1mexp"
+# d/dx log(1 - e^-x) = 1 / expm1(x), everywhere (jax's): -1 far below 0, where the value is nan
+_log1mexp.defvjp(lambda x: (_log1mexp_value(x), x), lambda x, g: (g / snp.expm1(x),))
+
+
+@library()
+def log1mexp(x) -> Tensor:
+    """log(1 - exp(-x)) for x > 0, accurate at both ends (log1p of -exp(-x) for large x,
+    log of -expm1(-x) for small); derivative 1 / expm1(x)."""
+    return _log1mexp(_floating(x))
 
 
 @library()

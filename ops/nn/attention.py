@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from ...graph import Tensor, dtypes, library, library_call, name_scope
+from ...graph import Tensor, dtypes, library, name_scope
 from ...graph.library import returns
 from .. import elementwise
 from .. import numpy_like as snp
@@ -31,6 +31,7 @@ from ..numpy_like.core import asarray, error
 from ..state import Variable
 from . import initializers
 from .activations import softmax
+from .reuse import layer_call
 
 __all__ = ["dot_product_attention", "multi_head_attention"]
 
@@ -220,6 +221,7 @@ def multi_head_attention(
     kernel_init=None,
     bias_init=initializers.zeros,
     name: str = "attention",
+    reuse=None,
 ) -> Tensor:
     """Multi-head dot-product attention (flax.linen.MultiHeadDotProductAttention) as one layer.
 
@@ -227,7 +229,8 @@ def multi_head_attention(
     queries to it (default: self-attention on ``inputs_q``). ``qkv_features``
     (default F) splits into ``num_heads`` heads; ``out_features`` defaults to
     F. ``mask`` (bools, True = attend) broadcasts to (B, num_heads, T, S).
-    Kernels default to lecun_normal over (fan_in, fan_out), as flax.
+    Kernels default to lecun_normal over (fan_in, fan_out), as flax. ``reuse=True`` shares the
+    variables of the layer ``name`` made before (as dense).
     ``y = sg.nn.multi_head_attention(x, num_heads=8, is_causal=True, name="attn1")``
     """
     q_in = asarray(inputs_q)
@@ -251,7 +254,7 @@ def multi_head_attention(
         )
     head_dim = qkv_features // num_heads
     kernel_init = initializers.lecun_normal() if kernel_init is None else kernel_init
-    with library_call("multi_head_attention", name) as call:
+    with layer_call("multi_head_attention", name, reuse) as call:
         args = (num_heads, head_dim, use_bias, kernel_init, bias_init)
         q = _project(q_in, *args, "query")
         k = _project(kv_in, *args, "key")

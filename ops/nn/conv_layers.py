@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ...graph import Tensor, dtypes, library_call
+from ...graph import Tensor, dtypes
 from ...graph.library import returns
 from .. import numpy_like as snp
 from ..convolution import ConvDimensionNumbers, conv_general_dilated
@@ -24,6 +24,7 @@ from ..convolution import conv_transpose as lax_conv_transpose
 from ..numpy_like.core import asarray, error
 from ..state import Variable
 from . import initializers
+from .reuse import layer_call
 
 __all__ = ["conv", "conv_transpose"]
 
@@ -118,6 +119,7 @@ def conv(
     kernel_init=None,
     bias_init=initializers.zeros,
     name: str = "conv",
+    reuse=None,
 ) -> Tensor:
     """A convolution layer (flax.linen.Conv): ``conv_general_dilated(x, kernel) + bias``, channels last.
 
@@ -126,6 +128,7 @@ def conv(
     ``feature_group_count`` splits the input features into groups (depthwise:
     as many groups as input features). With ``input_dilation`` the padding must
     be explicit (ints or pairs), as in jax.lax. ``kernel_init`` defaults to lecun_normal().
+    ``reuse=True`` shares the variables of the layer ``name`` made before (as dense).
     ``h = sg.nn.relu(sg.nn.conv(x, 32, kernel_size=(3, 3), name="conv1"))``
     """
     x, lead, kernel_size, in_features = _setup(x, features, kernel_size, "conv")
@@ -141,7 +144,7 @@ def conv(
         )
     padding = _pairs(padding, n, "conv")
     kernel_init = initializers.lecun_normal() if kernel_init is None else kernel_init
-    with library_call("conv", name) as call:
+    with layer_call("conv", name, reuse) as call:
         if padding in ("CIRCULAR", "CAUSAL"):
             x = _wrap_or_causal(x, padding, kernel_size, kernel_dilation, "conv")
             padding = "VALID"
@@ -171,6 +174,7 @@ def conv_transpose(
     kernel_init=None,
     bias_init=initializers.zeros,
     name: str = "conv_transpose",
+    reuse=None,
 ) -> Tensor:
     """A transposed convolution layer (flax.linen.ConvTranspose), channels last.
 
@@ -178,7 +182,8 @@ def conv_transpose(
     ``transpose_kernel``, which then gives exactly the gradient of ``conv``
     with that kernel). "SAME" padding makes the output ``in * stride``; "VALID"
     ``(in - 1) * stride + window``; "CIRCULAR" wraps the output around as
-    flax does. ``h = sg.nn.conv_transpose(z, 16, (4, 4), strides=(2, 2), name="up1")``
+    flax does. ``reuse=True`` shares the variables of the layer ``name`` made before (as dense).
+    ``h = sg.nn.conv_transpose(z, 16, (4, 4), strides=(2, 2), name="up1")``
     """
     x, lead, kernel_size, in_features = _setup(x, features, kernel_size, "conv_transpose")
     n = len(kernel_size)
@@ -193,7 +198,7 @@ def conv_transpose(
         if transpose_kernel
         else (*kernel_size, in_features, int(features))
     )
-    with library_call("conv_transpose", name) as call:
+    with layer_call("conv_transpose", name, reuse) as call:
         kernel = Variable(kernel_init, shape, x.dtype, name="kernel")
         y = lax_conv_transpose(
             x, kernel, strides, "VALID" if padding == "CIRCULAR" else padding, rhs_dilation=kernel_dilation,

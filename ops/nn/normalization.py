@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import numbers
 
-from ...graph import Tensor, dtypes, library, library_call
+from ...graph import Tensor, dtypes, library
 from ...graph.library import returns
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis
 from ..state import Variable, assign
 from . import initializers
 from .layers import training_flag
+from .reuse import layer_call
 from .updates import add_update
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm", "standardize"]
@@ -128,6 +129,7 @@ def layer_norm(
     scale_init=initializers.ones,
     bias_init=initializers.zeros,
     name: str = "layer_norm",
+    reuse=None,
 ) -> Tensor:
     """Layer normalization (flax.linen.LayerNorm): standardize over ``reduction_axes``, then
     ``* scale + bias`` (Variables ``<name>/scale``, ``<name>/bias`` of the ``feature_axes`` dims).
@@ -138,7 +140,7 @@ def layer_norm(
     reduce = _axes(reduction_axes, x.ndim, "layer_norm")
     features = _axes(feature_axes, x.ndim, "layer_norm")
     shape = _feature_shape(x, features, "layer_norm")
-    with library_call("layer_norm", name) as call:
+    with layer_call("layer_norm", name, reuse) as call:
         xs = _stats_input(x)
         mean = _mean(xs, reduce)
         y = ((xs - mean) * snp.rsqrt(_fast_variance(xs, mean, reduce) + epsilon)).astype(x.dtype)
@@ -156,6 +158,7 @@ def rms_norm(
     feature_axes=-1,
     scale_init=initializers.ones,
     name: str = "rms_norm",
+    reuse=None,
 ) -> Tensor:
     """RMS normalization (flax.linen.RMSNorm): ``x / sqrt(mean(x**2) + epsilon) * scale`` over
     ``reduction_axes``; no centering and no bias.
@@ -164,7 +167,7 @@ def rms_norm(
     reduce = _axes(reduction_axes, x.ndim, "rms_norm")
     features = _axes(feature_axes, x.ndim, "rms_norm")
     shape = _feature_shape(x, features, "rms_norm")
-    with library_call("rms_norm", name) as call:
+    with layer_call("rms_norm", name, reuse) as call:
         xs = _stats_input(x)
         y = (xs * snp.rsqrt(_mean(xs * xs, reduce) + epsilon)).astype(x.dtype)
         y = _scale_and_shift(y, shape, features, x.dtype, use_scale, False, scale_init, None)
@@ -183,6 +186,7 @@ def group_norm(
     scale_init=initializers.ones,
     bias_init=initializers.zeros,
     name: str = "group_norm",
+    reuse=None,
 ) -> Tensor:
     """Group normalization (flax.linen.GroupNorm) of ``x`` shaped (batch, ..., channels).
 
@@ -206,7 +210,7 @@ def group_norm(
             f"group_norm: {channels} channels do not split into groups ({num_groups=}, {group_size=})"
         )
     groups = int(groups)
-    with library_call("group_norm", name) as call:
+    with layer_call("group_norm", name, reuse) as call:
         xs = _stats_input(x)
         grouped = snp.reshape(xs, (*x.shape[:-1], groups, channels // groups))
         reduce = (*range(1, x.ndim - 1), x.ndim)
@@ -232,6 +236,7 @@ def batch_norm(
     scale_init=initializers.ones,
     bias_init=initializers.zeros,
     name: str = "batch_norm",
+    reuse=None,
 ) -> Tensor:
     """Batch normalization (flax.linen.BatchNorm) over every axis but ``axis`` (the features).
 
@@ -247,7 +252,7 @@ def batch_norm(
 
         h = sg.nn.batch_norm(h, name="bn1")
         loss_v, _ = sess.run([loss, train], feeds)              # moves bn1's statistics
-        acc_v = sess.run(acc, {**feeds, sg.nn.training(): False})  # uses them
+        acc_v = sess.run(acc, feeds)  # no train op, so the switch is off: uses them
     """
     x = _floating(x)
     features = (normalize_axis(int(axis), x.ndim, "batch_norm axis"),)
@@ -255,7 +260,7 @@ def batch_norm(
     if not 0 <= momentum <= 1:
         raise error(f"batch_norm wants a momentum in [0, 1], got {momentum!r}")
     reduce = tuple(a for a in range(x.ndim) if a not in features)
-    with library_call("batch_norm", name) as call:
+    with layer_call("batch_norm", name, reuse) as call:
         flag = training_flag(training, "batch_norm")
         moving_mean = Variable(initializers.zeros, shape, x.dtype, name="moving_mean", trainable=False)
         moving_var = Variable(initializers.ones, shape, x.dtype, name="moving_variance", trainable=False)

@@ -7,7 +7,8 @@ is fine too) and reduce windows with ops/windowed.py's ``window_reduce``
 ``padding`` is "VALID", "SAME", "SAME_LOWER" or (lo, hi) pairs per spatial
 dim; padding holds -inf for max (+inf for min) and 0 for avg, whose divisor
 counts the padding (``count_include_pad=True``, flax's default) or only the
-real entries.
+real entries. TF1's ``ksize``/``strides`` with one entry per input dim (1 at
+the batch and channel dims of NHWC) work too.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from ..windowed import padding_pairs, window_reduce
 __all__ = ["avg_pool", "max_pool", "min_pool"]
 
 
-def _window(window_shape, window, who: str) -> tuple:
-    if (window_shape is None) == (window is None):
-        raise error(f"{who} wants the window as window_shape (or window=), exactly once")
-    shape = window_shape if window is None else window
+def _window(window_shape, window, who: str, ksize=None) -> tuple:
+    given = [w for w in (window_shape, window, ksize) if w is not None]
+    if len(given) != 1:
+        raise error(f"{who} wants the window as window_shape (or window=, or TF1's ksize=), exactly once")
+    shape = given[0]
     if isinstance(shape, numbers.Integral):
         raise error(f"{who} wants window_shape as a tuple (e.g. (2, 2)), got {shape!r}")
     shape = tuple(int(w) for w in shape)
@@ -36,8 +38,23 @@ def _window(window_shape, window, who: str) -> tuple:
     return shape
 
 
+def _tf1_window(x, window: tuple, strides, who: str) -> tuple[tuple, tuple | None]:
+    """TF1's ``ksize`` and ``strides`` (one entry per dim of an NHWC input, 1 at batch and channels)
+    as the spatial window and strides; other windows pass as they are."""
+    if len(window) != x.ndim:
+        return window, strides
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    for what, v in (("ksize", window), ("strides", strides)):
+        if v is not None and (len(v) != x.ndim or v[0] != 1 or v[-1] != 1):
+            raise error(
+                f"{who} with TF1's {x.ndim}-entry ksize wants {what} [1, ..., 1] over (N, spatial, C), got {v}"
+            )
+    return window[1:-1], None if strides is None else strides[1:-1]
+
+
 def _pool(x, kind: str, window: tuple, strides, padding, who: str) -> tuple[Tensor, tuple, tuple]:
     """``window_reduce`` over the spatial dims; also the full window and padding it used."""
+    window, strides = _tf1_window(x, window, strides, who)
     n = len(window)
     if x.ndim < n + 1:
         raise error(
@@ -61,25 +78,33 @@ def _pool(x, kind: str, window: tuple, strides, padding, who: str) -> tuple[Tens
 
 
 @library()
-def max_pool(inputs, window_shape=None, strides=None, padding="VALID", *, window=None) -> Tensor:
+def max_pool(inputs, window_shape=None, strides=None, padding="VALID", *, window=None, ksize=None) -> Tensor:
     """The max over each window of the spatial dims (flax.linen.max_pool); strides default to 1.
 
-    ``h = sg.nn.max_pool(h, (2, 2), strides=(2, 2))`` (or ``window=(2, 2)``) halves an NHWC image.
+    ``h = sg.nn.max_pool(h, (2, 2), strides=(2, 2))`` (or ``window=(2, 2)``) halves an NHWC image;
+    so does TF1's spelling ``sg.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")``.
     """
     x = asarray(inputs)
-    return _pool(x, "max", _window(window_shape, window, "max_pool"), strides, padding, "max_pool")[0]
+    return _pool(x, "max", _window(window_shape, window, "max_pool", ksize), strides, padding, "max_pool")[0]
 
 
 @library()
-def min_pool(inputs, window_shape=None, strides=None, padding="VALID", *, window=None) -> Tensor:
+def min_pool(inputs, window_shape=None, strides=None, padding="VALID", *, window=None, ksize=None) -> Tensor:
     """The min over each window of the spatial dims (flax.linen.min_pool)."""
     x = asarray(inputs)
-    return _pool(x, "min", _window(window_shape, window, "min_pool"), strides, padding, "min_pool")[0]
+    return _pool(x, "min", _window(window_shape, window, "min_pool", ksize), strides, padding, "min_pool")[0]
 
 
 @library()
 def avg_pool(
-    inputs, window_shape=None, strides=None, padding="VALID", count_include_pad: bool = True, *, window=None
+    inputs,
+    window_shape=None,
+    strides=None,
+    padding="VALID",
+    count_include_pad: bool = True,
+    *,
+    window=None,
+    ksize=None,
 ) -> Tensor:
     """The mean over each window of the spatial dims (flax.linen.avg_pool).
 
@@ -89,7 +114,7 @@ def avg_pool(
     x = asarray(inputs)
     if not x.dtype.is_floating:
         x = x.astype(dtypes.float32)
-    shape = _window(window_shape, window, "avg_pool")
+    shape, strides = _tf1_window(x, _window(window_shape, window, "avg_pool", ksize), strides, "avg_pool")
     total, full_window, full_pairs = _pool(x, "sum", shape, strides, padding, "avg_pool")
     if count_include_pad:
         return total / float(math.prod(shape))

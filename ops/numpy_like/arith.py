@@ -98,7 +98,8 @@ def modf(x):
     x = asarray(x)
     x = convert(x, _float(x.dtype))
     whole = trunc(x)
-    frac = where(isfinite(x), subtract(x, whole), where(isnan(x), x, asarray(0, x.dtype)))  # inf: 0 fraction
+    zero = where(less(x, 0), asarray(-0.0, x.dtype), asarray(0.0, x.dtype))  # -inf: -0 fraction, as numpy
+    frac = where(isfinite(x), subtract(x, whole), where(isnan(x), x, zero))
     return frac, whole
 
 

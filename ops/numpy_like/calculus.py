@@ -13,6 +13,7 @@ import numpy as np
 from ...graph import dtypes
 from .. import slicing
 from ..compare import convert
+from ..constants import iota
 from .core import asarray, error, normalize_axis, result_dtype
 from .creation import zeros
 from .indexing import take
@@ -157,7 +158,9 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     correction = subtract(wrapped, d)
     correction = where(less(absolute(d), discont), asarray(0, x.dtype), correction)
     start = zeros(tuple(1 if i == ax else s for i, s in enumerate(x.shape)), x.dtype)
-    return add(x, concatenate([start, cumsum(correction, axis=ax)], axis=ax))
+    out = add(x, concatenate([start, cumsum(correction, axis=ax)], axis=ax))
+    first = equal(iota(dtypes.int32, x.shape, ax), 0)
+    return where(first, x, out)  # the first element as it is (-0 + 0 would be +0), as numpy
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

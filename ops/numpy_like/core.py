@@ -11,10 +11,11 @@ import numbers
 import numpy as np
 
 from ...graph import GraphError, Tensor, dtypes, located, result_type, user_location
-from ...graph.dims import SymbolicSize, shape_str
+from ...graph.dims import SymbolicSize, broadcast_dims, shape_str, unify
 from ...graph.dtypes import weak_point
 from ..compare import convert
 from ..constants import constant, dim_value
+from ..ensure_shape import ensure_shape
 from ..shape import broadcast_in_dim
 
 
@@ -84,29 +85,36 @@ def accumulate_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """numpy broadcasting of shapes with symbolic dims: equal, or one side 1."""
+    """numpy broadcasting of shapes with symbolic dims: equal, or one side 1; an anonymous (None)
+    dim unifies with the dim it meets (graph/dims.py ``broadcast_dims``)."""
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
         dims = [s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0]
-        real = {d for d in dims if d != 1}
-        if len(real) > 1:
+        d = broadcast_dims(dims)
+        if d is None:
+            real = {dim for dim in dims if dim != 1}
             spelled = " and ".join(shape_str(s) for s in shapes)
             raise error(
                 f"cannot broadcast shapes {spelled}: dim {i - ndim} is {' vs '.join(map(str, sorted(real, key=str)))}"
             )
-        out.append(real.pop() if real else 1)
+        out.append(d)
     return tuple(out)
 
 
 def broadcast_to(x: Tensor, shape) -> Tensor:
-    """``x`` broadcast to ``shape`` (numpy rules: align trailing dims)."""
+    """``x`` broadcast to ``shape`` (numpy rules: align trailing dims). An anonymous dim of x (or of
+    ``shape``) that meets another dim is taken to be it, through an ensure_shape node."""
     shape = tuple(shape)
     if tuple(x.shape) == shape:
         return x
-    if x.ndim > len(shape) or broadcast_shapes(x.shape, shape) != shape:
-        raise error(f"cannot broadcast {x.type} to shape {shape}")
     lead = len(shape) - x.ndim
+    if lead < 0 or any(d != 1 and unify(d, t) is None for d, t in zip(x.shape, shape[lead:])):
+        broadcast_shapes(x.shape, shape)  # numpy's message, where the dims clash
+        raise error(f"cannot broadcast {x.type} to shape {shape}")
+    taken = tuple(t if d != 1 else d for d, t in zip(x.shape, shape[lead:]))
+    if taken != tuple(x.shape):
+        x = ensure_shape(x, taken)
     return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
 
 

@@ -19,7 +19,7 @@ from ...graph.dims import SymbolicSize, check_shape, range_length
 from ..compare import convert
 from ..constants import iota
 from ..shape import broadcast_in_dim
-from .core import asarray, broadcast_to, error, is_scalar, result_dtype
+from .core import asarray, broadcast_shapes, broadcast_to, error, is_scalar, result_dtype
 from .manipulation import expand_dims, moveaxis
 from .ufuncs import add, equal, floor, less_equal, logical_not, multiply, subtract, true_divide, where
 
@@ -154,7 +154,9 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 
     ``start`` and ``stop`` may be arrays (the samples then run along ``axis``); float32 unless
     they are float64 or ``dtype`` says otherwise (integer dtypes round down, like numpy).
-    ``retstep`` also returns the spacing.
+    ``retstep`` also returns the spacing. Each sample is ``start (1 - t) + stop t`` with
+    ``t = i / (num - 1)``: the ends come out exactly and ``stop - start`` never overflows
+    (``linspace(-max, max)`` is finite).
     """
     num = int(num)
     if num < 0:
@@ -163,11 +165,15 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     work = result_dtype(lo, hi)
     work = work if work.is_inexact else dtypes.float32
     lo, hi = convert(lo, work), convert(hi, work)
+    lo, hi = (
+        broadcast_to(lo, broadcast_shapes(lo.shape, hi.shape)),
+        broadcast_to(hi, broadcast_shapes(lo.shape, hi.shape)),
+    )
     delta = subtract(hi, lo)
     div = num - 1 if endpoint else num
     step = true_divide(delta, div) if div > 0 else full(delta.shape, np.nan, work)
-    ramp = broadcast_in_dim(iota(work, (num,)), (num, *delta.shape), (0,))
-    y = add(multiply(ramp, expand_dims(step if div > 0 else delta, 0)), expand_dims(lo, 0))
+    t = broadcast_in_dim(true_divide(iota(work, (num,)), max(div, 1)), (num, *delta.shape), (0,))
+    y = add(multiply(expand_dims(lo, 0), subtract(1, t)), multiply(expand_dims(hi, 0), t))
     if endpoint and num > 1:
         y = where(equal(iota(dtypes.int32, y.shape, 0), num - 1), expand_dims(hi, 0), y)
     dt = dtypes.dtype(dtype) if dtype is not None else work

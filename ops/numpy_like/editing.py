@@ -16,6 +16,7 @@ import numpy as np
 from ...graph import Tensor, dtypes
 from ..compare import convert
 from ..constants import iota
+from ..elementwise import stop_gradient
 from .core import asarray, broadcast_shapes, error, normalize_axis, result_dtype
 from .creation import zeros
 from .indexing import take, take_along_axis
@@ -37,7 +38,7 @@ from .manipulation import (
 from .reductions import min as reduce_min
 from .searching import flatnonzero
 from .sorting import cumsum
-from .ufuncs import logical_and, not_equal, remainder, subtract, where
+from .ufuncs import logical_and, logical_not, logical_or, not_equal, remainder, subtract, where
 
 permute_dims = transpose
 concat = concatenate
@@ -197,12 +198,23 @@ def piecewise(x, condlist, funclist, *args, **kw):
     if len(funclist) not in (len(conds), len(conds) + 1):
         raise error(f"piecewise wants {len(conds)} or {len(conds) + 1} functions, got {len(funclist)}")
 
-    def value(f):
-        return asarray(f(x, *args, **kw), x.dtype) if callable(f) else asarray(f, x.dtype)
+    # each function sees x only where it is chosen (elsewhere x through stop_gradient), so its
+    # derivative off its piece (t * t at -inf: 0 * inf) cannot reach x as NaN
+    conds = [broadcast_to(asarray(c, dtypes.bool_), x.shape) for c in conds]
+    chosen, taken = [], None  # taken: some later condition holds (later ones win)
+    for c in reversed(conds):
+        chosen.insert(0, c if taken is None else logical_and(c, logical_not(taken)))
+        taken = c if taken is None else logical_or(c, taken)
 
-    out = broadcast_to(value(funclist[-1]) if len(funclist) > len(conds) else asarray(0, x.dtype), x.shape)
-    for cond, f in zip(conds, funclist):
-        out = where(cond, value(f), out)
+    def value(f, mask):
+        if not callable(f):
+            return asarray(f, x.dtype)
+        return asarray(f(where(mask, x, stop_gradient(x)), *args, **kw), x.dtype)
+
+    default = value(funclist[-1], logical_not(taken)) if len(funclist) > len(conds) else asarray(0, x.dtype)
+    out = broadcast_to(default, x.shape)
+    for mask, f in zip(chosen, funclist):
+        out = where(mask, value(f, mask), out)
     return out
 
 

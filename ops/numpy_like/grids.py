@@ -18,7 +18,8 @@ from .core import asarray, broadcast_to, error
 from .creation import linspace
 from .indexing import take
 from .manipulation import moveaxis, ravel, reshape, stack
-from .ufuncs import exp, log, multiply, power, sign, where
+from .math_ufuncs import log10
+from .ufuncs import multiply, power, sign, true_divide, where
 
 
 def indices(dimensions, dtype=dtypes.int32, sparse: bool = False):
@@ -168,15 +169,16 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     """Numbers spaced evenly on a log scale between ``start`` and ``stop`` themselves (a
-    geometric progression); both must be nonzero and of one sign."""
+    geometric progression): ``sign * logspace(log10(|start|), log10(|stop|))`` with the ends
+    exact, as numpy computes it. Ends of opposite signs or at 0 give NaN (numpy refuses them)."""
     lo, hi = asarray(start), asarray(stop)
     work = lo.dtype if lo.dtype.is_floating else dtypes.float32
     lo, hi = convert(lo, work), convert(hi, work)
     sgn = sign(lo)
-    y = exp(linspace(log(multiply(lo, sgn)), log(multiply(hi, sgn)), num, endpoint=endpoint))
+    y = logspace(log10(true_divide(lo, sgn)), log10(true_divide(hi, sgn)), num, endpoint=endpoint)
     out = multiply(y, sgn)
     if num > 0:  # the ends exactly, as numpy does
-        first = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * lo.ndim)
+        first = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * max(lo.ndim, hi.ndim))
         out = where(first == 0, lo, out)
         if endpoint and num > 1:
             out = where(first == num - 1, hi, out)

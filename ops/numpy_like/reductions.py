@@ -5,12 +5,14 @@ mean, var and std, built of several primitives, are library calls (graph/calls.p
 
 from __future__ import annotations
 
+import builtins
+
 from ...graph import dtypes, library
 from ...graph.dims import prod as dims_prod
 from ..compare import convert
 from ..reduce import reduce
 from ..shape import reshape
-from .core import accumulate_dtype, asarray, normalize_axes
+from .core import accumulate_dtype, asarray, error, normalize_axes
 from .ufuncs import absolute, sqrt, square, subtract, true_divide
 
 
@@ -25,6 +27,11 @@ def _reduction(kind: str, default_dtype):
     def fn(a, axis=None, dtype=None, keepdims: bool = False):
         x = asarray(a)
         axes = normalize_axes(axis, x.ndim)
+        if kind in ("max", "min") and builtins.any(x.shape[i] == 0 for i in axes):
+            raise error(
+                f"{kind} of an empty slice has no identity: {x.type} reduced over axes {axes} "
+                "(numpy and jax refuse it too)"
+            )
         dt = dtypes.dtype(dtype) if dtype is not None else default_dtype(x.dtype)
         return _keep(x, reduce(convert(x, dt), kind, axes), axes, keepdims)
 

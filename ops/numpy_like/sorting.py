@@ -15,7 +15,7 @@ from ..sort import argmax as prim_argmax
 from ..sort import argmin as prim_argmin
 from ..sort import sort as prim_sort
 from .core import accumulate_dtype, asarray, error, normalize_axis
-from .manipulation import reshape
+from .manipulation import flip, reshape
 
 INDEX_DTYPE = dtypes.int32
 
@@ -39,11 +39,13 @@ def sort(a, axis=-1, kind=None, order=None, *, stable: bool = True, descending: 
     """A sorted copy of ``a`` along ``axis`` (flattened if None); NaN sorts last.
 
     ``kind`` is accepted for numpy compatibility; every sort here is stable.
-    ``descending=True`` (as in jax.numpy) gives the reverse order, NaN first.
+    ``descending=True`` (as in jax.numpy) gives the ascending order reversed, NaN first.
     """
     _check_order(order)
     x, axis = _along(a, axis)
-    return prim_sort(x, axis, is_stable=stable, descending=descending)
+    if descending:  # the ascending order reversed, as jax's: equal elements (+0, -0) come last first
+        return flip(prim_sort(x, axis, is_stable=stable), axis)
+    return prim_sort(x, axis, is_stable=stable)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable: bool = True, descending: bool = False):

@@ -25,6 +25,7 @@ from .ufuncs import (
     ceil,
     equal,
     floor,
+    greater_equal,
     isnan,
     logical_not,
     maximum,
@@ -54,7 +55,7 @@ def _last_axes(x, axis):
 
 
 def _quantile(a, q, axis, method, keepdims, skip_nan: bool, what: str):
-    if method not in _METHODS:
+    if method not in (*_METHODS, "median"):
         raise error(f"{what} wants method in {_METHODS}, got {method!r}")
     x = asarray(a)
     dt = _float(result_dtype(x, q) if isinstance(q, Tensor) else x.dtype)
@@ -97,11 +98,17 @@ def _interpolate(xs, pos, method: str, n: int):
         return above
     if method == "midpoint":
         return multiply(add(below, above), 0.5)
+    if method == "median":  # numpy's median: the middle element, or the mean of the middle two
+        return where(equal(lo, hi), below, multiply(add(below, above), 0.5))
     if method == "nearest":
         near = convert(clip(round(pos), 0, n - 1), dtypes.int32)
         return take_along_axis(xs, near, -1)
+    # numpy's lerp: from the nearer end, so an infinite end stays itself (-inf, 1 at 3/4 is -inf,
+    # not -inf + inf) and equal ends keep their sign (-0 and -0 give -0)
     frac = subtract(pos, lo_f)
-    return add(below, multiply(subtract(above, below), frac))
+    span = subtract(above, below)
+    upper = greater_equal(frac, 0.5)
+    return where(upper, subtract(above, multiply(span, subtract(1, frac))), add(below, multiply(span, frac)))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
@@ -139,13 +146,13 @@ def _percent(q):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The middle value over ``axis`` (mean of the two middle ones for an even count)."""
     _no_out(out, "median")
-    return _quantile(a, 0.5, axis, "linear", keepdims, False, "median")
+    return _quantile(a, 0.5, axis, "median", keepdims, False, "median")
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median over the non-NaN elements."""
     _no_out(out, "nanmedian")
-    return _quantile(a, 0.5, axis, "linear", keepdims, True, "nanmedian")
+    return _quantile(a, 0.5, axis, "median", keepdims, True, "nanmedian")
 
 
 def _no_out(out, what: str) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...graph import Tensor, dtypes
 from .. import elementwise as ew
-from ..compare import compare, convert, select
+from ..compare import bitcast_convert, compare, convert, select
 from ..registry import bind
 from .core import asarray, broadcast_shapes, broadcast_to, error, promote, result_dtype
 
@@ -100,22 +100,79 @@ def _rounds_down(q_or_r, y):
     return logical_and(not_equal(q_or_r, zero), not_equal(less(q_or_r, zero), less(y, zero)))
 
 
+def _nonzero_divisor(y, given):
+    """An integer divisor with its zeros replaced by 1: x % 0 and fmod(x, 0) are then 0, as jax
+    defines them (numpy gives 0 with a warning; XLA's own remainder would give x). A nonzero
+    number given while building (``given``, as the user wrote it) needs no guard."""
+    if isinstance(given, int | np.integer) and not isinstance(given, bool) and given != 0:
+        return y
+    return where(equal(y, 0), asarray(1, y.dtype), y)
+
+
 def floor_divide(x, y):
-    """x // y rounding toward -inf, like numpy (floats: floor(x / y))."""
+    """x // y rounding toward -inf, like numpy.
+
+    Floats follow CPython's float divmod (exact where floor(x / y) is not).
+    Integers divide by XLA's truncating division, stepped down where the signs
+    differ and the division is inexact; a zero divisor gives jax's values
+    (XLA's x / 0 is -1, so 5 // 0 == -5 // 0 == -2 and 0 // 0 == -1).
+    """
     a, b = promote(x, y)
+    if a.dtype.is_complex:
+        raise error(f"floor_divide does not take complex input, got {a.type} and {b.type}")
     if a.dtype.is_floating:
-        return bind(ew.floor, bind(ew.div, a, b))
+        return _float_divmod(a, b)[0]
     q = bind(ew.div, a, b)
     if a.dtype.kind == "u":
         return q
+    inexact = not_equal(bind(ew.rem, a, b), asarray(0, a.dtype))
+    steps = logical_and(not_equal(bind(ew.sign, a), bind(ew.sign, b)), inexact)
+    return where(steps, subtract(q, 1), q)
+
+
+def _float_divmod(a, b):
+    """(a // b, a % b) for floats as CPython and numpy compute them: the remainder from fmod, moved
+    to b's sign (a zero remainder takes b's sign), the quotient from the exactly divisible
+    a - fmod(a, b) (a zero quotient takes the sign of a / b)."""
     r = bind(ew.rem, a, b)
-    return where(_rounds_down(r, b), subtract(q, 1), q)
+    zero = asarray(0, a.dtype)
+    exact = where(equal(b, zero), a, subtract(a, r))
+    q = bind(ew.div, exact, b)
+    steps = logical_and(not_equal(r, zero), not_equal(less(b, zero), less(r, zero)))
+    q, r = where(steps, subtract(q, 1), q), where(steps, add(r, b), r)
+    # a zero remainder takes b's sign; subtracting stop_gradient(r) - r (+0) keeps r's derivative
+    # on that branch (d/da = 1, as jax's), where the bare signed zero would make it 0
+    r = where(equal(r, zero), subtract(_copysign_zero(b), subtract(ew.stop_gradient(r), r)), r)
+    q = where(equal(q, zero), _copysign_zero(bind(ew.div, a, b)), bind(ew.round_, q))
+    return q, r
+
+
+def _copysign_zero(x):
+    """0 with the sign bit of x (-0 where x is negative or -0)."""
+    return where(signbit(x), asarray(-0.0, x.dtype), asarray(0.0, x.dtype))
+
+
+_SIGNED_INTS = {16: dtypes.int16, 32: dtypes.int32, 64: dtypes.int64}  # a float's bits as an int
+
+
+def signbit(x):
+    """True where the sign bit is set (also -0.0 and negative NaN)."""
+    x = asarray(x)
+    if x.dtype.kind == "b" or x.dtype.kind == "u":
+        return not_equal(x, x)
+    if x.dtype.kind == "i":
+        return less(x, 0)
+    return less(bitcast_convert(x, _SIGNED_INTS[x.dtype.bits]), 0)
 
 
 def remainder(x, y):
-    """x % y with the sign of y, like numpy."""
+    """x % y with the sign of y, like numpy (an integer x % 0 is 0, as in jax)."""
     a, b = promote(x, y)
-    r = bind(ew.rem, a, b)
+    if a.dtype.is_complex:
+        raise error(f"remainder does not take complex input, got {a.type} and {b.type}")
+    if a.dtype.is_floating:
+        return _float_divmod(a, b)[1]
+    r = bind(ew.rem, a, _nonzero_divisor(b, y))
     if a.dtype.kind == "u":
         return r
     return where(_rounds_down(r, b), add(r, b), r)
@@ -125,9 +182,9 @@ mod = remainder
 
 
 def fmod(x, y):
-    """C-style remainder with the sign of x (stablehlo.remainder)."""
+    """C-style remainder with the sign of x (stablehlo.remainder); an integer fmod(x, 0) is 0 (jax)."""
     a, b = promote(x, y)
-    return bind(ew.rem, a, b)
+    return bind(ew.rem, a, _nonzero_divisor(b, y) if a.dtype.is_integer else b)
 
 
 _SMALL_POWER = 16
@@ -137,13 +194,33 @@ def power(x, y):
     """x ** y with numpy promotion (integer powers stay integer).
 
     A Python int exponent up to 16 in size becomes multiplications (like
-    jax's integer_pow): exact, cheap, and with simple derivatives.
+    jax's integer_pow): exact, cheap, and with simple derivatives. An integer
+    base with a negative exponent known while building (a Python or numpy
+    integer) is a GraphError, as numpy and jax refuse it; a negative exponent
+    fed at run time gives XLA's integer power (0 unless the base is 1 or -1).
+    Integer results that overflow wrap as numpy's do for exponents below 64;
+    from 64 on XLA (and jax) use the exponent's low six bits, so an overflowing
+    result differs from numpy's wrapped one (0 ** y stays 0 for every y > 0).
     """
     small = isinstance(y, int) and not isinstance(y, bool) and -_SMALL_POWER <= y <= _SMALL_POWER
     if small and isinstance(x, Tensor) and (x.dtype.is_inexact or (x.dtype.is_integer and y >= 0)):
         return _integer_power(x, y)
     a, b = promote(x, y)
-    return bind(ew.pow_, a, b)
+    if a.dtype.is_integer and _negative_static(y):
+        raise error(f"integers cannot be raised to negative powers, got {a.type} ** {y!r}; use a float base")
+    out = bind(ew.pow_, a, b)
+    if a.dtype.is_integer:  # XLA reads 0 ** 64 as 0 ** 0
+        zero = asarray(0, a.dtype)
+        out = where(logical_and(equal(a, zero), greater(b, zero)), zero, out)
+    return out
+
+
+def _negative_static(y) -> bool:
+    """Whether an exponent known while building (a number or numpy array) has a negative entry."""
+    if isinstance(y, Tensor) or isinstance(y, str):
+        return False
+    values = np.asarray(y)
+    return values.dtype.kind in "iuf" and bool(np.any(values < 0))
 
 
 def _integer_power(x, n: int):

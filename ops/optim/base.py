@@ -44,6 +44,7 @@ from ...graph.variables import Variable as VariableTensor
 from ..nn.updates import updates_for
 from ..numpy_like.core import asarray, broadcast_to
 from ..state import Variable, assign, global_step, group
+from . import checks
 from .clipping import clip_by_global_norm
 from .schedules import _as_schedule
 
@@ -67,14 +68,18 @@ class Optimizer:
         if isinstance(learning_rate, bool) or not (
             isinstance(learning_rate, int | float | Tensor) or callable(learning_rate)
         ):
-            raise TypeError(
-                f"learning_rate must be a number, a schedule (step -> value) or a Tensor, "
+            raise checks.type_error(
+                f"{self.kind}: learning_rate must be a number, a schedule (step -> value) or a Tensor, "
                 f"got {type(learning_rate).__name__}"
             )
-        if clip_norm is not None and not clip_norm > 0:
-            raise ValueError(f"clip_norm must be positive, got {clip_norm!r}")
-        if name is not None and (not name or "/" in name or ":" in name):
-            raise ValueError(f"bad optimizer name {name!r}: no '/' or ':'")
+        if isinstance(learning_rate, int | float):  # a negative rate would climb the loss
+            checks.number(f"{self.kind}: learning_rate", learning_rate, 0.0)
+        if clip_norm is not None:
+            checks.number(f"{self.kind}: clip_norm", clip_norm, 0.0, low_open=True)
+        if name is not None and (not isinstance(name, str) or not name or "/" in name or ":" in name):
+            raise checks.error(
+                f"{self.kind}: bad optimizer name {name!r}: a non-empty str without '/' or ':'"
+            )
         self.learning_rate = learning_rate
         self.clip_norm = clip_norm
         self.name = name or self.kind
@@ -126,11 +131,7 @@ class Optimizer:
 
     def compute_gradients(self, loss, var_list=None) -> list:
         """``[(grad, var), ...]`` for ``loss`` (a scalar) and ``var_list`` (default: the trainable variables)."""
-        loss = asarray(loss)
-        if tuple(loss.shape) != ():
-            raise _error(f"minimize wants a scalar loss, got {loss.type}: reduce it first (e.g. loss.mean())")
-        if loss.dtype.kind != "f":
-            raise _error(f"minimize wants a floating loss, got {loss.type}")
+        loss = _checked_loss(loss)
         if var_list is None:
             var_list = current_graph().trainable_variables
             if not var_list:
@@ -150,11 +151,31 @@ class Optimizer:
             train = sg.optim.adam(1e-3).minimize(loss)
             l, _ = sess.run([loss, train], {x: xb, y: yb})
         """
+        loss = _checked_loss(loss)
+        var_list = self._trained_by(loss, var_list)
         with library_call(f"{self.kind}.minimize", self.name) as call:
             pairs = self.compute_gradients(loss, var_list)
             train = self._apply_gradients(pairs, global_step, updates_for(asarray(loss)))
             returns(call, train)
         return train
+
+    def _trained_by(self, loss, var_list) -> list:
+        """The variables of ``var_list`` (default: the trainable ones) that ``loss`` has a gradient for,
+        as TF1's minimize skips those whose gradient is None; a GraphError if none has one."""
+        candidates = current_graph().trainable_variables if var_list is None else list(var_list)
+        if not candidates:
+            return var_list  # compute_gradients says what is missing
+        self._check_vars(candidates)
+        reached = _gradient_path_variables(loss)
+        trained = [v for v in candidates if v.var_name in reached]
+        if not trained:
+            names = ", ".join(v.var_name for v in candidates[:8]) + (", ..." if len(candidates) > 8 else "")
+            raise _error(
+                f"{self.name}.minimize: no gradients for any variable: loss {loss.name} {loss.type} does "
+                f"not depend on [{names}] through differentiable ops (stop_gradient, integer values and "
+                "comparisons carry no gradient)"
+            )
+        return trained
 
     def apply_gradients(self, grads_and_vars, global_step=None) -> Tensor:
         """One train op applying ``[(grad, var), ...]`` (TF1 order); pairs with grad None are skipped.
@@ -234,6 +255,31 @@ class Optimizer:
                 )
             self._slots[key] = slots
         return self._slots[key]
+
+
+def _checked_loss(loss) -> Tensor:
+    loss = asarray(loss)
+    if tuple(loss.shape) != ():
+        raise _error(f"minimize wants a scalar loss, got {loss.type}: reduce it first (e.g. loss.mean())")
+    if loss.dtype.kind != "f":
+        raise _error(f"minimize wants a floating loss, got {loss.type}")
+    return loss
+
+
+def _gradient_path_variables(loss: Tensor) -> set[str]:
+    """The variables a gradient of ``loss`` reaches: read on a path of inexact values that passes
+    no op with the ``zero_derivative`` trait (stop_gradient, floor, sign, ...)."""
+    found, seen, pending = set(), set(), [loss]
+    while pending:
+        node = pending.pop().node
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.outputs and isinstance(node.outputs[0], VariableTensor):
+            found.add(node.attrs.var)
+        if "zero_derivative" not in node.op.traits:
+            pending.extend(t for t in node.inputs if t.dtype.is_inexact)
+    return found
 
 
 def _step_variable(step):

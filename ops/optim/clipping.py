@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...graph import GraphError, Tensor, dtypes, library, located, user_location
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray
+from . import checks
 
 __all__ = ["global_norm", "clip_by_global_norm"]
 
@@ -19,13 +20,24 @@ def _norm_dtype(tensors):
     return dtypes.float64 if any(t.dtype is dtypes.float64 for t in tensors) else dtypes.float32
 
 
+def _tensor_list(tensors, who: str) -> list:
+    """``tensors`` as a list: a list, tuple or other iterable of tensors, but not one Tensor (whose rows
+    a list() would silently take)."""
+    if isinstance(tensors, Tensor):
+        raise checks.type_error(f"{who} wants a list of tensors, got one Tensor {tensors.name}: pass [t]")
+    try:
+        return list(tensors)
+    except TypeError:
+        raise checks.type_error(f"{who} wants a list of tensors, got {type(tensors).__name__}") from None
+
+
 @library()
 def global_norm(tensors) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor)``; None entries are skipped.
 
     Sums in float32 (float64 if any tensor is float64), whatever the tensors' dtypes.
     """
-    present = [asarray(t) for t in tensors if t is not None]
+    present = [asarray(t) for t in _tensor_list(tensors, "global_norm") if t is not None]
     if not present:
         raise GraphError(located("global_norm wants at least one tensor", user_location()))
     bad = [t for t in present if t.dtype.kind != "f"]
@@ -49,7 +61,9 @@ def clip_by_global_norm(tensors, max_norm, norm: Tensor | None = None):
 
         grads, norm = sg.optim.clip_by_global_norm(grads, 5.0)
     """
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "clip_by_global_norm")
+    if not isinstance(max_norm, Tensor):  # a Tensor is checked by nobody: its value comes later
+        checks.number("clip_by_global_norm: max_norm", max_norm, 0.0, low_open=True)
     if norm is None:
         norm = global_norm(tensors)
     max_norm = asarray(max_norm, norm.dtype)

@@ -24,17 +24,15 @@ from __future__ import annotations
 from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray
+from . import checks
 from .base import Optimizer
 
 __all__ = ["sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad"]
 
 
-def _check(name: str, value, low: float = 0.0, high: float | None = None, low_open: bool = False) -> float:
-    value = float(value)
-    bad = value < low or (low_open and value == low) or (high is not None and value >= high)
-    if bad:
-        raise ValueError(f"{name} must be in {'(' if low_open else '['}{low}, {high or 'inf'}), got {value}")
-    return value
+def _check(opt, name: str, value, low: float = 0.0, high: float | None = None) -> float:
+    """A hyperparameter of ``opt`` as a float in ``[low, high)``, else a GraphError at the user's line."""
+    return checks.number(f"{opt.kind}: {name}", value, low, high)
 
 
 def _consts(dt, **values) -> dict:
@@ -54,7 +52,7 @@ class Momentum(Optimizer):
 
     def __init__(self, learning_rate, momentum=0.9, nesterov=False, **kw):
         super().__init__(learning_rate, **kw)
-        self.momentum = _check("momentum", momentum, 0.0, 1.0)
+        self.momentum = _check(self, "momentum", momentum, 0.0, 1.0)
         self.nesterov = bool(nesterov)
 
     def _slot_inits(self, var):
@@ -74,9 +72,9 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate, b1=0.9, b2=0.999, eps=1e-8, **kw):
         super().__init__(learning_rate, **kw)
-        self.b1 = _check("b1", b1, 0.0, 1.0)
-        self.b2 = _check("b2", b2, 0.0, 1.0)
-        self.eps = _check("eps", eps)
+        self.b1 = _check(self, "b1", b1, 0.0, 1.0)
+        self.b2 = _check(self, "b2", b2, 0.0, 1.0)
+        self.eps = _check(self, "eps", eps)
 
     def _slot_inits(self, var):
         return {"mu": 0.0, "nu": 0.0}
@@ -105,9 +103,11 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate, b1=0.9, b2=0.999, eps=1e-8, weight_decay=1e-4, mask=None, **kw):
         super().__init__(learning_rate, b1, b2, eps, **kw)
-        self.weight_decay = _check("weight_decay", weight_decay)
+        self.weight_decay = _check(self, "weight_decay", weight_decay)
         if mask is not None and not callable(mask) and not isinstance(mask, dict):
-            raise TypeError(f"mask must be None, a callable var -> bool or a dict name -> bool, got {mask!r}")
+            raise checks.type_error(
+                f"adamw mask must be None, a callable var -> bool or a dict name -> bool, got {mask!r}"
+            )
         self.mask = mask
 
     def decays(self, var) -> bool:
@@ -145,11 +145,11 @@ class RMSProp(Optimizer):
     def __init__(self, learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, centered=False,
                  momentum=None, nesterov=False, **kw):  # fmt: skip
         super().__init__(learning_rate, **kw)
-        self.decay = _check("decay", decay, 0.0, 1.0)
-        self.eps = _check("eps", eps)
-        self.initial_scale = _check("initial_scale", initial_scale)
+        self.decay = _check(self, "decay", decay, 0.0, 1.0)
+        self.eps = _check(self, "eps", eps)
+        self.initial_scale = _check(self, "initial_scale", initial_scale)
         self.centered = bool(centered)
-        self.momentum = None if momentum is None else _check("momentum", momentum, 0.0, 1.0)
+        self.momentum = None if momentum is None else _check(self, "momentum", momentum, 0.0, 1.0)
         self.nesterov = bool(nesterov)
 
     def _slot_inits(self, var):
@@ -184,8 +184,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, eps=1e-7, **kw):
         super().__init__(learning_rate, **kw)
-        self.initial_accumulator_value = _check("initial_accumulator_value", initial_accumulator_value)
-        self.eps = _check("eps", eps)
+        self.initial_accumulator_value = _check(self, "initial_accumulator_value", initial_accumulator_value)
+        self.eps = _check(self, "eps", eps)
 
     def _slot_inits(self, var):
         return {"sum_of_squares": self.initial_accumulator_value}

@@ -17,6 +17,7 @@ import math
 from ...graph import Tensor, dtypes, library_call
 from ...graph.library import returns
 from .. import numpy_like as snp
+from . import checks
 
 __all__ = [
     "constant", "constant_schedule", "exponential_decay", "cosine_decay", "linear_decay",
@@ -69,7 +70,9 @@ def _is_number(value) -> bool:
 
 def _wrap(fn) -> Schedule:
     if not callable(fn):
-        raise TypeError(f"a schedule is a number or a callable step -> value, got {type(fn).__name__}")
+        raise checks.type_error(
+            f"a schedule is a number or a callable step -> value, got {type(fn).__name__}"
+        )
 
     def call(step, m):
         return fn(step)
@@ -77,14 +80,17 @@ def _wrap(fn) -> Schedule:
     return Schedule(call, getattr(fn, "__name__", "callable"))
 
 
-def _positive(name: str, steps) -> None:
-    if not isinstance(steps, int) or steps <= 0:
-        raise ValueError(f"{name} must be a positive int, got {steps!r}")
+def _positive(name: str, steps) -> int:
+    return checks.count(name, steps)
+
+
+def _float(name: str, value) -> float:
+    return checks.number(name, value)
 
 
 def constant(value: float) -> Schedule:
     """The same value at every step: ``constant(1e-3)(k) == 1e-3``."""
-    value = float(value)
+    value = _float("constant value", value)
     return Schedule(lambda step, m: step * 0.0 + value, f"constant({value})")
 
 
@@ -96,8 +102,11 @@ def exponential_decay(value: float, steps: int, decay_rate: float, staircase: bo
 
     Arguments in optax's order: ``exponential_decay(0.1, 1000, 0.5)`` halves the rate every 1000 steps.
     """
-    _positive("exponential_decay steps", steps)
-    value, decay_rate = float(value), float(decay_rate)
+    steps = _positive("exponential_decay: steps", steps)
+    value, decay_rate = (
+        _float("exponential_decay: value", value),
+        _float("exponential_decay: decay_rate", decay_rate),
+    )
 
     def fn(step, m):
         p = step / steps
@@ -114,8 +123,8 @@ def cosine_decay(value: float, steps: int, alpha: float = 0.0) -> Schedule:
     ``value * ((1 - alpha) * (1 + cos(pi * min(step, steps) / steps)) / 2 + alpha)``
     (optax's cosine_decay_schedule).
     """
-    _positive("cosine_decay steps", steps)
-    value, alpha = float(value), float(alpha)
+    steps = _positive("cosine_decay: steps", steps)
+    value, alpha = _float("cosine_decay: value", value), _float("cosine_decay: alpha", alpha)
 
     def fn(step, m):
         frac = m.minimum(step, float(steps)) / steps
@@ -127,8 +136,8 @@ def cosine_decay(value: float, steps: int, alpha: float = 0.0) -> Schedule:
 
 def linear_decay(value: float, steps: int, end: float = 0.0) -> Schedule:
     """A straight line from ``value`` at step 0 to ``end`` at ``steps``, then flat at ``end``."""
-    _positive("linear_decay steps", steps)
-    value, end = float(value), float(end)
+    steps = _positive("linear_decay: steps", steps)
+    value, end = _float("linear_decay: value", value), _float("linear_decay: end", end)
 
     def fn(step, m):
         return value + (end - value) * (m.minimum(m.maximum(step, 0.0), float(steps)) / steps)
@@ -146,9 +155,9 @@ def warmup(schedule, warmup_steps: int, start: float = 0.0) -> Schedule:
     ``warmup(cosine_decay(1e-3, 1000), 100)`` gives 0 at step 0, 1e-3 at step 100
     and ``cosine_decay(1e-3, 1000)(k - 100)`` after.
     """
-    _positive("warmup_steps", warmup_steps)
+    warmup_steps = _positive("warmup: warmup_steps", warmup_steps)
     after = _as_schedule(schedule)
-    start = float(start)
+    start = _float("warmup: start", start)
 
     def fn(step, m):
         if m is _python_math:
@@ -165,8 +174,13 @@ def warmup(schedule, warmup_steps: int, start: float = 0.0) -> Schedule:
 def warmup_cosine_decay(peak: float, warmup_steps: int, steps: int, end: float = 0.0) -> Schedule:
     """Linear warmup from 0 to ``peak`` over ``warmup_steps``, then a cosine down to ``end``
     at ``steps`` (counted from step 0, warmup included), as optax's warmup_cosine_decay_schedule."""
-    if not isinstance(steps, int) or steps <= warmup_steps:
-        raise ValueError(f"warmup_cosine_decay: steps ({steps!r}) must be an int above warmup_steps")
-    peak, end = float(peak), float(end)
+    warmup_steps = _positive("warmup_cosine_decay: warmup_steps", warmup_steps)
+    steps = checks.count("warmup_cosine_decay: steps", steps)
+    if steps <= warmup_steps:
+        raise checks.error(
+            f"warmup_cosine_decay: steps ({steps}) must be above warmup_steps ({warmup_steps}): "
+            "steps counts from step 0, warmup included"
+        )
+    peak, end = _float("warmup_cosine_decay: peak", peak), _float("warmup_cosine_decay: end", end)
     alpha = end / peak if peak else 0.0
     return warmup(cosine_decay(peak, steps - warmup_steps, alpha=alpha), warmup_steps, start=0.0)

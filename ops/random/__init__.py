@@ -3,9 +3,11 @@
 A key is a uint32[2] Tensor; the same key always gives the same numbers, in
 any Session and on any number of devices. ``k1, k2 = sg.random.split(key)``
 makes independent keys; ``sg.random.normal(k1, ("batch", 16))`` draws.
+TF1's candidate samplers (``log_uniform_candidate_sampler``) feed sampled losses.
 Built only from primitives, threefry2x32 the one of its own (ops layer).
 """
 
+from .candidates import log_uniform_candidate_sampler, uniform_candidate_sampler  # noqa: E402  (on Generator)
 from .counts import *  # noqa: F403
 from .counts import __all__ as _counts_all
 from .distributions import *  # noqa: F403
@@ -27,5 +29,7 @@ __all__ = [
     *_multi_all,
     "Generator",
     "default_generator",
+    "log_uniform_candidate_sampler",
+    "uniform_candidate_sampler",
     "threefry2x32",
 ]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...graph import dtypes, library
 from .. import numpy_like as snp
 from .. import transcendental as tr
@@ -24,6 +26,9 @@ from ..custom_vjp import custom_vjp
 from ..elementwise import erf_inv, stop_gradient
 from ..numpy_like.core import normalize_axes, promote, result_dtype
 from ..registry import bind
+from .log_beta import log_beta
+from .normal_quantile import ndtri_of
+from .partials import with_partials
 
 expit = snp.sigmoid
 erf = snp.erf
@@ -77,21 +82,32 @@ def _gamma_sign(x):
 
 
 def gamma(x):
-    """The gamma function, sign(Gamma(x)) exp(gammaln(x))."""
+    """The gamma function, sign(Gamma(x)) exp(gammaln(x)); as scipy, nan at the poles 0 > x = -n
+    and at -inf, +-inf at +-0."""
     x = _float(x)
-    return snp.multiply(_gamma_sign(x), snp.exp(gammaln(x)))
+    value = snp.multiply(_gamma_sign(x), snp.exp(gammaln(x)))
+    pole = snp.logical_and(snp.less(x, 0), snp.equal(x, snp.floor(x)))
+    value = snp.where(pole, math.nan, value)
+    return snp.where(snp.equal(x, 0), snp.copysign(snp.asarray(math.inf, x.dtype), x), value)
 
 
 def betaln(a, b):
-    """log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    """log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b), with the large terms cancelled by
+    Stirling's series where an argument is large (log_beta.py)."""
     a, b = _floats(a, b)
-    return snp.subtract(snp.add(gammaln(a), gammaln(b)), gammaln(snp.add(a, b)))
+    return log_beta(a, b)
+
+
+def _pole(x):
+    return snp.logical_and(snp.less_equal(x, 0), snp.equal(x, snp.floor(x)))
 
 
 def beta(a, b):
-    """The beta function Gamma(a) Gamma(b) / Gamma(a + b)."""
+    """The beta function Gamma(a) Gamma(b) / Gamma(a + b); +inf at the poles of Gamma(a) or
+    Gamma(b) (a or b a non-positive integer), as scipy."""
     a, b = _floats(a, b)
     sign = snp.multiply(snp.multiply(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(snp.add(a, b)))
+    sign = snp.where(snp.logical_or(_pole(a), _pole(b)), 1.0, sign)
     return snp.multiply(sign, snp.exp(betaln(a, b)))
 
 
@@ -133,25 +149,38 @@ def erfinv(y):
     return bind(erf_inv, _float(y))
 
 
+def _ndtr_value(x):
+    # sqrt(0.5) is correctly rounded; -1 / math.sqrt(2) is an ulp low, and erfc multiplies the
+    # relative error of its argument by ~2 z**2 (14 ulps at x = -10)
+    return snp.multiply(erfc(snp.multiply(x, -math.sqrt(0.5))), 0.5)
+
+
+def _normal_pdf(x):
+    return snp.multiply(snp.exp(snp.multiply(snp.multiply(x, x), -0.5)), 1 / math.sqrt(2 * math.pi))
+
+
+_ndtr = with_partials("ndtr", _ndtr_value, lambda x: (_normal_pdf(x),))
+
+
 def ndtr(x):
-    """The standard normal CDF, erfc(-x / sqrt 2) / 2."""
-    x = _float(x)
-    return snp.multiply(erfc(snp.multiply(x, -1 / math.sqrt(2))), 0.5)
+    """The standard normal CDF, erfc(-x / sqrt 2) / 2, with derivative exp(-x**2 / 2) / sqrt(2 pi)
+    (the chain rule through erfc would square the rounded x / sqrt 2)."""
+    return _ndtr(_float(x))
 
 
 def ndtri(p):
-    """The inverse of ndtr, sqrt 2 erfinv(2p - 1) (loses relative accuracy for p below ~1e-3)."""
-    p = _float(p)
-    return snp.multiply(erfinv(snp.subtract(snp.multiply(p, 2), 1)), math.sqrt(2))
+    """The inverse of ndtr: the x with ndtr(x) == p, accurate in both tails (normal_quantile.py)."""
+    return ndtri_of(_float(p))
 
 
 def log_ndtr(x):
     """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below."""
     x = _float(x)
     far = -20.0 if x.dtype.bits == 64 else -10.0
-    positive = snp.log1p(snp.negative(ndtr(snp.negative(snp.maximum(x, 0)))))
-    middle = snp.log(ndtr(snp.maximum(x, far)))
-    safe = snp.minimum(x, far)
+    # where, not maximum/minimum: at a tie those split the gradient between x and the constant
+    positive = snp.log1p(snp.negative(ndtr(snp.negative(snp.where(snp.greater(x, 0), x, 0.0)))))
+    middle = snp.log(ndtr(snp.where(snp.less(x, far), far, x)))  # nan stays nan
+    safe = snp.where(snp.less(x, far), x, far)
     inv_x2 = snp.true_divide(1.0, snp.multiply(safe, safe))
     # log ndtr(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(sum_k (-1)^k (2k-1)!! / x^(2k))
     series, term = 1.0, 1.0
@@ -187,58 +216,99 @@ def i1(x):
 
 
 # -- information measures -----------------------------------------------------
+def _xlogx_value(x):
+    return snp.where(snp.equal(x, 0), 0.0, snp.multiply(x, snp.log(x)))
+
+
+# x log x with its derivative log x + 1 everywhere (inf at 0, nan below, as jax)
+_xlogx = with_partials("xlogx", _xlogx_value, lambda x: (snp.add(snp.log(x), 1.0),))
+
+
 def entr(x):
-    """-x log x; 0 at 0, -inf below 0."""
+    """-x log x; 0 at 0, -inf below 0, nan at nan; derivative -(log x + 1) (jax's)."""
     x = _float(x)
-    safe = snp.where(snp.greater(x, 0), x, 1.0)
-    value = snp.negative(snp.multiply(safe, snp.log(safe)))
-    return snp.where(snp.greater(x, 0), value, snp.where(snp.equal(x, 0), 0.0, -math.inf))
+    return snp.where(snp.less(x, 0), -math.inf, snp.negative(_xlogx(x)))
 
 
-def _ratio_log(x, y):
-    both = snp.logical_and(snp.greater(x, 0), snp.greater(y, 0))
-    sx, sy = snp.where(both, x, 1.0), snp.where(both, y, 1.0)
-    return both, snp.multiply(sx, snp.log(snp.true_divide(sx, sy)))
+def _log_ratio(x, y):
+    """log(x / y) for x, y > 0: of the quotient where it is a normal float (exact near x == y),
+    else log x - log y (the quotient would overflow, or flush to 0 as XLA's CPU code does)."""
+    r = snp.true_divide(x, y)
+    normal = snp.logical_and(snp.greater_equal(r, float(np.finfo(x.dtype.np).tiny)), snp.less(r, math.inf))
+    return snp.where(normal, snp.log(snp.where(normal, r, 1.0)), snp.subtract(snp.log(x), snp.log(y)))
+
+
+# x log(x / y) with the partials log(x / y) + 1 and -x / y
+_x_log_ratio = with_partials(
+    "x_log_ratio",
+    lambda x, y: snp.multiply(x, _log_ratio(x, y)),
+    lambda x, y: (snp.add(_log_ratio(x, y), 1.0), snp.negative(snp.true_divide(x, y))),
+)
 
 
 def rel_entr(x, y):
-    """x log(x / y) for x, y > 0; 0 at x == 0 <= y; inf elsewhere."""
+    """x log(x / y) for x, y > 0; 0 at x == 0 <= y; inf elsewhere (nan at nan)."""
     x, y = _floats(x, y)
-    both, value = _ratio_log(x, y)
+    both = snp.logical_and(snp.greater(x, 0), snp.greater(y, 0))
+    value = _x_log_ratio(snp.where(both, x, 1.0), snp.where(both, y, 1.0))
     edge = snp.logical_and(snp.equal(x, 0), snp.greater_equal(y, 0))
-    return snp.where(both, value, snp.where(edge, 0.0, math.inf))
+    nan = snp.logical_or(snp.isnan(x), snp.isnan(y))
+    return snp.where(both, value, snp.where(edge, 0.0, snp.where(nan, math.nan, math.inf)))
 
 
 def kl_div(x, y):
-    """x log(x / y) - x + y for x, y > 0; y at x == 0 <= y; inf elsewhere."""
+    """rel_entr(x, y) - x + y: x log(x / y) - x + y for x, y > 0, y at x == 0 <= y, inf elsewhere."""
     x, y = _floats(x, y)
-    both, value = _ratio_log(x, y)
-    edge = snp.logical_and(snp.equal(x, 0), snp.greater_equal(y, 0))
-    return snp.where(both, snp.add(snp.subtract(value, x), y), snp.where(edge, y, math.inf))
+    return snp.add(snp.subtract(rel_entr(x, y), x), y)
+
+
+_logit = with_partials(
+    "logit",
+    lambda p: snp.log(snp.true_divide(p, snp.subtract(1.0, p))),
+    lambda p: (snp.true_divide(1.0, snp.multiply(p, snp.subtract(1.0, p))),),
+)
 
 
 @library()
 def logit(p):
-    """log(p / (1 - p)), the inverse of expit."""
-    return snp.log(snp.true_divide(p, snp.subtract(1, p)))
+    """log(p / (1 - p)), the inverse of expit; derivative 1 / (p (1 - p)) (inf at 0 and 1, as jax)."""
+    return _logit(_float(p))
+
+
+def _x_log(name: str, log, argument):
+    """x * log(y), 0 where x == 0 unless y is nan; partials log(y) and x / argument(y) (jax's)."""
+    return with_partials(
+        name,
+        lambda x, y: snp.where(
+            snp.logical_and(snp.equal(x, 0), snp.logical_not(snp.isnan(y))), 0.0, snp.multiply(x, log(y))
+        ),
+        lambda x, y: (log(y), snp.true_divide(x, argument(y))),
+    )
+
+
+_xlogy = _x_log("xlogy", snp.log, lambda y: y)
+_xlog1py = _x_log("xlog1py", snp.log1p, lambda y: snp.add(y, 1.0))
 
 
 @library()
 def xlogy(x, y):
-    """x * log(y), defined as 0 where x == 0 (also for y == 0)."""
-    return snp.where(snp.asarray(x) == 0, 0.0, snp.multiply(x, snp.log(y)))
+    """x * log(y), defined as 0 where x == 0 (also for y == 0; nan for y nan, as scipy)."""
+    return _xlogy(*_floats(x, y))
 
 
 def xlog1py(x, y):
-    """x * log1p(y), defined as 0 where x == 0 (also for y == -1)."""
-    x, y = _floats(x, y)
-    return snp.where(snp.equal(x, 0), 0.0, snp.multiply(x, snp.log1p(y)))
+    """x * log1p(y), defined as 0 where x == 0 (also for y == -1; nan for y nan, as scipy)."""
+    return _xlog1py(*_floats(x, y))
 
 
 # -- softmax and logsumexp -----------------------------------------------------
-def _lse_keepdims(x, axes):
+def _lse_shift(x, axes):
     shift = snp.max(x, axis=axes, keepdims=True)
-    shift = snp.where(snp.isfinite(shift), shift, 0.0)  # all -inf (or inf) slices: no shift
+    return snp.where(snp.isfinite(shift), shift, 0.0)  # all -inf (or inf) slices: no shift
+
+
+def _lse_keepdims(x, axes):
+    shift = _lse_shift(x, axes)
     return snp.log(snp.sum(snp.exp(snp.subtract(x, shift)), axis=axes, keepdims=True)) + shift
 
 
@@ -262,8 +332,12 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
         return snp.reshape(lse, out_shape), (v, lse)
 
     def bwd(residuals, g):
+        # softmax weights from the max-shifted terms: exp(v - lse) would lose the log of the
+        # count where lse rounds to the max (1, not 1/2, for [max, max, ...])
         v, lse = residuals
-        return (snp.multiply(snp.reshape(g, lse.shape), snp.exp(snp.subtract(v, lse))),)
+        shifted = snp.exp(snp.subtract(v, stop_gradient(_lse_shift(v, axes))))
+        weights = snp.true_divide(shifted, snp.sum(shifted, axis=axes, keepdims=True))
+        return (snp.multiply(snp.reshape(g, lse.shape), weights),)
 
     f = custom_vjp(lambda v: fwd(v)[0])
     f.__name__ = "logsumexp"

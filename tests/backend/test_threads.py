@@ -45,12 +45,12 @@ def test_four_threads_infer_with_and_without_dropout_and_train_on_one_session():
         try:
             for k in range(RUNS):
                 kind = (k + t) % 3
-                if kind == 0:  # dropout off: y and w come from one moment
-                    yv, dv, wv = sess.run([y, dropped, w], {x: xv, "training": False})
+                if kind == 0:  # dropout off (no train op in the run): y and w come from one moment
+                    yv, dv, wv = sess.run([y, dropped, w], {x: xv})
                     np.testing.assert_allclose(yv, xv @ wv, rtol=1e-5, atol=1e-6)
                     np.testing.assert_array_equal(dv, yv)
                 elif kind == 1:  # dropout on: each entry dropped, or kept and scaled by 1/(1 - rate)
-                    yv, dv = sess.run([y, dropped], {x: xv})
+                    yv, dv = sess.run([y, dropped], {x: xv, "training": True})
                     kept = dv != 0
                     np.testing.assert_allclose(dv[kept], yv[kept] / (1 - RATE), rtol=1e-6)
                     masks.append(kept.tobytes())

@@ -311,3 +311,24 @@ def test_the_default_platform_comes_from_the_environment():
     assert out.returncode == 0, out.stderr
     platform, values = out.stdout.strip().split(" ", 1)
     assert platform in ("cuda", "gpu") and values == "[2.0, 2.0, 2.0]"
+
+
+def test_a_run_out_of_gpu_memory_names_the_lost_variables_and_refuses_them(gpu_mesh):
+    """The issue's case on the device it is most often met on: a train step that runs out of GPU
+    memory is an ExecutionError from that run, and the variables it donated are refused (a typed
+    error, not a raw jaxlib one) until they get new values."""
+    huge = 2**38  # a TiB of float32: more than any GPU holds
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((), sg.float32, name="x")
+        w = sg.Variable(np.zeros(3, np.float32), name="w")
+        train = sg.group(w.assign(w + x))
+        big = snp.broadcast_to(x, (huge,))
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        with pytest.raises(sg.ExecutionError, match="variable w lost its value"):
+            sess.run([train, big], {x: 1.0})
+        for refused in (lambda: sess.run(w), lambda: sess.get(w)):
+            with pytest.raises(sg.ExecutionError, match="variable w lost its value"):
+                refused()
+        sess.initialize([w])
+        np.testing.assert_array_equal(sess.get(w), np.zeros(3, np.float32))

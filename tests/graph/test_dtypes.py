@@ -85,3 +85,13 @@ def test_canonical_arrays_have_no_silent_x64():
     assert dtypes.canonical_array(2**40).dtype == np.int64  # too big for int32: kept exact
     assert dtypes.canonical_array(np.float64(1.5)).dtype == np.float64  # explicit numpy: honoured
     assert dtypes.canonical_array(1.5, sg.float64).dtype == np.float64
+
+
+def test_numpy_takes_our_dtypes_and_names_take_python_defaults():
+    """``np.zeros(n, x.dtype)`` works as with jax's dtypes; "float" is float32, as Python's float
+    (and TF1's "float"), while a numpy dtype keeps its width."""
+    for dt in (sg.float32, sg.float64, sg.bfloat16, sg.int8, sg.complex64, sg.bool_):
+        assert np.zeros(2, dt).dtype == dt.np and np.dtype(dt) == dt.np
+    assert sg.dtype("float") is sg.float32 and sg.dtype(float) is sg.float32
+    assert sg.dtype("int") is sg.int32 and sg.dtype("complex") is sg.complex64
+    assert sg.dtype(np.float64) is sg.float64 and sg.dtype(np.dtype("float64")) is sg.float64

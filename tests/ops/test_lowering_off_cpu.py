@@ -23,8 +23,8 @@ from stablegraph.ops import factorizations as fz
 def lowered_for_cuda(monkeypatch):
     real = session_module.lower_module
 
-    def lower_for_cuda(nodes, args, fetches, bindings, aliases, mesh, shardings, platform):
-        return real(nodes, args, fetches, bindings, aliases, mesh, shardings, "cuda")
+    def lower_for_cuda(nodes, args, fetches, bindings, aliases, mesh, shardings, platform, *rest):
+        return real(nodes, args, fetches, bindings, aliases, mesh, shardings, "cuda", *rest)
 
     monkeypatch.setattr(session_module, "lower_module", lower_for_cuda)
 

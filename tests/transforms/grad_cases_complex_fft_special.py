@@ -64,4 +64,5 @@ CASES = {
         (lambda a, b, x: bind(tr.betainc, a, b, x),
          [positive(2, 3), positive(2, 3), R.uniform(0.2, 0.8, (2, 3))], dict(atol=1e-3, rtol=1e-3))
     ],
+    "zeta": [(lambda x, q: bind(tr.zeta, x, q), [positive(2, 3) + 1.5, positive(2, 3)])],
 }  # fmt: skip

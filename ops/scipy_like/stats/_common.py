@@ -10,19 +10,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....graph import dtypes, library
+from ....graph import Tensor, dtypes, library
 from ... import numpy_like as snp
 from ...numpy_like.core import asarray, result_dtype
 
 
-class Distribution:
-    """A named set of a distribution's functions: ``norm.logpdf(x, loc, scale)`` etc."""
+def _nan_in_nan_out(fn):
+    """``fn`` of elementwise arguments whose result is nan wherever an argument is (as scipy's):
+    the support and parameter checks compare, and a comparison with nan is False, so without
+    this a nan k or loc would land on the -inf or 0 of "off the support"."""
 
-    def __init__(self, name: str, doc: str, **methods):
+    def wrapped(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        nan = None
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, Tensor | np.ndarray | float) and not isinstance(a, bool):
+                a = asarray(a)
+                if a.dtype.is_inexact:
+                    nan = snp.isnan(a) if nan is None else nan | snp.isnan(a)
+        return out if nan is None else snp.where(nan, const(np.nan, out), out)
+
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+class Distribution:
+    """A named set of a distribution's functions: ``norm.logpdf(x, loc, scale)`` etc. Elementwise
+    ones (``elementwise=True``) answer nan wherever an argument is nan."""
+
+    def __init__(self, name: str, doc: str, elementwise: bool = True, **methods):
         self.__name__ = name
         self.__doc__ = doc
         self._methods = tuple(methods)
         for method, fn in methods.items():
+            fn = _nan_in_nan_out(fn) if elementwise else fn
             wrapped = library(fn=f"{name}.{method}", name=f"{name}_{method}")(fn)
             wrapped.__name__ = wrapped.__qualname__ = method
             wrapped.__doc__ = f"scipy.stats.{name}.{method}: {fn.__doc__ or ''}".strip()

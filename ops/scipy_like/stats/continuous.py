@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
+from ..log_beta import gamma_ratio_log
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import continuous_quantile, tails
@@ -66,12 +67,21 @@ norm = Distribution(
 
 
 # -- Student's t ---------------------------------------------------------------------------------
+def _t_log_gamma_ratio(df):
+    """log Gamma((df + 1) / 2) - log Gamma(df / 2): by Stirling's differences from df = 16 on, where
+    the two gammaln (1.7e156 at df = 1e154) would cancel to nothing (log_beta.py)."""
+    half = const(0.5, df)
+    large = df >= const(16.0, df)
+    big = snp.where(large, half * df, const(8.0, df))
+    small = snp.where(large, const(1.0, df), df)
+    by_gammaln = gammaln(half * (small + const(1.0, df))) - gammaln(half * small)
+    return snp.where(large, -gamma_ratio_log(snp.full_like(big, 0.5), big), by_gammaln)
+
+
 def _t_logpdf(x, df, loc=0.0, scale=1.0):
     z, scale, (df,), bad = _z(x, loc, scale, df)
     half = const(0.5, z)
-    norm_const = (
-        gammaln(half * (df + const(1.0, df))) - gammaln(half * df) - half * snp.log(df * const(np.pi, df))
-    )
+    norm_const = _t_log_gamma_ratio(df) - half * snp.log(df * const(np.pi, df))
     out = norm_const - snp.log(scale) - half * (df + const(1.0, df)) * snp.log1p(z * z / df)
     return nan_where(bad, out)
 

@@ -153,11 +153,36 @@ def _cauchy_cdf(z):
     return snp.arctan2(snp.ones_like(z), -z) / const(np.pi, z)
 
 
+_CAUCHY_FAR = 1e8  # past this |z| the tail 1 / (pi |z|) (1 - 1 / (3 z^2)) is exact to float64
+
+
+def _cauchy_logcdf(z):
+    """log cdf: log1p(-sf) right of 0 (log of a number near 1 loses the sf's digits), the tail's
+    -log(pi |z|) far left (the cdf itself underflows there)."""
+    far = z < const(-_CAUCHY_FAR, z)
+    left = snp.where(far, const(-1.0, z), snp.minimum(z, const(0.0, z)))
+    right = snp.maximum(z, const(0.0, z))
+    tail = -snp.log(snp.where(far, -z, const(1.0, z))) - const(np.log(np.pi), z)
+    sf = _cauchy_cdf(-right)
+    upper = snp.where(sf == const(0.0, z), const(0.0, z), snp.log1p(-sf))  # +0 at z = inf, as scipy
+    near = snp.where(z > const(0.0, z), upper, snp.log(_cauchy_cdf(left)))
+    return snp.where(far, tail, near)
+
+
 def _cauchy_ppf(q):
-    """tan(pi (q - 1/2)), with the infinite ends exact (tan(pi/2) rounds to a finite number)."""
-    out = snp.tan(const(np.pi, q) * (q - const(0.5, q)))
-    ends = snp.where(q == const(0.0, q), const(-np.inf, q), const(np.inf, q))
-    return snp.where((q == const(0.0, q)) | (q == const(1.0, q)), ends, out)
+    """tan(pi (q - 1/2)) in the middle; -1 / tan(pi q) and 1 / tan(pi (1 - q)) in the tails, where
+    q - 1/2 would round q away (float32's q = 1e-7 gave -5.14e6 for -3.18e6); infinite ends exact.
+    Each branch sees a q of its own range, so the unused ones stay finite (and so their gradients)."""
+    quarter, half = const(0.25, q), const(0.5, q)
+    zero, one = const(0.0, q), const(1.0, q)
+    low = (q > zero) & (q < quarter)
+    high = (q > const(0.75, q)) & (q < one)
+    pi_q = const(np.pi, q) * snp.where(low, q, quarter)
+    pi_p = const(np.pi, q) * snp.where(high, one - q, quarter)
+    middle = snp.tan(const(np.pi, q) * (snp.where(low | high, half, q) - half))
+    out = snp.where(low, -one / snp.tan(pi_q), snp.where(high, one / snp.tan(pi_p), middle))
+    ends = snp.where(q == zero, const(-np.inf, q), const(np.inf, q))
+    return snp.where((q == zero) | (q == one), ends, out)
 
 
 _cauchy_logpdf = _of_z(lambda z: -snp.log1p(z * z) - const(np.log(np.pi), z), log_scale=True)
@@ -167,9 +192,9 @@ cauchy = Distribution(
     logpdf=_cauchy_logpdf,
     pdf=_density(_cauchy_logpdf),
     cdf=_of_z(_cauchy_cdf),
-    logcdf=_of_z(lambda z: snp.log(_cauchy_cdf(z))),
+    logcdf=_of_z(_cauchy_logcdf),
     sf=_of_z(lambda z: _cauchy_cdf(-z)),
-    logsf=_of_z(lambda z: snp.log(_cauchy_cdf(-z))),
+    logsf=_of_z(lambda z: _cauchy_logcdf(-z)),
     ppf=_inverse(lambda q: _cauchy_ppf(q)),
     isf=_inverse(lambda q: -_cauchy_ppf(q)),
 )

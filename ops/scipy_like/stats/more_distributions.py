@@ -115,6 +115,7 @@ def _multinomial_logpmf(x, n, p):
 multinomial = Distribution(
     "multinomial",
     "The multinomial distribution: counts x (last axis) of n draws over categories of probabilities p.",
+    elementwise=False,
     logpmf=_multinomial_logpmf,
     pmf=exp_of(_multinomial_logpmf, mass=True),
 )

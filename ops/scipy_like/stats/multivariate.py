@@ -72,6 +72,7 @@ def _mvn_pdf(x, mean=None, cov=1.0, allow_singular: bool = False):
 multivariate_normal = Distribution(
     "multivariate_normal",
     "The multivariate normal distribution with mean and covariance cov (scalar, diagonal or full).",
+    elementwise=False,
     logpdf=_mvn_logpdf,
     pdf=_mvn_pdf,
 )
@@ -105,6 +106,7 @@ def _dirichlet_pdf(x, alpha):
 dirichlet = Distribution(
     "dirichlet",
     "The Dirichlet distribution on the simplex (components along the first axis of x).",
+    elementwise=False,
     logpdf=_dirichlet_logpdf,
     pdf=_dirichlet_pdf,
 )

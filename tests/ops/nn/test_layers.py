@@ -67,8 +67,8 @@ def _dropout_graph():
 
 def _dropout_runs(g, out, seed):
     with sg.Session(g, seed=seed) as sess:
-        runs = [sess.run(out) for _ in range(2)]
-        off = sess.run(out, {"training": False})
+        runs = [sess.run(out, {"training": True}) for _ in range(2)]
+        off = sess.run(out)  # a run that trains nothing: the switch is off unless fed
     return runs, off
 
 
@@ -120,7 +120,7 @@ def test_training_switch_off_is_identity(dropout_runs):
     assert (off["always"] == 0).any()  # training=True ignores the switch
 
 
-def test_training_is_one_placeholder_per_graph():
+def test_training_is_one_switch_per_graph():
     g = sg.Graph()
     with g:
         with sg.name_scope("block"):
@@ -130,8 +130,9 @@ def test_training_is_one_placeholder_per_graph():
         x = sg.constant(np.ones(4, np.float32))
         d = sg.nn.dropout(x, 0.5)
     with sg.Session(g) as sess:
-        assert sess.run(t) == np.True_
-        np.testing.assert_array_equal(sess.run(d, {t: False}), np.ones(4))
+        assert sess.run(t) == np.False_  # no train op in the run
+        assert sess.run(t, {t: True}) == np.True_
+        np.testing.assert_array_equal(sess.run(d), np.ones(4))
 
 
 def test_dropout_rejects_bad_rates():

@@ -1,0 +1,88 @@
+"""The standard normal quantile ndtri, accurate in both tails (ops layer, sg.scipy.special).
+
+``sqrt(2) erfinv(2p - 1)`` loses all relative accuracy for small p: 2p - 1
+rounds to -1 in float32 well before p reaches the tail (p = 1e-7 gave -5.2201
+instead of -5.19934). Instead ndtri follows Wichura's algorithm AS 241
+(PPND16, Applied Statistics 37, 1988): a rational function of
+``q = p - 1/2`` near the centre, and in the tails rational functions of
+``r = sqrt(-log(min(p, 1 - p)))``, which keep the small probability itself
+rather than its distance from 1. Every branch is evaluated and one is
+selected; each branch's input is clamped into its own range first, so the
+unused branches never produce NaN.
+
+Its derivative is written out: d ndtri / dp = sqrt(2 pi) exp(ndtri(p)^2 / 2),
+the reciprocal of the normal density at the result (from a float64 quantile
+for narrower floats).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import numpy_like as snp
+from ..custom_jvp import custom_jvp
+
+# (numerator, denominator) coefficients, lowest degree first; each denominator starts with 1.
+_CENTRAL = (
+    (3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3, 1.3731693765509461125e4,
+     4.5921953931549871457e4, 6.7265770927008700853e4, 3.3430575583588128105e4, 2.5090809287301226727e3),
+    (1.0, 4.2313330701600911252e1, 6.8718700749205790830e2, 5.3941960214247511077e3,
+     2.1213794301586595867e4, 3.9307895800092710610e4, 2.8729085735721942674e4, 5.2264952788528545610e3),
+)  # fmt: skip
+_NEAR_TAIL = (
+    (1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0, 3.64784832476320460504e0,
+     1.27045825245236838258e0, 2.41780725177450611770e-1, 2.27238449892691845833e-2, 7.74545014278341407640e-4),
+    (1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+     1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4, 1.05075007164441684324e-9),
+)  # fmt: skip
+_FAR_TAIL = (
+    (6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0, 2.96560571828504891230e-1,
+     2.65321895265761230930e-2, 1.24266094738807843860e-3, 2.71155556874348757815e-5, 2.01033439929228813265e-7),
+    (1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+     7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15),
+)  # fmt: skip
+_CENTRAL_HALF_WIDTH = 0.425  # |p - 1/2| up to this uses the central approximation
+_TAIL_SPLIT = 5.0  # r = sqrt(-log(min(p, 1 - p))) above this uses the far-tail approximation
+
+
+def _rational(coefficients, x):
+    """numerator(x) / denominator(x), each by Horner's rule."""
+
+    def poly(cs):
+        acc = snp.full_like(x, cs[-1])
+        for c in reversed(cs[:-1]):
+            acc = snp.add(snp.multiply(acc, x), c)
+        return acc
+
+    numerator, denominator = coefficients
+    return snp.true_divide(poly(numerator), poly(denominator))
+
+
+def _quantile(p):
+    q = snp.subtract(p, 0.5)
+    central_q = snp.clip(q, -_CENTRAL_HALF_WIDTH, _CENTRAL_HALF_WIDTH)
+    central = snp.multiply(central_q, _rational(_CENTRAL, snp.subtract(0.180625, snp.square(central_q))))
+    tail_p = snp.minimum(p, snp.subtract(1.0, p))  # the smaller of the two tail probabilities
+    # r >= sqrt(-log(1/2 - 0.425)) in the tails; clamping keeps log and sqrt finite where unused
+    r = snp.sqrt(snp.negative(snp.log(snp.clip(tail_p, float(snp.finfo(p.dtype).smallest_subnormal), 0.075))))
+    near = _rational(_NEAR_TAIL, snp.subtract(snp.minimum(r, _TAIL_SPLIT), 1.6))
+    far = _rational(_FAR_TAIL, snp.subtract(snp.maximum(r, _TAIL_SPLIT), _TAIL_SPLIT))
+    tail = snp.where(snp.less_equal(r, _TAIL_SPLIT), near, far)
+    tail = snp.where(snp.less(q, 0), snp.negative(tail), tail)
+    out = snp.where(snp.less_equal(snp.abs(q), _CENTRAL_HALF_WIDTH), central, tail)
+    out = snp.where(snp.equal(p, 0), -math.inf, snp.where(snp.equal(p, 1), math.inf, out))
+    outside = snp.logical_or(snp.less(p, 0), snp.greater(p, 1))
+    return snp.where(snp.logical_or(outside, snp.isnan(p)), math.nan, out)
+
+
+ndtri_of = custom_jvp(_quantile)
+
+
+@ndtri_of.defjvp
+def _quantile_jvp(primals, tangents):
+    (p,), (t,) = primals, tangents
+    # exp(x^2 / 2) multiplies x's relative error by x^2 (about 170 at p = 1e-38), so narrow floats
+    # take the slope from a float64 quantile
+    wide = _quantile(snp.asarray(p, "float64")) if p.dtype.bits < 64 else ndtri_of(p)
+    slope = snp.multiply(snp.exp(snp.multiply(snp.square(wide), 0.5)), math.sqrt(2 * math.pi))
+    return ndtri_of(p), snp.multiply(t, snp.asarray(slope, p.dtype))
