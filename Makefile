@@ -16,7 +16,7 @@ TEST_WORKERS ?= 2
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: all setup dot browser test test-gpu demo lint bench clean
+.PHONY: all setup dot browser test sweep test-gpu demo lint bench clean
 
 all: test
 
@@ -55,6 +55,11 @@ browser:
 
 test: setup
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+# The special-point sweep (tests/special_points/) with second derivatives too: `make test` compares
+# values and first derivatives only, to stay within its 10 minutes; CI runs this after it.
+sweep: setup
+	STABLEGRAPH_FULL_SWEEP=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests/special_points $(PYTEST_ARGS)
 
 # On a machine with an NVIDIA GPU: the CUDA plugin extra, then the GPU tests (tests/gpu/).
 test-gpu: setup

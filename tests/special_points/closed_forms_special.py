@@ -1,0 +1,309 @@
+"""Closed-form derivative references for sg.scipy.special's sweep, where jax's own float64
+derivatives are off: they overflow (exp(-x^2) times x at the largest float), flush (x * (1/y)),
+cancel (i1e - i0e far out, x + phi/Phi far left) or mix at ties (betaln's min/max). Long double
+(80-bit on x86-64) where squares of float64 values must not overflow, scipy.special's float64
+functions (digamma, polygamma, i0e, i1e, log_ndtr) where they are exact enough, and asymptotic
+series where a difference of them would cancel.
+
+Each returns the leaves of a part: d1 one array per argument, d2 the Hessian's upper triangle
+row by row (entries (i, j), j >= i, in the order runners.py builds them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sp
+
+L = np.longdouble
+_SQRT_PI = np.sqrt(L(np.pi))
+_SQRT_2PI = np.sqrt(2 * L(np.pi))
+
+
+def _ld(*xs):
+    return [np.asarray(x, L) for x in xs]
+
+
+def _f64(*xs) -> list:
+    return [np.asarray(x, np.float64) for x in xs]
+
+
+def _quiet(fn):
+    def wrapped(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return wrapped
+
+
+def derivatives(form) -> dict:
+    """The d1ref and d2ref arguments of a Sig from one of the forms below."""
+    return {"d1ref": _quiet(form(1)), "d2ref": _quiet(form(2))}
+
+
+# -- error function, normal distribution ----------------------------------------------------------
+def erf(order: int):
+    def ref(x):
+        (x,) = _ld(x)
+        g = 2 / _SQRT_PI * np.exp(-x * x)
+        return _f64(g if order == 1 else -2 * x * g)
+
+    return ref
+
+
+def erfc(order: int):
+    def ref(x):
+        return [-v for v in erf(order)(x)]
+
+    return ref
+
+
+def ndtr(order: int):
+    def ref(x):
+        (x,) = _ld(x)
+        phi = np.exp(-x * x / 2) / _SQRT_2PI
+        return _f64(phi if order == 1 else -x * phi)
+
+    return ref
+
+
+def _mills_tail(t):
+    """c(t) = 1 / (t + 2 / (t + 3 / (t + ...))) for t >= 5 (long double, backward): phi(t) / Phi(-t) = t + c."""
+    c = np.zeros_like(t)
+    for k in range(300, 1, -1):
+        c = k / (t + c)
+    return 1 / (t + c)
+
+
+def log_ndtr(order: int):
+    """d1 = lambda = phi / Phi; d2 = -lambda (x + lambda). Below -5 from the continued fraction
+    (lambda = t + c, x + lambda = c with t = -x), which does not cancel."""
+
+    def ref(x):
+        x = np.asarray(x, np.float64)
+        lam = np.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - sp.log_ndtr(x))
+        near = np.where(order == 1, lam, -lam * (x + lam))
+        t = np.maximum(-np.asarray(x, L), L(5))
+        c = _mills_tail(t)
+        far = t + c if order == 1 else -(t + c) * c
+        far = np.where(np.isinf(t), np.inf if order == 1 else -1.0, far)
+        return _f64(np.where(x < -5, far, near))
+
+    return ref
+
+
+# -- Bessel ---------------------------------------------------------------------------------------
+def _hankel(nu: int, k: int) -> float:
+    """The k-th coefficient of sqrt(2 pi x) e^-x I_nu(x) = sum_k c_k x^-k (large x)."""
+    num = 1.0
+    for j in range(1, k + 1):
+        num *= (2 * j - 1) ** 2 - 4 * nu * nu
+    return num / (math.factorial(k) * 8.0**k)
+
+
+_FAR = 25.0
+
+
+def _scaled_far(nu: int, order: int, ax):
+    """The order-th derivative of e^-x I_nu(x) at x = ax > 25 from Hankel's expansion, term by term
+    (24 terms: below 1e-19 there), in long double."""
+    x = np.asarray(np.maximum(ax, _FAR), L)
+    total = np.zeros_like(x)
+    for k in range(24):
+        p = L(k) + L(0.5)  # the power of 1 / x
+        factor = [1, -p, p * (p + 1)][order]
+        total = total + L(_hankel(nu, k)) * factor * x ** -(p + order)
+    return total / _SQRT_2PI
+
+
+def _scaled_near(nu: int, order: int, ax):
+    """The same for 0 < ax <= 25 from scipy's i0e, i1e (their differences lose at most 50x)."""
+    x = np.asarray(np.where(ax == 0, 1.0, ax), np.float64)
+    i0e, i1e = sp.i0e(x), sp.i1e(x)
+    gap = i0e - i1e
+    table = {
+        (0, 0): i0e, (0, 1): -gap, (0, 2): 2 * gap - i1e / x,
+        (1, 0): i1e, (1, 1): gap - i1e / x, (1, 2): -2 * gap + i1e / x - gap / x + 2 * i1e / (x * x),
+    }  # fmt: skip
+    return table[(nu, order)]
+
+
+def _scaled(nu: int, order: int, x):
+    """d^order/dx^order of e^-|x| I_nu(x), by parity from x >= 0 (nan at 0, where |x| kinks)."""
+    x = np.asarray(x, np.float64)
+    ax, sign = np.abs(x), np.sign(x)
+    f = np.where(ax > _FAR, _scaled_far(nu, order, ax), _scaled_near(nu, order, ax))
+    odd = (nu + order) % 2 == 1
+    return np.where(x == 0, np.nan, sign * f if odd else f)
+
+
+def _unscaled(nu: int, order: int, x):
+    """d^order/dx^order of I_nu(x) = e^|x| i_nu_e(x): e^|x| (f'' + 2 s f' + f) and e^|x| (f' + s f)."""
+    x = np.asarray(x, np.float64)
+    s = np.sign(x)
+    f = [np.asarray(_scaled(nu, k, x), L) for k in range(order + 1)]
+    inner = f[1] + s * f[0] if order == 1 else f[2] + 2 * s * f[1] + f[0]
+    out = np.exp(np.abs(np.asarray(x, L))) * inner
+    small = np.abs(x) < 1  # near 0 the scaled sums cancel: the power series' own terms instead
+    return np.where(small, _bessel_series(nu, order, x), out)
+
+
+def _bessel_series(nu: int, order: int, x):
+    """I_nu^(order)(x) = sum_k d^order/dx^order (x/2)^(2k+nu) / (k! (k+nu)!) for |x| < 1."""
+    x = np.asarray(x, L)
+    total = np.zeros_like(x)
+    for k in range(20):
+        n = 2 * k + nu
+        coef = L(1) / (L(math.factorial(k)) * L(math.factorial(k + nu)) * L(2) ** n)
+        falling = 1
+        for j in range(order):
+            falling *= n - j
+        if falling:
+            total = total + coef * falling * x ** (n - order)
+    return total
+
+
+def i0(order: int):
+    def ref(x):
+        return _f64(_unscaled(0, order, x))
+
+    return ref
+
+
+def i1(order: int):
+    def ref(x):
+        return _f64(_unscaled(1, order, x))
+
+    return ref
+
+
+def i0e(order: int):
+    def ref(x):
+        return _f64(_scaled(0, order, x))
+
+    return ref
+
+
+def i1e(order: int):
+    def ref(x):
+        return _f64(_scaled(1, order, x))
+
+    return ref
+
+
+# -- gamma family ---------------------------------------------------------------------------------
+def gammaln(order: int):
+    def ref(x):
+        x = np.asarray(x, np.float64)
+        return _f64(sp.digamma(x) if order == 1 else sp.polygamma(1, x))
+
+    return ref
+
+
+def digamma(order: int):
+    def ref(x):
+        x = np.asarray(x, np.float64)
+        return _f64(sp.polygamma(order, x))
+
+    return ref
+
+
+def betaln(order: int):
+    """d1 = (psi(a) - psi(a + b), psi(b) - psi(a + b)); d2 = (psi'(a) - psi'(c), -psi'(c), psi'(b) - psi'(c))."""
+
+    def ref(a, b):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        c = a + b
+        if order == 1:
+            return _f64(sp.digamma(a) - sp.digamma(c), sp.digamma(b) - sp.digamma(c))
+        t = sp.polygamma(1, c)
+        return _f64(sp.polygamma(1, a) - t, -t, sp.polygamma(1, b) - t)
+
+    return ref
+
+
+# -- information measures, logit ------------------------------------------------------------------
+def entr(order: int):
+    def ref(x):
+        (x,) = _ld(x)
+        return _f64(-(np.log(x) + 1) if order == 1 else -1 / x)
+
+    return ref
+
+
+def logit(order: int):
+    """1 / (p (1 - p)) and its derivative (2p - 1) / (p (1 - p))^2."""
+
+    def ref(p):
+        (p,) = _ld(p)
+        q = p * (1 - p)
+        return _f64(1 / q if order == 1 else (2 * p - 1) / (q * q))
+
+    return ref
+
+
+def xlogy(order: int, shift: float = 0.0):
+    """x log(y + shift): d1 = (log(y + s), x / (y + s)); d2 = (0, 1 / (y + s), -x / (y + s)^2)."""
+
+    def ref(x, y):
+        x, y = _ld(x, y)
+        v = y + L(shift)
+        log_v = np.log1p(y) if shift else np.log(v)
+        if order == 1:
+            return _f64(log_v, x / v)
+        return _f64(np.zeros_like(x + y), 1 / v, -x / (v * v))
+
+    return ref
+
+
+def xlog1py(order: int):
+    return xlogy(order, 1.0)
+
+
+def rel_entr(order: int):
+    """x log(x / y) for x, y > 0 (jax's edges elsewhere: partials (0, 0) at x == 0 <= y... as the
+    value's branches): d1 = (log(x / y) + 1, -x / y); d2 = (1 / x, -1 / y, x / y^2)."""
+
+    def ref(x, y):
+        x, y = _ld(x, y)
+        both = (x > 0) & (y > 0)
+        nan = np.isnan(x) | np.isnan(y)
+        if order == 1:
+            d = [np.log(x) - np.log(y) + 1, -x / y]
+        else:
+            d = [1 / x, -1 / y, x / (y * y)]
+        return _f64(*(np.where(both | nan, v, 0) for v in d))
+
+    return ref
+
+
+def kl_div(order: int):
+    """rel_entr(x, y) - x + y: d1 adds (-1, 1), d2 is rel_entr's."""
+
+    def ref(x, y):
+        d = rel_entr(order)(x, y)
+        return [d[0] - 1, d[1] + 1] if order == 1 else d
+
+    return ref
+
+
+FORMS = {
+    "erf": erf,
+    "erfc": erfc,
+    "ndtr": ndtr,
+    "log_ndtr": log_ndtr,
+    "i0": i0,
+    "i1": i1,
+    "i0e": i0e,
+    "i1e": i1e,
+    "gammaln": gammaln,
+    "digamma": digamma,
+    "betaln": betaln,
+    "entr": entr,
+    "logit": logit,
+    "xlogy": xlogy,
+    "xlog1py": xlog1py,
+    "rel_entr": rel_entr,
+    "kl_div": kl_div,
+}

@@ -1,0 +1,45 @@
+"""sg.lax at special points against jax.lax: every public function both have (signatures_lax.py),
+elementwise ones on crossed special points and the rest on special rows, in float32 and float64,
+values and first and second derivatives (harness.py), with jax in float64, numpy and scipy as the
+references."""
+
+import jax.lax as jlax
+import pytest
+
+import stablegraph as sg
+
+from . import harness
+from .signatures_lax import DIFFERENCES, LAX, LAX_ARRAYS, PENDING, SKIPPED
+
+TABLE = {**LAX, **LAX_ARRAYS}
+
+
+FAMILIES = harness.families()
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {family.name: harness.sweep(TABLE, sg.lax, jlax, family, default_ref="jax") for family in FAMILIES}
+
+
+def test_every_public_function_has_a_signature_or_a_reason():
+    names = harness.public_functions(sg.lax, jlax)
+    covered = {harness.fn_name(key) for key in TABLE} | set(SKIPPED)
+    missing = sorted(names - covered)
+    assert not missing, f"add these to signatures_lax.LAX (or SKIPPED with a reason): {missing}"
+    unknown = sorted(covered - names)
+    assert not unknown, f"signatures_lax names functions sg.lax and jax.lax do not both have: {unknown}"
+
+
+@pytest.mark.parametrize("family", [f.name for f in FAMILIES])
+def test_special_points_match_jax(reports, family):
+    harness.check(reports[family], DIFFERENCES, PENDING)
+
+
+def test_listed_differences_still_differ(reports):
+    harness.check_listing(reports.values(), DIFFERENCES, TABLE)
+
+
+def test_counts(reports, capsys):
+    with capsys.disabled():
+        print("\nsg.lax special points:\n" + harness.summary(list(reports.values())))

@@ -1,0 +1,36 @@
+"""sg.numpy's reductions, scans, sorts, products and array functions at special rows (ties,
+infinities, NaN, +-0, overflow, empty slices) against jax.numpy, in float32 and float64: values
+and first derivatives, second derivatives where they are not 0 by linearity (harness.py)."""
+
+import jax.numpy as jnp
+import pytest
+
+from stablegraph import numpy as snp
+
+from . import harness
+from .signatures_numpy import ARRAYS, DIFFERENCES, PENDING, REDUCTIONS
+
+TABLE = {**REDUCTIONS, **ARRAYS}
+
+
+# make test sweeps float32 only here (float64 too in make sweep): the suite's 10 minutes
+FAMILIES = harness.families("float32")
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {family.name: harness.sweep(TABLE, snp, jnp, family, optimize_jax=False) for family in FAMILIES}
+
+
+@pytest.mark.parametrize("family", [f.name for f in FAMILIES])
+def test_special_points_match_jax(reports, family):
+    harness.check(reports[family], DIFFERENCES, PENDING)
+
+
+def test_listed_differences_still_differ(reports):
+    harness.check_listing(reports.values(), DIFFERENCES, TABLE)
+
+
+def test_counts(reports, capsys):
+    with capsys.disabled():
+        print("\nsg.numpy array functions at special points:\n" + harness.summary(list(reports.values())))

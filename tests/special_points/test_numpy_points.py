@@ -1,0 +1,43 @@
+"""sg.numpy's elementwise functions at special points against jax.numpy, in float32 and float64:
+values and first and second derivatives (harness.py). A mismatch fails unless
+signatures_numpy.DIFFERENCES gives its reason (or PENDING names it as known and not fixed yet); a
+listed reason no sweep needs fails too. test_numpy_array_points.py sweeps the rest of sg.numpy."""
+
+import jax.numpy as jnp
+import pytest
+
+from stablegraph import numpy as snp
+
+from . import harness
+from .signatures_numpy import ARRAYS, DIFFERENCES, ELEMENTWISE, PENDING, REDUCTIONS, SKIPPED
+
+FAMILIES = harness.families()
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {family.name: harness.sweep(ELEMENTWISE, snp, jnp, family) for family in FAMILIES}
+
+
+def test_every_public_function_has_a_signature_or_a_reason():
+    names = harness.public_functions(snp, jnp)
+    tables = (ELEMENTWISE, REDUCTIONS, ARRAYS)
+    covered = {harness.fn_name(key) for table in tables for key in table} | set(SKIPPED)
+    missing = sorted(names - covered)
+    assert not missing, f"add these to signatures_numpy's tables (or SKIPPED with a reason): {missing}"
+    unknown = sorted(covered - names)
+    assert not unknown, f"signatures_numpy names functions sg.numpy and jax.numpy do not both have: {unknown}"
+
+
+@pytest.mark.parametrize("family", [f.name for f in FAMILIES])
+def test_special_points_match_jax(reports, family):
+    harness.check(reports[family], DIFFERENCES, PENDING)
+
+
+def test_listed_differences_still_differ(reports):
+    harness.check_listing(reports.values(), DIFFERENCES, ELEMENTWISE)
+
+
+def test_counts(reports, capsys):
+    with capsys.disabled():
+        print("\nsg.numpy elementwise special points:\n" + harness.summary(list(reports.values())))

@@ -1,0 +1,64 @@
+"""sg.scipy.stats at special points against jax.scipy.stats, in float32 and float64: every method
+of every distribution both have (pdf, logpdf, cdf, logcdf, sf, logsf, ppf, isf, pmf, logpmf) on
+its parameters' special points (parameters.py), with loc and scale where jax's method takes them,
+and the sample summaries; values against scipy.stats in float64, first and second derivatives
+against jax's (harness.py; make test compares the values, make sweep the derivatives too). A mismatch fails unless signatures_stats.DIFFERENCES gives its
+reason (or PENDING names it as found and not fixed yet); a listed reason no sweep needs fails too."""
+
+import jax.scipy
+import jax.scipy.stats
+import pytest
+
+import stablegraph as sg
+
+from . import harness
+from .signatures_stats import DIFFERENCES, DISTRIBUTIONS, PENDING, SKIPPED, STATS, SUMMARIES, methods
+
+# make test sweeps the values in float32 only: the methods' derivatives and the float64 family cost
+# most of this sweep's minutes (make sweep has them)
+IN_SUITE = 0
+FAMILIES = harness.families("float32")
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {
+        family.name: harness.sweep(STATS, sg.scipy, jax.scipy, family, default_ref="jax", in_suite=IN_SUITE)
+        for family in FAMILIES
+    }
+
+
+def test_every_distribution_and_method_jax_has_is_swept():
+    both = {n for n in dir(sg.scipy.stats) if not n.startswith("_") and hasattr(jax.scipy.stats, n)}
+    distributions = {n for n in both if hasattr(getattr(sg.scipy.stats, n), "_methods")}
+    summaries = {harness.fn_name(k).split(".")[0] for k in SUMMARIES}
+    missing = sorted(both - set(DISTRIBUTIONS) - set(SKIPPED) - summaries - {"ModeResult"})
+    assert not missing, f"add these to signatures_stats (or SKIPPED with a reason): {missing}"
+    unswept = sorted(
+        f"{d}.{m}" for d in distributions - set(SKIPPED) for m in methods(d) if f"{d}.{m}" not in STATS
+    )
+    assert not unswept, f"methods both have that no entry sweeps: {unswept}"
+
+
+@pytest.mark.parametrize("family", [f.name for f in FAMILIES])
+def test_special_points_match_jax(reports, family):
+    unexpected = [m for m in reports[family].mismatches if not harness.listed(m, {**DIFFERENCES, **PENDING})]
+    assert not unexpected, f"{len(unexpected)} mismatches:\n" + "\n".join(map(str, unexpected))
+
+
+def test_listed_differences_still_differ(reports):
+    found = {
+        k for r in reports.values() for m in r.mismatches for k in [harness.listing_key(m, DIFFERENCES)] if k
+    }
+    stale = sorted(k for k in set(DIFFERENCES) - found if harness.swept(k, IN_SUITE, FAMILIES))
+    assert not stale, f"no mismatch needs these DIFFERENCES entries any more, remove them: {stale}"
+
+
+def test_counts(reports, capsys):
+    report = list(reports.values())
+    assert all(len(r.functions) >= 100 for r in report)
+    with capsys.disabled():
+        print(f"\n{len(DIFFERENCES)} listed differences, {len(PENDING)} open (PENDING)")
+        fixed = harness.unneeded(report, PENDING, IN_SUITE)
+        print(f"PENDING entries no mismatch needs any more ({len(fixed)}), remove them: {fixed}")
+        print("\nsg.scipy.stats special points:\n" + harness.summary(report))
