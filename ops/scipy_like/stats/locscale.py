@@ -160,12 +160,14 @@ def _cauchy_logcdf(z):
     """log cdf: log1p(-sf) right of 0 (log of a number near 1 loses the sf's digits), the tail's
     -log(pi |z|) far left (the cdf itself underflows there)."""
     far = z < const(-_CAUCHY_FAR, z)
-    left = snp.where(far, const(-1.0, z), snp.minimum(z, const(0.0, z)))
-    right = snp.maximum(z, const(0.0, z))
+    positive = z > const(0.0, z)
+    # where, not minimum/maximum: at z = 0 the slope must go whole to the branch that is used
+    left = snp.where(far, const(-1.0, z), snp.where(positive, const(0.0, z), z))
+    right = snp.where(positive, z, const(0.0, z))
     tail = -snp.log(snp.where(far, -z, const(1.0, z))) - const(np.log(np.pi), z)
     sf = _cauchy_cdf(-right)
     upper = snp.where(sf == const(0.0, z), const(0.0, z), snp.log1p(-sf))  # +0 at z = inf, as scipy
-    near = snp.where(z > const(0.0, z), upper, snp.log(_cauchy_cdf(left)))
+    near = snp.where(positive, upper, snp.log(_cauchy_cdf(left)))
     return snp.where(far, tail, near)
 
 
