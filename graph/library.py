@@ -26,9 +26,10 @@ def returns(call, value) -> None:
     call.outputs = tuple(t for t in leaves if isinstance(t, Tensor))
 
 
-def library(fn: str | None = None, name: str | None = None):
+def library(fn: str | None = None, name: str | None = None, named: bool = False):
     """Decorate a library function: ``fn`` is how listings name it (default: its ``__name__``),
-    ``name`` its scope (default: its ``__name__``)."""
+    ``name`` its scope (default: its ``__name__``); ``named``: the call's own ``name=`` keyword,
+    when given, is its scope (TF1's spelling, ``tf.nn.nce_loss(..., name="nce")``)."""
 
     def wrap(f):
         label = fn or f.__name__
@@ -38,7 +39,7 @@ def library(fn: str | None = None, name: str | None = None):
         def call_it(*args, **kwargs):
             if not building():
                 return f(*args, **kwargs)
-            with library_call(label, scope) as call:
+            with library_call(label, (named and kwargs.get("name")) or scope) as call:
                 out = f(*args, **kwargs)
                 returns(call, out)
             return out

@@ -148,11 +148,11 @@ class Tensor(Unpicklable):
         raise self._no_value("np.asarray()", "; inside the graph use sg.numpy functions on the Tensor")
 
     def __len__(self):
-        d = self.shape[0] if self.shape else None
         if not self.shape:
             raise GraphTypeError(
                 located(f"len() of Tensor {self.name} ({self.type}): a scalar has no length", user_location())
             )
+        d = self.shape[0]
         if not isinstance(d, int):
             raise GraphTypeError(
                 located(

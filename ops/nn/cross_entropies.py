@@ -10,11 +10,8 @@ log-probabilities, so large logits stay finite.
 
 from __future__ import annotations
 
-import functools
-
-from ...graph import Tensor, building, library_call
+from ...graph import Tensor, library
 from ...graph.dims import unify
-from ...graph.library import returns
 from .. import numpy_like as snp
 from ..elementwise import stop_gradient
 from ..ensure_shape import ensure_shape
@@ -32,21 +29,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
 ]
-
-
-def named_call(f):
-    """A library call (graph/calls.py) of ``f`` whose scope is TF1's ``name=`` argument when given."""
-
-    @functools.wraps(f)
-    def call_it(*args, **kwargs):
-        if not building():
-            return f(*args, **kwargs)
-        with library_call(f.__name__, kwargs.get("name") or f.__name__) as call:
-            out = f(*args, **kwargs)
-            returns(call, out)
-        return out
-
-    return call_it
 
 
 def _keywords_only(who: str, args, labels, logits) -> None:
@@ -79,7 +61,7 @@ def _softmax_xent(labels: Tensor, logits: Tensor, axis: int) -> Tensor:
     return softmax_cross_entropy(logits, labels)
 
 
-@named_call
+@library(named=True)
 def softmax_cross_entropy_with_logits(
     *args, labels=None, logits=None, axis=None, dim=None, name=None
 ) -> Tensor:
@@ -97,7 +79,7 @@ def softmax_cross_entropy_with_logits(
     return _softmax_xent(stop_gradient(labels), logits, _class_axis(who, logits, axis, dim))
 
 
-@named_call
+@library(named=True)
 def softmax_cross_entropy_with_logits_v2(
     *args, labels=None, logits=None, axis=None, dim=None, name=None
 ) -> Tensor:
@@ -109,7 +91,7 @@ def softmax_cross_entropy_with_logits_v2(
     return _softmax_xent(labels, logits, _class_axis(who, logits, axis, dim))
 
 
-@named_call
+@library(named=True)
 def sparse_softmax_cross_entropy_with_logits(*args, labels=None, logits=None, name=None) -> Tensor:
     """-log softmax(logits)[label] per example, for int ``labels`` of shape ``logits.shape[:-1]`` (TF1's).
 
@@ -127,7 +109,7 @@ def sparse_softmax_cross_entropy_with_logits(*args, labels=None, logits=None, na
     return softmax_cross_entropy_with_integer_labels(logits, labels)
 
 
-@named_call
+@library(named=True)
 def sigmoid_cross_entropy_with_logits(*args, labels=None, logits=None, name=None) -> Tensor:
     """Elementwise ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits x and labels z (TF1's).
 

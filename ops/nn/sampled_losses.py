@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph import Tensor
+from ...graph import Tensor, library
 from ...graph.dims import unify
 from .. import numpy_like as snp
 from ..elementwise import stop_gradient
@@ -35,7 +35,6 @@ from ..linalg import dot_general
 from ..numpy_like.core import asarray, error
 from ..random.candidates import log_uniform_candidate_sampler
 from .cross_entropies import (
-    named_call,
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
 )
@@ -98,7 +97,7 @@ def _sampled_logits(
     return logits, stop_gradient(targets)
 
 
-@named_call
+@library(named=True)
 def nce_loss(
     weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
     remove_accidental_hits=False, partition_strategy="mod", name="nce_loss", *, seed=None, key=None,
@@ -122,7 +121,7 @@ def nce_loss(
     return snp.sum(sigmoid_cross_entropy_with_logits(labels=targets, logits=logits), axis=1)
 
 
-@named_call
+@library(named=True)
 def sampled_softmax_loss(
     weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
     remove_accidental_hits=True, partition_strategy="mod", name="sampled_softmax_loss", seed=None, *, key=None,

@@ -434,26 +434,47 @@ def public_functions(ours_ns, jax_ns) -> set[str]:
     return names
 
 
-def unneeded(reports, listing: dict, in_suite: int = 1) -> list[str]:
-    """The keys of ``listing`` that no mismatch of these reports needs, among the parts and
-    families this run sweeps: fixed since they were listed."""
+def unneeded(reports, listing: dict, in_suite: int = 1, table: dict | None = None) -> list[str]:
+    """The keys of ``listing`` (those about a function of ``table``, if given) that no mismatch of
+    these reports needs, among the parts and families this run sweeps: fixed since they were listed."""
     run = tuple(f for f in pts.FAMILIES if f.name in {r.family for r in reports})
     found = {listing_key(m, listing) for r in reports for m in r.mismatches}
-    return sorted(k for k in set(listing) - found if swept(k, in_suite, run))
+    keys = set(listing)
+    if table is not None:
+        names = {fn_name(k) for k in table} | set(table)
+        keys = {k for k in keys if k.split(":")[0].split("@")[0] in names}
+    return sorted(k for k in keys - found if swept(k, in_suite, run))
 
 
-def check(report: Report, differences: dict, pending: dict) -> None:
+def check(report: Report, differences: dict, pending: dict | None = None) -> None:
     """Fail with every mismatch neither ``differences`` nor ``pending`` lists."""
-    unexpected = [m for m in report.mismatches if not listed(m, {**differences, **pending})]
+    unexpected = [m for m in report.mismatches if not listed(m, {**differences, **(pending or {})})]
     assert not unexpected, f"{len(unexpected)} mismatches:\n" + "\n".join(map(str, unexpected))
 
 
-def check_listing(reports, differences: dict, table: dict) -> None:
-    """Fail for an entry of ``differences`` about a function of ``table`` that no mismatch of
-    these reports needs (a fixed difference must leave the list)."""
-    names = {fn_name(k) for k in table} | set(table)
-    found = {listing_key(m, differences) for r in reports for m in r.mismatches}
-    mine = {k for k in differences if k.split(":")[0].split("@")[0] in names}
-    run = tuple(f for f in pts.FAMILIES if f.name in {r.family for r in reports})
-    stale = sorted(k for k in mine - found if swept(k, run=run))
+def check_listing(reports, differences: dict, table: dict | None = None, in_suite: int = 1) -> None:
+    """Fail for an entry of ``differences`` (about a function of ``table``, if given) that no
+    mismatch of these reports needs: a fixed difference must leave the list."""
+    stale = unneeded(list(reports), differences, in_suite, table)
     assert not stale, f"no mismatch needs these DIFFERENCES entries any more, remove them: {stale}"
+
+
+def check_coverage(ours_ns, jax_ns, tables: tuple[dict, ...], skipped: dict, where: str) -> None:
+    """Fail unless every public function both namespaces have is swept by an entry of ``tables``
+    or SKIPPED with a reason, and every name they cover is one both have."""
+    names = public_functions(ours_ns, jax_ns)
+    covered = {fn_name(key) for table in tables for key in table} | set(skipped)
+    missing = sorted(names - covered)
+    assert not missing, f"add these to {where} (or SKIPPED with a reason): {missing}"
+    unknown = sorted(covered - names)
+    assert not unknown, f"{where} names functions the two namespaces do not both have: {unknown}"
+
+
+def print_counts(title: str, reports, capsys, pending: dict | None = None, in_suite: int = 1) -> None:
+    """The counts of a sweep (for the issue's note), and the PENDING keys no mismatch needs any more."""
+    reports = list(reports)
+    with capsys.disabled():
+        if pending is not None:
+            fixed = unneeded(reports, pending, in_suite)
+            print(f"\n{len(pending)} open (PENDING); no mismatch needs these any more, remove them: {fixed}")
+        print(f"\n{title} at special points:\n" + summary(reports))

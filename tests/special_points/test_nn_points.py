@@ -20,30 +20,18 @@ def reports():
 
 
 def test_every_function_jax_nn_has_is_swept():
-    names = harness.public_functions(sg.nn, jax.nn)
-    covered = {harness.fn_name(key) for key in NN} | set(SKIPPED)
-    missing = sorted(names - covered)
-    assert not missing, f"add these to signatures_nn.NN (or SKIPPED with a reason): {missing}"
-    unknown = sorted(covered - names)
-    assert not unknown, f"signatures_nn names functions sg.nn and jax.nn do not both have: {unknown}"
+    harness.check_coverage(sg.nn, jax.nn, (NN,), SKIPPED, "signatures_nn.NN")
 
 
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])
 def test_special_points_match_jax(reports, family):
-    unexpected = [m for m in reports[family].mismatches if not harness.listed(m, DIFFERENCES)]
-    assert not unexpected, f"{len(unexpected)} mismatches:\n" + "\n".join(map(str, unexpected))
+    harness.check(reports[family], DIFFERENCES)
 
 
 def test_listed_differences_still_differ(reports):
-    found = {
-        k for r in reports.values() for m in r.mismatches for k in [harness.listing_key(m, DIFFERENCES)] if k
-    }
-    stale = sorted(k for k in set(DIFFERENCES) - found if harness.swept(k, run=FAMILIES))
-    assert not stale, f"no mismatch needs these DIFFERENCES entries any more, remove them: {stale}"
+    harness.check_listing(reports.values(), DIFFERENCES)
 
 
 def test_counts(reports, capsys):
-    report = list(reports.values())
-    assert all(len(r.functions) >= 30 for r in report)
-    with capsys.disabled():
-        print("\nsg.nn special points:\n" + harness.summary(report))
+    assert all(len(r.functions) >= 30 for r in reports.values())
+    harness.print_counts("sg.nn", reports.values(), capsys)

@@ -20,13 +20,7 @@ def reports():
 
 
 def test_every_public_function_has_a_signature_or_a_reason():
-    names = harness.public_functions(snp, jnp)
-    tables = (ELEMENTWISE, REDUCTIONS, ARRAYS)
-    covered = {harness.fn_name(key) for table in tables for key in table} | set(SKIPPED)
-    missing = sorted(names - covered)
-    assert not missing, f"add these to signatures_numpy's tables (or SKIPPED with a reason): {missing}"
-    unknown = sorted(covered - names)
-    assert not unknown, f"signatures_numpy names functions sg.numpy and jax.numpy do not both have: {unknown}"
+    harness.check_coverage(snp, jnp, (ELEMENTWISE, REDUCTIONS, ARRAYS), SKIPPED, "signatures_numpy's tables")
 
 
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])
@@ -39,5 +33,4 @@ def test_listed_differences_still_differ(reports):
 
 
 def test_counts(reports, capsys):
-    with capsys.disabled():
-        print("\nsg.numpy elementwise special points:\n" + harness.summary(list(reports.values())))
+    harness.print_counts("sg.numpy elementwise functions", reports.values(), capsys)

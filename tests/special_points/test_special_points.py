@@ -25,33 +25,20 @@ def reports():
 
 
 def test_every_function_jax_has_is_swept():
-    names = harness.public_functions(sg.scipy.special, jax.scipy.special)
-    covered = {harness.fn_name(key) for key in SPECIAL} | set(SKIPPED)
-    missing = sorted(names - covered)
-    assert not missing, f"add these to signatures_special.SPECIAL (or SKIPPED with a reason): {missing}"
-    unknown = sorted(covered - names)
-    assert not unknown, f"signatures_special names functions the two do not both have: {unknown}"
+    harness.check_coverage(
+        sg.scipy.special, jax.scipy.special, (SPECIAL,), SKIPPED, "signatures_special.SPECIAL"
+    )
 
 
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])
 def test_special_points_match_jax(reports, family):
-    unexpected = [m for m in reports[family].mismatches if not harness.listed(m, {**DIFFERENCES, **PENDING})]
-    assert not unexpected, f"{len(unexpected)} mismatches:\n" + "\n".join(map(str, unexpected))
+    harness.check(reports[family], DIFFERENCES, PENDING)
 
 
 def test_listed_differences_still_differ(reports):
-    found = {
-        k for r in reports.values() for m in r.mismatches for k in [harness.listing_key(m, DIFFERENCES)] if k
-    }
-    stale = sorted(k for k in set(DIFFERENCES) - found if harness.swept(k, run=FAMILIES))
-    assert not stale, f"no mismatch needs these DIFFERENCES entries any more, remove them: {stale}"
+    harness.check_listing(reports.values(), DIFFERENCES)
 
 
 def test_counts(reports, capsys):
-    report = list(reports.values())
-    assert all(len(r.functions) >= 30 for r in report)
-    with capsys.disabled():
-        print(f"\n{len(DIFFERENCES)} listed differences, {len(PENDING)} open (PENDING)")
-        fixed = harness.unneeded(report, PENDING)
-        print(f"PENDING entries no mismatch needs any more ({len(fixed)}), remove them: {fixed}")
-        print("\nsg.scipy.special special points:\n" + harness.summary(report))
+    assert all(len(r.functions) >= 30 for r in reports.values())
+    harness.print_counts("sg.scipy.special", reports.values(), capsys, PENDING)

@@ -42,23 +42,13 @@ def test_every_distribution_and_method_jax_has_is_swept():
 
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])
 def test_special_points_match_jax(reports, family):
-    unexpected = [m for m in reports[family].mismatches if not harness.listed(m, {**DIFFERENCES, **PENDING})]
-    assert not unexpected, f"{len(unexpected)} mismatches:\n" + "\n".join(map(str, unexpected))
+    harness.check(reports[family], DIFFERENCES, PENDING)
 
 
 def test_listed_differences_still_differ(reports):
-    found = {
-        k for r in reports.values() for m in r.mismatches for k in [harness.listing_key(m, DIFFERENCES)] if k
-    }
-    stale = sorted(k for k in set(DIFFERENCES) - found if harness.swept(k, IN_SUITE, FAMILIES))
-    assert not stale, f"no mismatch needs these DIFFERENCES entries any more, remove them: {stale}"
+    harness.check_listing(reports.values(), DIFFERENCES, in_suite=IN_SUITE)
 
 
 def test_counts(reports, capsys):
-    report = list(reports.values())
-    assert all(len(r.functions) >= 100 for r in report)
-    with capsys.disabled():
-        print(f"\n{len(DIFFERENCES)} listed differences, {len(PENDING)} open (PENDING)")
-        fixed = harness.unneeded(report, PENDING, IN_SUITE)
-        print(f"PENDING entries no mismatch needs any more ({len(fixed)}), remove them: {fixed}")
-        print("\nsg.scipy.stats special points:\n" + harness.summary(report))
+    assert all(len(r.functions) >= 100 for r in reports.values())
+    harness.print_counts("sg.scipy.stats", reports.values(), capsys, PENDING, IN_SUITE)
