@@ -79,6 +79,14 @@ def nan_where(bad, x):
     return snp.where(bad, const(np.nan, x), x)
 
 
+def clamp(x, lo, hi=None):
+    """``x`` held in [lo, hi] (no upper end for hi None) with its whole slope at the ends: a value on
+    the support's end is a point of the support, where clip's and maximum's tie rule (the slope
+    split in half, as jax's clip) would halve the derivative."""
+    x = snp.where(x < lo, lo, x)
+    return x if hi is None else snp.where(x > hi, hi, x)
+
+
 def softplus(x):
     """log(1 + exp(x)) without overflow."""
     return snp.maximum(x, const(0.0, x)) + snp.log1p(snp.exp(-snp.abs(x)))
@@ -111,4 +119,14 @@ def log_of(fn):
     return log_fn
 
 
-__all__ = ["Distribution", "const", "exp_of", "floats", "log_of", "nan_where", "softplus", "standardize"]
+__all__ = [
+    "Distribution",
+    "clamp",
+    "const",
+    "exp_of",
+    "floats",
+    "log_of",
+    "nan_where",
+    "softplus",
+    "standardize",
+]

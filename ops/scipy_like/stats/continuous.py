@@ -16,7 +16,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ..log_beta import gamma_ratio_log
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, const, exp_of, floats, log_of, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log_of, nan_where
 from .inverse import continuous_quantile, tails
 
 
@@ -143,7 +143,7 @@ t = Distribution(
 def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     z, scale, (a,), bad = _z(x, loc, scale, a)
     inside = z >= const(0.0, z)
-    zs = snp.maximum(z, const(0.0, z))
+    zs = clamp(z, const(0.0, z))
     out = xlogy(a - const(1.0, a), zs) - zs - gammaln(a) - snp.log(scale)
     return nan_where(bad, snp.where(inside, out, const(-np.inf, z)))
 
@@ -151,7 +151,7 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
 def _gamma_probability(fn):
     def probability(x, a, loc=0.0, scale=1.0):
         z, _, (a,), bad = _z(x, loc, scale, a)
-        return nan_where(bad, fn(a, snp.maximum(z, const(0.0, z))))
+        return nan_where(bad, fn(a, clamp(z, const(0.0, z))))
 
     return probability
 
@@ -228,7 +228,7 @@ chi2 = Distribution(
 def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     z, scale, (a, b), bad = _z(x, loc, scale, a, b)
     inside = (z >= const(0.0, z)) & (z <= const(1.0, z))
-    zc = snp.clip(z, const(0.0, z), const(1.0, z))
+    zc = clamp(z, const(0.0, z), const(1.0, z))
     one = const(1.0, z)
     out = xlogy(a - one, zc) + xlog1py(b - one, -zc) - betaln(a, b) - snp.log(scale)
     return nan_where(bad, snp.where(inside, out, const(-np.inf, z)))
@@ -236,17 +236,17 @@ def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
 
 def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
-    return nan_where(bad, betainc(a, b, snp.clip(z, const(0.0, z), const(1.0, z))))
+    return nan_where(bad, betainc(a, b, clamp(z, const(0.0, z), const(1.0, z))))
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
-    return nan_where(bad, betainc(b, a, snp.clip(const(1.0, z) - z, const(0.0, z), const(1.0, z))))
+    return nan_where(bad, betainc(b, a, clamp(const(1.0, z) - z, const(0.0, z), const(1.0, z))))
 
 
 def _beta_tails(z, upper, a, b):
     """The standard beta's cdf (sf where ``upper``: I_{1-z}(b, a)) with one betainc, for the quantile search."""
-    z = snp.clip(z, const(0.0, z), const(1.0, z))
+    z = clamp(z, const(0.0, z), const(1.0, z))
     return betainc(snp.where(upper, b, a), snp.where(upper, a, b), snp.where(upper, const(1.0, z) - z, z))
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from ._common import Distribution, const, exp_of, floats, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, nan_where
 
 
 def _on_integers(k, low, high, value):
@@ -195,7 +195,7 @@ def _pareto_args(x, b, loc, scale):
     one = const(1.0, z)
     bad = (b <= const(0.0, b)) | (scale <= const(0.0, scale))
     # -b log z, the log sf, on the support (0 below it)
-    log_sf = -b * snp.log(snp.maximum(z, one))
+    log_sf = -b * snp.log(clamp(z, one))
     return z < one, log_sf, b, scale, bad
 
 
@@ -263,7 +263,7 @@ def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
 def _truncnorm_log_probability(upper: bool):
     def log_probability(x, a, b, loc=0, scale=1):
         z, a, b, _, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
-        zc = snp.minimum(snp.maximum(z, a), b)
+        zc = clamp(z, a, b)
         out = (_log_mass(zc, b) if upper else _log_mass(a, zc)) - log_z
         return nan_where(bad, out)
 
