@@ -47,7 +47,8 @@ def _norm_quantile(sign: float):
     def quantile(q, loc=0.0, scale=1.0):
         q, loc, scale = floats(q, loc, scale)
         bad = (q < const(0.0, q)) | (q > const(1.0, q)) | (scale <= const(0.0, scale))
-        return nan_where(bad, loc + const(sign, q) * scale * ndtri(q))
+        z = ndtri(q) if sign > 0 else const(0.0, q) - ndtri(q)  # isf(1/2) is +0, as scipy's
+        return nan_where(bad, loc + scale * z)
 
     return quantile
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
-from ._common import Distribution, const, floats, nan_where, softplus, standardize
+from ._common import Distribution, clamp, const, expit, floats, log1mexp, nan_where, softplus, standardize
 
 
 def _bad_q(q, scale):
@@ -27,6 +27,11 @@ def _inverse(fn):
 
     inverse.__doc__ = fn.__doc__
     return inverse
+
+
+def _mirror(x):
+    """-x, with +0 for x = 0 (an isf is its ppf mirrored; scipy's isf(1/2) is +0)."""
+    return const(0.0, x) - x
 
 
 def _of_z(fn, log_scale: bool = False):
@@ -49,16 +54,22 @@ def _density(logpdf):
 
 
 # -- uniform on [loc, loc + scale] ---------------------------------------------------------------
-def _uniform_logpdf(z):
-    inside = (z >= const(0.0, z)) & (z <= const(1.0, z))
-    return snp.where(inside, const(0.0, z), const(-np.inf, z))
+def _uniform_logpdf_x(x, loc=0.0, scale=1.0):
+    """-log(scale) on [loc, loc + scale], -inf off it. The support is tested on x - loc, not on
+    z = (x - loc) / scale: a z that underflows (x just below loc, a huge scale) would land on 0,
+    inside."""
+    x, loc, scale = floats(x, loc, scale)
+    offset = x - loc
+    inside = (offset >= const(0.0, x)) & (offset <= scale)
+    out = snp.where(inside, -snp.log(scale), const(-np.inf, x))
+    return nan_where((scale <= const(0.0, scale)) | snp.isnan(offset), out)
 
 
 def _uniform_cdf(z):
-    return snp.clip(z, const(0.0, z), const(1.0, z))
+    zero = const(0.0, z)
+    return zero - (zero - clamp(z, zero, const(1.0, z)))  # -0 (z = -0) made +0, as scipy's
 
 
-_uniform_logpdf_x = _of_z(_uniform_logpdf, log_scale=True)
 uniform = Distribution(
     "uniform",
     "The uniform distribution on [loc, loc + scale].",
@@ -74,21 +85,31 @@ uniform = Distribution(
 
 
 # -- exponential ---------------------------------------------------------------------------------
-def _off_support(z, value, out):
-    return snp.where(z < const(0.0, z), const(value, z), out)
+def _on_support(fn, off_value):
+    """``fn(z)`` on z >= 0 (-0 included, as scipy), ``off_value`` below. ``fn`` sees z >= +0 only
+    (-0 made +0, so slopes such as log's at 0 keep their sign): the branch not taken has no
+    overflow whose inf would meet its zero cotangent."""
+
+    def of_z(z):
+        zero = const(0.0, z)
+        below = z < zero
+        inside = zero - (zero - snp.where(below, zero, z))  # x - -0 is +0
+        return snp.where(below, const(off_value, z), fn(inside))
+
+    return of_z
 
 
-_expon_logpdf = _of_z(lambda z: _off_support(z, -np.inf, -z), log_scale=True)
+_expon_logpdf = _of_z(lambda z: snp.where(z < const(0.0, z), const(-np.inf, z), -z), log_scale=True)
 expon = Distribution(
     "expon",
     "The exponential distribution, density exp(-z) / scale for z = (x - loc) / scale >= 0.",
     logpdf=_expon_logpdf,
     pdf=_density(_expon_logpdf),
-    cdf=_of_z(lambda z: _off_support(z, 0.0, -snp.expm1(-z))),
-    logcdf=_of_z(lambda z: _off_support(z, -np.inf, snp.log(-snp.expm1(-z)))),
-    sf=_of_z(lambda z: _off_support(z, 1.0, snp.exp(-z))),
-    logsf=_of_z(lambda z: _off_support(z, 0.0, -z)),
-    ppf=_inverse(lambda q: -snp.log1p(-q)),
+    cdf=_of_z(_on_support(lambda z: -snp.expm1(-z), 0.0)),
+    logcdf=_of_z(_on_support(log1mexp, -np.inf)),
+    sf=_of_z(_on_support(lambda z: snp.exp(-z), 1.0)),
+    logsf=_of_z(_on_support(lambda z: const(0.0, z) - z, 0.0)),
+    ppf=_inverse(lambda q: const(0.0, q) - snp.log1p(-q)),
     isf=_inverse(lambda q: -snp.log(q)),
 )
 
@@ -123,7 +144,7 @@ laplace = Distribution(
     sf=_of_z(lambda z: _laplace_cdf(-z)),
     logsf=_of_z(lambda z: _laplace_logcdf(-z)),
     ppf=_inverse(_laplace_ppf),
-    isf=_inverse(lambda q: -_laplace_ppf(q)),
+    isf=_inverse(lambda q: _mirror(_laplace_ppf(q))),
 )
 
 
@@ -138,12 +159,12 @@ logistic = Distribution(
     "The logistic distribution, density exp(-z) / (scale (1 + exp(-z))**2).",
     logpdf=_logistic_logpdf,
     pdf=_density(_logistic_logpdf),
-    cdf=_of_z(lambda z: snp.exp(-softplus(-z))),
+    cdf=_of_z(expit),
     logcdf=_of_z(lambda z: -softplus(-z)),
-    sf=_of_z(lambda z: snp.exp(-softplus(z))),
+    sf=_of_z(lambda z: expit(-z)),
     logsf=_of_z(lambda z: -softplus(z)),
     ppf=_inverse(_logit),
-    isf=_inverse(lambda q: -_logit(q)),
+    isf=_inverse(lambda q: _mirror(_logit(q))),
 )
 
 
@@ -198,7 +219,7 @@ cauchy = Distribution(
     sf=_of_z(lambda z: _cauchy_cdf(-z)),
     logsf=_of_z(lambda z: _cauchy_logcdf(-z)),
     ppf=_inverse(lambda q: _cauchy_ppf(q)),
-    isf=_inverse(lambda q: -_cauchy_ppf(q)),
+    isf=_inverse(lambda q: _mirror(_cauchy_ppf(q))),
 )
 
 __all__ = ["cauchy", "expon", "laplace", "logistic", "uniform"]

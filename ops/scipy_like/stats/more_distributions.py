@@ -19,7 +19,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log1mexp, nan_where
 
 
 def _on_integers(k, low, high, value):
@@ -153,14 +153,23 @@ def _gumbel(sign: float):
     def s(z):
         return z if sign > 0 else -z
 
-    def log_cdf_r(z):  # gumbel_r: cdf exp(-exp(-z)), its complement -expm1(-exp(-z)), exact in both tails
+    # gumbel_r: cdf exp(-u) with u = exp(-z), its complement -expm1(-u): exact in both tails
+    def cdf_r(z):
+        return snp.exp(-snp.exp(-z))
+
+    def log_cdf_r(z):
         return -snp.exp(-z)
 
+    def sf_r(z):
+        return -snp.expm1(-snp.exp(-z))
+
     def log_sf_r(z):
-        return snp.log(-snp.expm1(-snp.exp(-z)))
+        return log1mexp(snp.exp(-z))
 
     logpdf = _of_z(lambda z: -s(z) - snp.exp(-s(z)), log_scale=True)
-    lower, upper = (log_cdf_r, log_sf_r) if sign > 0 else (log_sf_r, log_cdf_r)
+    # (probability, its log) below and above z; gumbel_l's cdf at z is gumbel_r's sf at -z
+    lower = (cdf_r, log_cdf_r) if sign > 0 else (sf_r, log_sf_r)
+    upper = (sf_r, log_sf_r) if sign > 0 else (cdf_r, log_cdf_r)
     if sign > 0:
         ppf = _inverse(lambda q: -snp.log(-snp.log(q)))
     else:
@@ -168,10 +177,10 @@ def _gumbel(sign: float):
     return dict(
         logpdf=logpdf,
         pdf=exp_of(logpdf),
-        cdf=_of_z(lambda z: snp.exp(lower(s(z)))),
-        logcdf=_of_z(lambda z: lower(s(z))),
-        sf=_of_z(lambda z: snp.exp(upper(s(z)))),
-        logsf=_of_z(lambda z: upper(s(z))),
+        cdf=_of_z(lambda z: lower[0](s(z))),
+        logcdf=_of_z(lambda z: lower[1](s(z))),
+        sf=_of_z(lambda z: upper[0](s(z))),
+        logsf=_of_z(lambda z: upper[1](s(z))),
         ppf=ppf,
     )
 
