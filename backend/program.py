@@ -14,7 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..graph import CompileError, Tensor
-from ..graph.printing import display_html
+from ..graph.display import display_html
 from . import feeds as feeding
 from . import pjrt
 from .placement import named_from_tiling

@@ -39,9 +39,10 @@ from .opdef import (
     all_ops,
     lookup,
 )
+from .overloads import register_overloads
 from .serialize import FunctionAttr
 from .structural import parameter_op, placeholder, placeholder_op
-from .tensor import Tensor, register_overloads
+from .tensor import Tensor
 from .tree import describe, flatten, leaf_paths, unflatten
 from .types import TensorType
 from .verify import verify

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from . import poly
 from .errors import GraphError
-from .tensor import Tensor, overload
+from .overloads import SymbolicOperand, overload
 
 Dim = int | str
 _anonymous = itertools.count()
@@ -282,7 +282,7 @@ class SymbolicSize(str):
         if _is_int(other) or isinstance(other, str):
             other = as_dim(other)
             return fn(other, self) if reverse else fn(self, other)
-        if isinstance(other, Tensor):
+        if isinstance(other, SymbolicOperand):
             return NotImplemented  # the Tensor's own operator builds the node
         return overload(name)(other, self) if reverse else overload(name)(self, other)
 
@@ -317,7 +317,7 @@ class SymbolicSize(str):
         return overload("remainder")(other, self)
 
     def __truediv__(self, other):
-        return NotImplemented if isinstance(other, Tensor) else overload("true_divide")(self, other)
+        return NotImplemented if isinstance(other, SymbolicOperand) else overload("true_divide")(self, other)
 
     def __rtruediv__(self, other):
         return overload("true_divide")(other, self)
@@ -325,7 +325,7 @@ class SymbolicSize(str):
     def __pow__(self, other):
         if _is_int(other) and other >= 0:
             return prod([self] * int(other))
-        return NotImplemented if isinstance(other, Tensor) else overload("power")(self, other)
+        return NotImplemented if isinstance(other, SymbolicOperand) else overload("power")(self, other)
 
     def __neg__(self):
         return sub(0, self)

@@ -13,13 +13,15 @@ import inspect
 
 from . import dims
 from .dims import div, linear
+from .display import display_bundle, display_html
 from .errors import GraphError, Unpicklable, located
 from .graph import Graph, building, current_graph
 from .location import user_location
-from .printing import display_bundle, display_html, function_listing
+from .overloads import overload
+from .printing import function_listing
 from .rewrite import Rewriter
 from .structural import InputAttrs, parameter_op
-from .tensor import Tensor, overload
+from .tensor import Tensor
 from .tree import flatten, unflatten
 from .types import TensorType
 

@@ -17,11 +17,12 @@ import threading
 from contextlib import contextmanager
 
 from .calls import Call
+from .display import display_bundle, display_html
 from .errors import GraphError, Unpicklable, located
 from .location import SourceLocation, user_location
 from .node import Node
 from .nxview import ancestors, to_networkx
-from .printing import display_bundle, display_html, graph_listing
+from .printing import graph_listing
 from .tensor import Tensor
 from .types import TensorType
 
@@ -473,15 +474,28 @@ class Graph(Unpicklable):
 
     def to_json(self, indent: int | None = None, locations: bool = True) -> str:
         """JSON through pydantic (see graph/serialize.py); ``locations=False`` leaves out source lines."""
-        from .serialize import graph_to_json
-
-        return graph_to_json(self, indent, locations)
+        return _json_codec("to_json")(self, indent, locations)
 
     @classmethod
     def from_json(cls, text: str) -> Graph:
-        from .serialize import graph_from_json
+        return _json_codec("from_json")(text)
 
-        return graph_from_json(text)
+
+# graph/serialize.py (which imports this module) installs the JSON codec when the graph package
+# is imported: Graph.to_json and from_json reach it here, so this module does not import it back
+_JSON_CODEC: dict = {}
+
+
+def register_json_codec(to_json, from_json) -> None:
+    """Install the functions Graph.to_json and Graph.from_json call (used by graph/serialize.py)."""
+    _JSON_CODEC.update(to_json=to_json, from_json=from_json)
+
+
+def _json_codec(name: str):
+    try:
+        return _JSON_CODEC[name]
+    except KeyError:
+        raise GraphError(f"Graph.{name} needs graph.serialize: import stablegraph") from None
 
 
 __all__ = [

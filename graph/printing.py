@@ -12,8 +12,6 @@ arrays print their values when small.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
 from .calls import Grouping, resolve
@@ -101,24 +99,3 @@ def function_listing(fn, indent: str = "  ", expand=False, strict: bool = True) 
         + _body_lines(grouping, indent, expand)
         + [f"{indent}return {results}", "}"]
     )
-
-
-_display_hooks: list = []
-
-
-def register_display(hook) -> None:
-    """Let a higher layer (viz) render graphs in Jupyter; hook(graph) -> html or None."""
-    _display_hooks.append(hook)
-
-
-def display_html(obj) -> str:
-    for hook in reversed(_display_hooks):
-        out = hook(obj)
-        if out is not None:
-            return out
-    return f"<pre>{html.escape(str(obj))}</pre>"
-
-
-def display_bundle(obj) -> dict:
-    """Jupyter's ``_repr_mimebundle_`` of a Graph, Function or Tensor: its repr and display_html."""
-    return {"text/plain": repr(obj), "text/html": display_html(obj)}

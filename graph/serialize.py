@@ -46,7 +46,7 @@ from .attrs import dim_fields
 from .calls import Call
 from .errors import GraphError, located
 from .function import Function, FunctionGraph
-from .graph import Graph
+from .graph import Graph, register_json_codec
 from .location import SourceLocation, portable_file, user_location
 from .opdef import lookup
 from .structural import SHARDED_ATTRS, parameter_op
@@ -415,3 +415,5 @@ def _function_in(value, info) -> Function:
 
 
 FunctionAttr = Annotated[Function, PlainValidator(_function_in), PlainSerializer(_function_out)]
+
+register_json_codec(graph_to_json, graph_from_json)

@@ -8,28 +8,11 @@ object, so Tensors hash by identity and work as dict keys (feeds).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from .errors import GraphError, GraphTypeError, Unpicklable, located
+from .dims import prod
+from .display import display_bundle
+from .errors import GraphTypeError, Unpicklable, located
 from .location import user_location
-
-if TYPE_CHECKING:
-    from .node import Node
-
-_OVERLOADS: dict[str, Callable] = {}
-
-
-def register_overloads(table: dict[str, Callable]) -> None:
-    """Install the functions Tensor operators and methods call (used by ops/)."""
-    _OVERLOADS.update(table)
-
-
-def overload(name: str) -> Callable:
-    try:
-        return _OVERLOADS[name]
-    except KeyError:
-        raise GraphError(f"Tensor.{name} needs the op set: import stablegraph") from None
+from .overloads import SymbolicOperand, overload
 
 
 def _binary(name: str):
@@ -43,7 +26,7 @@ def _binary(name: str):
     return forward, reverse
 
 
-class Tensor(Unpicklable):
+class Tensor(Unpicklable, SymbolicOperand):
     """The value of one node output, known only by its type until a Session runs.
 
     A Tensor has no value while the graph is built: ``float(x)``, ``np.asarray(x)``
@@ -59,7 +42,7 @@ class Tensor(Unpicklable):
     __array_ufunc__ = None  # numpy defers to our reflected operators
     __array_priority__ = 1000
 
-    def __init__(self, node: Node, index: int):
+    def __init__(self, node, index: int):  # node: the graph.node.Node whose output this is
         self.node = node
         self.index = index
 
@@ -81,8 +64,6 @@ class Tensor(Unpicklable):
 
     @property
     def size(self):
-        from .dims import prod
-
         return prod(self.type.shape)
 
     @property
@@ -104,9 +85,7 @@ class Tensor(Unpicklable):
         return f"<Tensor {self.name} : {self.type}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """In Jupyter: a drawing of what this tensor needs (viz registers it; see graph.printing)."""
-        from .printing import display_bundle  # printing imports dims, which imports this module
-
+        """In Jupyter: a drawing of what this tensor needs (viz registers it; see graph.display)."""
         return display_bundle(self)
 
     def __copy__(self):

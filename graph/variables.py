@@ -17,7 +17,8 @@ from __future__ import annotations
 from .attrs import DTypeAttr, ShapeAttr
 from .dtypes import uint32
 from .opdef import LAYOUT, Attrs, NoAttrs, OpDef
-from .tensor import Tensor, overload
+from .overloads import overload
+from .tensor import Tensor
 from .types import TensorType
 
 

@@ -1,7 +1,7 @@
 """What Jupyter shows for stablegraph objects (viz layer).
 
 graph/ cannot import viz, so Graph, Function and Tensor hand Jupyter's
-``_repr_mimebundle_`` to ``graph.printing.display_html``, which asks the hooks
+``_repr_mimebundle_`` to ``graph.display.display_html``, which asks the hooks
 registered here. A Graph, Function or Tensor becomes the interactive
 explorer (explorer.py) with its listing folded below; a Lowered program
 becomes its cost and memory table with its StableHLO (lowered.py). Without
@@ -16,7 +16,7 @@ import graphviz
 
 from ..backend import Lowered
 from ..graph import Function, Graph, Tensor
-from ..graph.printing import register_display
+from ..graph.display import register_display
 from .explorer import explorer_html
 from .lowered import lowered_html
 

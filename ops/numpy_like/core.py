@@ -16,7 +16,8 @@ from ...graph.dtypes import weak_point
 from ..compare import convert
 from ..constants import constant, dim_value
 from ..ensure_shape import ensure_shape
-from ..shape import broadcast_in_dim
+from ..shape import broadcast_in_dim, reshape
+from ..slicing import concatenate
 
 
 def error(message: str) -> GraphError:
@@ -36,11 +37,20 @@ def asarray(x, dtype=None) -> Tensor:
     if isinstance(x, SymbolicSize):
         return dim_value(x, dtypes.int32 if dtype is None else dtype)
     if isinstance(x, list | tuple) and any(isinstance(v, Tensor | SymbolicSize) for v in _leaves(x)):
-        from .manipulation import stack
-
-        out = stack(list(x))  # stack promotes with Python scalars kept weak
+        out = _stack_rows(list(x))
         return out if dtype is None else convert(out, dtype)
     return constant(x, dtype)
+
+
+def _stack_rows(rows: list) -> Tensor:
+    """Rows holding Tensors or sizes as one Tensor, as numpy.asarray nests them: each row made a
+    Tensor (recursively), all of one dtype (their join, Python scalars weak), stacked on a new
+    leading axis."""
+    dt = result_dtype(*_leaves(rows))
+    xs = [asarray(r, dt) for r in rows]
+    if len({tuple(x.shape) for x in xs}) > 1:
+        raise error(f"asarray wants rows of one shape, got {', '.join(str(x.type) for x in xs)}")
+    return concatenate([reshape(x, (1, *x.shape)) for x in xs], 0)
 
 
 def _leaves(seq):

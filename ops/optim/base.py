@@ -38,8 +38,8 @@ from ...graph import (
     user_location,
 )
 from ...graph.library import returns
+from ...graph.overloads import overload
 from ...graph.structural import sharding_of
-from ...graph.tensor import overload
 from ...graph.variables import Variable as VariableTensor
 from ..nn.updates import updates_for
 from ..numpy_like.core import asarray, broadcast_to

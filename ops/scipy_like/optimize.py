@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...graph import Tensor, dtypes, library
-from ...graph.tensor import overload
+from ...graph.overloads import overload
 from .. import numpy_like as snp
 from ..control_api import while_loop
 from ..numpy_like.core import asarray, error

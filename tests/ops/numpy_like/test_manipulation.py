@@ -33,6 +33,7 @@ CASES = {
     "stack_last": (lambda a, b, c: snp.stack([b, b, b], axis=-1), lambda: np.stack([B, B, B], -1), None),
     "stack_mid": (lambda a, b, c: snp.stack((c, c), 1), lambda: np.stack([C, C], 1), None),
     "asarray_tensors": (lambda a, b, c: snp.asarray([b, b]), lambda: np.asarray([B, B]), None),
+    "asarray_nested": (lambda a, b, c: snp.asarray([[b[0, 0], 2], [3.5, b[1, 2]]]), lambda: np.asarray([[B[0, 0], 2], [3.5, B[1, 2]]], f32), f32),
     "hstack1": (lambda a, b, c: snp.hstack([c, c, c]), lambda: np.hstack([C, C, C]), None),
     "hstack2": (lambda a, b, c: snp.hstack([b, b]), lambda: np.hstack([B, B]), None),
     "vstack": (lambda a, b, c: snp.vstack([b, c]), lambda: np.vstack([B, C]), None),

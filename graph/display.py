@@ -1,0 +1,33 @@
+"""How graphs, functions and tensors show in Jupyter: a hook slot the drawing layer fills (graph layer).
+
+The IR cannot import viz (it sits above), so viz registers a renderer here when it is imported;
+without one an object shows as its escaped text. The slot has no dependencies of its own, so the
+node classes can use it without reaching the listing code.
+"""
+
+from __future__ import annotations
+
+import html
+
+_display_hooks: list = []
+
+
+def register_display(hook) -> None:
+    """Let a higher layer (viz) render graphs in Jupyter; hook(obj) -> html or None."""
+    _display_hooks.append(hook)
+
+
+def display_html(obj) -> str:
+    for hook in reversed(_display_hooks):
+        out = hook(obj)
+        if out is not None:
+            return out
+    return f"<pre>{html.escape(str(obj))}</pre>"
+
+
+def display_bundle(obj) -> dict:
+    """Jupyter's ``_repr_mimebundle_`` of a Graph, Function or Tensor: its repr and display_html."""
+    return {"text/plain": repr(obj), "text/html": display_html(obj)}
+
+
+__all__ = ["display_bundle", "display_html", "register_display"]
