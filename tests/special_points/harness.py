@@ -75,7 +75,9 @@ class Sig:
     d1ref: Callable | None = None
     d2ref: Callable | None = None
     atol: float = 0.0  # derivatives: also right within atol * eps of the reference (exact zeros that cancel)
-    defined_only: bool = False  # derivatives: compared only where the value is a number on both sides
+    defined_only: bool = (
+        False  # derivatives: not compared where ours and jax's or the reference's value are nan
+    )
     wrt: tuple[int, ...] | None = None  # the arguments differentiated (None: every floating one)
 
 
@@ -341,21 +343,24 @@ def sweep(
             refs = r64 if refs is None else refs
             refs = None if isinstance(refs, Exception) else refs
             if case.sig.defined_only and part != "value":
-                o, t, refs = _where_defined(
-                    ours.get((case.key, "value")), theirs.get((case.key, "value")), o, t, refs
-                )
+                values = [side.get((case.key, "value")) for side in (ours, theirs)]
+                o, t, refs = _where_defined(*values, _reference(case, "value", default_ref), o, t, refs)
             _compare_part(case, part, family, o, t, refs, report)
     return report
 
 
-def _where_defined(ours_value, theirs_value, *parts):
-    """The derivative parts with 0 where the value is nan on both sides (invalid parameters: a
-    derivative there means nothing, and each library's formula leaves a different nan or number)."""
+def _where_defined(ours_value, theirs_value, value_ref, *parts):
+    """The derivative parts with 0 where the value is undefined: nan in ours and in jax's value or
+    the value's float64 reference (invalid parameters, as scipy answers nan where jax's formula
+    goes on: a derivative there means nothing, and each library's formula leaves a different nan
+    or number). The value part itself still judges ours there."""
     if not isinstance(ours_value, list) or not isinstance(theirs_value, list) or len(ours_value) != 1:
         return parts
-    undefined = np.isnan(np.asarray(ours_value[0], np.float64)) & np.isnan(
-        np.asarray(theirs_value[0], np.float64)
-    )
+    undefined = np.isnan(np.asarray(ours_value[0], np.float64))
+    said_by = np.isnan(np.asarray(theirs_value[0], np.float64))
+    if isinstance(value_ref, list) and len(value_ref) == 1 and np.shape(value_ref[0]) == undefined.shape:
+        said_by = said_by | np.isnan(np.asarray(value_ref[0], np.float64))
+    undefined = undefined & said_by
     if not undefined.any():
         return parts
     out = []

@@ -27,7 +27,7 @@ def _sig(name: str, kinds: tuple[str, ...], call=None, **kw) -> Sig:
     if call is None and name in cf.FORMS:
         kw = {**cf.derivatives(cf.FORMS[name]), **kw}
     call = call or (lambda xp, *args: getattr(xp, name)(*args))
-    kw.setdefault("defined_only", True)  # a derivative where the value is nan on both sides means nothing
+    kw.setdefault("defined_only", True)  # a derivative where the value is undefined (nan) means nothing
     return Sig(kinds, call=call, ref=kw.pop("ref", None) or _scipy(call), **kw)
 
 

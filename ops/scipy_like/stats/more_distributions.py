@@ -201,23 +201,23 @@ gumbel_l = Distribution(
 def _pareto_args(x, b, loc, scale):
     x, b, loc, scale = floats(x, b, loc, scale)
     z = (x - loc) / scale
-    one = const(1.0, z)
+    one, zero = const(1.0, z), const(0.0, z)
     bad = (b <= const(0.0, b)) | (scale <= const(0.0, scale))
-    # -b log z, the log sf, on the support (0 below it)
-    log_sf = -b * snp.log(clamp(z, one))
-    return z < one, log_sf, b, scale, bad
+    log_z = snp.log(clamp(z, one))  # 0 below the support
+    # -b log z, the log sf; 0 where log z is (b = inf, the point mass at 1: not inf * 0)
+    log_sf = snp.where(snp.isinf(b) & (log_z == zero), zero, -b * log_z)
+    return z < one, log_z, log_sf, b, scale, bad
 
 
 def _pareto_logpdf(x, b, loc=0, scale=1):
-    below, log_sf, b, scale, bad = _pareto_args(x, b, loc, scale)
-    # log(b) - (b + 1) log z - log(scale), the log z recovered from the log sf
-    out = snp.log(b) + log_sf * (const(1.0, b) + b) / b - snp.log(scale)
+    below, log_z, _, b, scale, bad = _pareto_args(x, b, loc, scale)
+    out = snp.log(b) - (const(1.0, b) + b) * log_z - snp.log(scale)
     return nan_where(bad, snp.where(below, const(-np.inf, out), out))
 
 
 def _pareto_fn(fn):
     def of_x(x, b, loc=0, scale=1):
-        _, log_sf, _, _, bad = _pareto_args(x, b, loc, scale)
+        _, _, log_sf, _, _, bad = _pareto_args(x, b, loc, scale)
         return nan_where(bad, fn(log_sf))
 
     return of_x
@@ -235,8 +235,8 @@ pareto = Distribution(
     "The Pareto distribution with shape b, density b / z**(b + 1) for z = (x - loc) / scale >= 1.",
     logpdf=_pareto_logpdf,
     pdf=exp_of(_pareto_logpdf),
-    cdf=_pareto_fn(lambda ls: -snp.expm1(ls)),
-    logcdf=_pareto_fn(lambda ls: snp.log(-snp.expm1(ls))),
+    cdf=_pareto_fn(lambda ls: const(0.0, ls) - snp.expm1(ls)),  # +0 where expm1 gives +0, as scipy
+    logcdf=_pareto_fn(lambda ls: log1mexp(-ls)),
     sf=_pareto_fn(snp.exp),
     logsf=_pareto_fn(lambda ls: ls),
     ppf=_pareto_ppf,
