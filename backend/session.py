@@ -41,10 +41,7 @@ from ..graph import (
 )  # fmt: skip
 from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
-from ..graph.structural import parameter_op, placeholder_op
-from ..graph.variables import seed_op, variable_op
 from ..ops.random.keys import seed_words
-from ..ops.state import group_op
 from ..sharding import Mesh
 from ..transforms import simplify
 from . import checkpoint, distributed, pjrt
@@ -260,7 +257,7 @@ class Session(Unpicklable):
         """
         fed_ts = [t for t, _ in fed]
         nodes = self.graph.ancestors(fetch_ts, stop=fed_ts)
-        missing = [n for n in nodes if n.op is placeholder_op]
+        missing = [n for n in nodes if "feed" in n.op.traits]
         if missing:
             names = ", ".join(f"{n.name} {n.out_types[0]}" for n in missing)
             raise FeedError(
@@ -271,7 +268,7 @@ class Session(Unpicklable):
             if "writes_variable" in n.op.traits:
                 _add_write(writes, n)
         advances = self._advances()
-        extra = [advances[n.attrs.var] for n in nodes if n.op is variable_op and n.attrs.var in advances]
+        extra = [advances[n.attrs.var] for n in nodes if _reads_variable(n) and n.attrs.var in advances]
         for n in extra:
             if n.attrs.var not in writes:
                 writes[n.attrs.var] = n.output
@@ -283,7 +280,7 @@ class Session(Unpicklable):
 
     def _advances(self) -> dict:
         """The automatic writes of the graph (Generators' advances), by variable."""
-        return {n.attrs.var: n for n in self.graph.nodes_of("assign") if n.attrs.auto}
+        return {n.attrs.var: n for n in self.graph.nodes if "writes_variable" in n.op.traits and n.attrs.auto}
 
     def _lower(self, fetch_ts, fed, writes=None):
         """Lower the simplified program: fetches and new variable values as a Function of
@@ -293,16 +290,16 @@ class Session(Unpicklable):
         else:
             positions = []
         bindings = feeding.bind(fed)
-        values = [t for t in fetch_ts if t.op is not group_op]
+        values = [t for t in fetch_ts if "group" not in t.op.traits]
         fetch_slots = None
         if len(values) < len(fetch_ts):
             slots = iter(range(len(values)))
-            fetch_slots = [None if t.op is group_op else next(slots) for t in fetch_ts]
+            fetch_slots = [None if "group" in t.op.traits else next(slots) for t in fetch_ts]
         state_out = list(writes)
         outputs = values + [writes[v] for v in state_out]
         program = simplify(extract(self.graph, outputs, [fed[i][0] for i in positions]))
-        reads = [n for n in program.graph.nodes if n.op is variable_op or n.op is seed_op]
-        state_in = [SEED if n.op is seed_op else n.attrs.var for n in reads]
+        reads = [n for n in program.graph.nodes if "reads_state" in n.op.traits]
+        state_in = [SEED if "seed" in n.op.traits else n.attrs.var for n in reads]
         self._check_state(state_in)
         args = [*program.params, *(n.output for n in reads)]
         aliases = {
@@ -310,7 +307,7 @@ class Session(Unpicklable):
             for k, v in enumerate(state_out)
             if state_in.count(v) == 1
         }
-        nodes = [n for n in program.graph.nodes if n.op is not parameter_op]
+        nodes = [n for n in program.graph.nodes if "parameter" not in n.op.traits]
         layout = self._layout
         mesh, shardings = None, None
         if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
@@ -516,6 +513,11 @@ def _io_types(fed, layout: _Layout, bindings, results) -> tuple[list, list]:
     arg_types += [(tuple(ty.shape), ty.dtype.np) for ty in layout.arg_types[len(layout.positions) :]]
     out_types = [(ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results)]
     return arg_types, out_types
+
+
+def _reads_variable(node) -> bool:
+    """Whether a node reads a Variable's state (the seed is state no Variable names)."""
+    return "reads_state" in node.op.traits and "seed" not in node.op.traits
 
 
 def _add_write(writes: dict, node) -> None:

@@ -61,7 +61,7 @@ def change_reason(old_sig, new_sig) -> str:
         before = old[t]
         if before == shape:
             continue
-        what = f"{t.node.op.name} {t.name}" if t.node.op.name == "placeholder" else f"feed {t.name}"
+        what = f"{t.node.op.name} {t.name}" if "feed" in t.node.op.traits else f"feed {t.name}"
         changes = [
             f"{d} {a} -> {b}" if isinstance(d, str) else f"dim {i} {a} -> {b}"
             for i, (d, a, b) in enumerate(zip(t.type.shape, before, shape))

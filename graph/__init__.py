@@ -27,9 +27,14 @@ from .opdef import (
     BROADCAST,
     CONSTANT,
     ELEMENTWISE,
+    FEED,
+    GROUP,
     LAYOUT,
     LINEAR,
     MOVES_DATA,
+    PARAMETER,
+    READS_STATE,
+    SEED,
     STATEFUL,
     WRITES_VARIABLE,
     ZERO_DERIVATIVE,
@@ -48,7 +53,7 @@ from .types import TensorType
 from .verify import verify
 
 __all__ = [
-    "ArrayAttr", "Attrs", "BILINEAR", "BROADCAST", "CONSTANT", "ELEMENTWISE", "LAYOUT", "LINEAR", "MOVES_DATA", "STATEFUL", "WRITES_VARIABLE", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "ArrayAttr", "Attrs", "BILINEAR", "BROADCAST", "CONSTANT", "ELEMENTWISE", "FEED", "GROUP", "LAYOUT", "LINEAR", "MOVES_DATA", "PARAMETER", "READS_STATE", "SEED", "STATEFUL", "WRITES_VARIABLE", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
     "current_graph", "describe", "dtypes", "emitting_for", "extract", "flatten", "function", "inline",

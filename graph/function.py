@@ -266,7 +266,7 @@ def extract(graph: Graph, outputs, inputs=(), name: str | None = None) -> Functi
 
 
 def _no_placeholders(rewriter, node):
-    if node.op.name == "placeholder":
+    if "feed" in node.op.traits:
         raise GraphError(
             located(f"extract needs a value for placeholder {node.name}", node.location, node.name)
         )

@@ -404,14 +404,14 @@ class Graph(Unpicklable):
 
     @property
     def placeholders(self) -> list[Tensor]:
-        return [n.output for n in self.nodes if n.op.name == "placeholder"]
+        return [n.output for n in self.nodes if "feed" in n.op.traits]
 
     @property
     def variables(self) -> list:
         """Every Variable declared in this graph, in the order they were made (TF1's global collection)."""
         seen: dict[str, Tensor] = {}
         for n in self.nodes:
-            if n.op.name == "variable":
+            if "reads_state" in n.op.traits and "seed" not in n.op.traits:
                 seen.setdefault(n.attrs.var, n.output)
         return list(seen.values())
 

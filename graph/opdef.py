@@ -12,7 +12,8 @@ backend turns into arguments, in graph/structural.py) with all its rules:
   the rule (transforms/backward.py's VJPContext, transforms/vectorize.py's
   BatchContext), so rules of ops holding bodies transform them in place;
 - ``traits``: properties passes ask for instead of op names (elementwise,
-  stateful, moves_data, constant; the constants below);
+  stateful, moves_data, constant; the structural ops' feed, parameter,
+  reads_state, seed, group; the constants below);
 - ``fold(attrs, *numpy_inputs) -> numpy output(s)``: constant folding for
   sg.simplify, returning None where folding would be wrong (e.g. an integer
   division by zero, whose value XLA leaves to the platform). Optional, not
@@ -56,6 +57,14 @@ BROADCAST = frozenset({"broadcast"})  # repeats its operand into a larger shape:
 CONSTANT = frozenset({"constant"})  # no inputs; its fold, called with none, gives its value
 LAYOUT = frozenset({"layout"})  # may declare its result's mesh layout: ``attrs.sharding`` (a spec, or None)
 WRITES_VARIABLE = frozenset({"writes_variable"})  # its value becomes variable ``attrs.var``'s after the run
+# the structural ops: what the Session and the function machinery make of a node
+FEED = frozenset({"feed"})  # a graph input, fed by Session.run (placeholder)
+PARAMETER = frozenset({"parameter"})  # an input of a Function's body: its signature, kept even if unused
+READS_STATE = frozenset(
+    {"reads_state"}
+)  # its value is Session state at the run's start (a Variable's, the seed)
+SEED = frozenset({"seed"})  # the Session's random key: the state slot no Variable names
+GROUP = frozenset({"group"})  # a fetch without a value (a train op): sess.run gives None for it
 
 
 @dataclass(eq=False)

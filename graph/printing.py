@@ -91,7 +91,7 @@ def graph_listing(graph, indent: str = "  ", expand=False) -> str:
 def function_listing(fn, indent: str = "  ", expand=False, strict: bool = True) -> str:
     """The listing of a Function: its parameters, body (as a Graph's) and results."""
     params = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
-    nodes = [n for n in fn.graph.nodes if n.op.name != "parameter"]
+    nodes = [n for n in fn.graph.nodes if "parameter" not in n.op.traits]
     grouping = _grouping(fn.graph, nodes, expand, strict)
     results = ", ".join(grouping.ref(t) for t in fn.results)
     return "\n".join(

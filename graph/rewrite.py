@@ -20,7 +20,6 @@ from .attrs import dim_fields
 from .dims import substitute
 from .graph import current_graph, emitting_for, name_scope
 from .opdef import Attrs
-from .structural import parameter_op
 
 
 class Walk:
@@ -37,7 +36,7 @@ class Walk:
     def run(self, nodes, visit) -> Walk:
         env = self.env
         for node in nodes:
-            if node.op is parameter_op:
+            if "parameter" in node.op.traits:
                 continue
             outs = visit(self, node)
             for old, new in zip(node.outputs, outs):

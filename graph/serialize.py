@@ -49,7 +49,7 @@ from .function import Function, FunctionGraph
 from .graph import Graph, register_json_codec
 from .location import SourceLocation, portable_file, user_location
 from .opdef import lookup
-from .structural import SHARDED_ATTRS, parameter_op
+from .structural import SHARDED_ATTRS
 
 FORMAT = "stablegraph.graph/2"
 _WRITING = "stablegraph.function_index"  # serialization context: id(Function) -> index in "functions"
@@ -376,7 +376,7 @@ def _load_function(body: BodyModel | DocumentModel, functions: list[Function], w
     params = [_param(graph, i, where, "params") for i in body.params]
     captured = [_param(graph, i, where, "capture_params") for i in body.capture_params]
     listed = body.params + body.capture_params
-    unlisted = [n.name for n in graph.nodes if n.op is parameter_op and n.id not in listed]
+    unlisted = [n.name for n in graph.nodes if "parameter" in n.op.traits and n.id not in listed]
     if len(set(listed)) != len(listed) or unlisted:
         raise GraphError(
             f"{where}: every parameter node must be listed once in params or capture_params"
@@ -390,7 +390,7 @@ def _load_function(body: BodyModel | DocumentModel, functions: list[Function], w
 
 
 def _param(graph: Graph, i: int, where: str, what: str):
-    if not 0 <= i < len(graph.nodes) or graph.nodes[i].op is not parameter_op:
+    if not 0 <= i < len(graph.nodes) or "parameter" not in graph.nodes[i].op.traits:
         raise GraphError(f"{where}: {what} lists node {i}, which is not a parameter node of the function")
     return graph.nodes[i].output
 

@@ -26,7 +26,7 @@ from .dtypes import dtype as as_dtype
 from .errors import GraphError, located
 from .graph import current_graph
 from .location import user_location
-from .opdef import LAYOUT, Attrs, OpDef
+from .opdef import FEED, LAYOUT, PARAMETER, Attrs, OpDef
 from .tensor import Tensor
 from .types import TensorType
 from .variables import VariableAttrs
@@ -120,7 +120,7 @@ placeholder_op = OpDef(
     _input_infer,
     attrs=InputAttrs,
     reasons={"lower": "becomes an argument of main", "vjp": _LEAF, "batch": _LEAF},
-    traits=LAYOUT,
+    traits=LAYOUT | FEED,
     doc="A graph input fed by Session.run.",
 )
 parameter_op = OpDef(
@@ -128,6 +128,7 @@ parameter_op = OpDef(
     _input_infer,
     attrs=InputAttrs,
     reasons={"lower": "becomes an argument of its Function", "vjp": _LEAF, "batch": _LEAF},
+    traits=PARAMETER,
     doc="An input of a Function.",
 )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .attrs import DTypeAttr, ShapeAttr
 from .dtypes import uint32
-from .opdef import LAYOUT, Attrs, NoAttrs, OpDef
+from .opdef import LAYOUT, READS_STATE, SEED, Attrs, NoAttrs, OpDef
 from .overloads import overload
 from .tensor import Tensor
 from .types import TensorType
@@ -77,7 +77,7 @@ variable_op = OpDef(
         "vjp": "a leaf: differentiate with respect to it",
         "batch": _STATE,
     },  # fmt: skip
-    traits=LAYOUT,
+    traits=LAYOUT | READS_STATE,
     doc="Reads a Variable: its value at the start of the run.",
     tensor_class=Variable,
 )
@@ -87,5 +87,6 @@ seed_op = OpDef(
     lambda attrs: TensorType((2,), uint32),
     attrs=NoAttrs,
     reasons={"lower": "becomes an argument of main", "vjp": _STATE, "batch": _STATE},
+    traits=READS_STATE | SEED,
     doc="The Session's root random key (uint32[2]), from Session(g, seed=...).",
 )

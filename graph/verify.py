@@ -29,7 +29,7 @@ def verify(obj: Graph | Function) -> None:
                 if t.node not in seen:
                     raise GraphError(f"verify: {what} {t.name} of function {obj.name} is not in its graph")
         for p in obj.params + obj.capture_params:
-            if p.node.op.name != "parameter":
+            if "parameter" not in p.node.op.traits:
                 raise GraphError(
                     f"verify: parameter {p.name} of function {obj.name} is a {p.node.op.name} node"
                 )

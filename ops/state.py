@@ -20,6 +20,7 @@ import zlib
 import numpy as np
 
 from ..graph import (
+    GROUP,
     STATEFUL,
     WRITES_VARIABLE,
     Attrs,
@@ -119,7 +120,7 @@ group_op = OpDef(
     lambda ctx, attrs, *values: hlo.constant(np.array(True), dtypes.bool_),
     attrs=NoAttrs,
     reasons={"vjp": "a train op: its value carries nothing", "batch": "a train op: writes state"},
-    traits=STATEFUL,
+    traits=STATEFUL | GROUP,
     doc="One op standing for several (a train op); fetching it runs them and gives None.",
 )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Attrs, Function, GraphError, TensorType, located, lookup, parameter_op, user_location
+from ..graph import Attrs, Function, GraphError, TensorType, located, lookup, user_location
 from ..graph.dims import is_symbolic
 from ..graph.function import FunctionGraph
 from ..graph.rewrite import Rewriter
@@ -31,7 +31,7 @@ from .patterns import New, match, rules_by_op
 FOLD_LIMIT = 1024  # largest folded constant, in elements
 MAX_PASSES = 10
 _RULES = rules_by_op()
-_NEVER_SHARED = frozenset({"parameter", "placeholder"})
+_NEVER_SHARED = frozenset({"parameter", "feed"})  # traits of inputs: two are two values
 
 
 class _Term:
@@ -122,10 +122,8 @@ class _Pass:
         live = _live(fn)
         merges = _subsumed(fn.graph.nodes, live)
         for node in fn.graph.nodes:
-            if node.op is parameter_op:  # kept even if unused: they are the signature
-                new = self.graph.add_node(
-                    parameter_op, (), node.attrs, name=node.name, location=node.location
-                )
+            if "parameter" in node.op.traits:  # kept even if unused: they are the signature
+                new = self.graph.add_node(node.op, (), node.attrs, name=node.name, location=node.location)
                 self.env[node.output] = new.output
 
         def visit(rewriter, node):
@@ -154,7 +152,7 @@ class _Pass:
             if replaced is not None:
                 self.changed = True
                 return [self._check(term, replaced)]
-        key = self._key(term) if term.op.name not in _NEVER_SHARED else None
+        key = self._key(term) if not _NEVER_SHARED & term.op.traits else None
         if key is not None and key in self.built:
             self.changed = True
             return self.built[key]

@@ -15,7 +15,7 @@ from ..graph.location import portable_file
 from ..graph.printing import format_attrs, held_functions
 
 ATTRS_WIDTH = 48  # characters of attributes shown in a box; the listing has them all
-_INPUT_OPS = ("placeholder", "parameter")
+_INPUTS = frozenset({"feed", "parameter"})  # traits of the inputs: their type says it all
 
 
 def edge_label(t) -> str:
@@ -36,7 +36,7 @@ def box_label(box) -> str:
         return _html_label("return", "", "")
     node = box.node
     title = _title(node.name.rsplit("/", 1)[-1], node.op.name)
-    attrs = "" if node.op.name in _INPUT_OPS else format_attrs(node.attrs)  # the type says it all
+    attrs = "" if _INPUTS & node.op.traits else format_attrs(node.attrs)
     held = held_functions(node)
     if held:  # the bodies are drawn beside the node; the box names them
         attrs = "holds " + ", ".join(fn.listing_name for fn in held)

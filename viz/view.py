@@ -22,9 +22,7 @@ from ..graph import Function, Graph, Tensor
 from ..graph.printing import held_functions
 from .labels import edge_label
 
-_INPUT_OPS = ("placeholder", "parameter")
-_CONSTANT_OPS = ("constant", "iota")
-_VARIABLE_OPS = ("variable", "seed")
+_INPUTS = frozenset({"feed", "parameter"})  # traits of the inputs
 
 
 @dataclass(eq=False)
@@ -146,15 +144,15 @@ class View:
 
 def kind_of(node) -> str:
     """How a node is styled: inputs, variables and constants stand apart from ops."""
-    op = node.op.name
-    if op in _INPUT_OPS:
+    traits = node.op.traits
+    if _INPUTS & traits:
         return "input"
-    if op in _VARIABLE_OPS:
+    if "reads_state" in traits:
         return "variable"
-    if op in _CONSTANT_OPS:
-        return "constant"
     if held_functions(node):
         return "control"
+    if not node.inputs:  # constants, iota: values known from the attributes alone
+        return "constant"
     return "op"
 
 
