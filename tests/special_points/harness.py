@@ -337,30 +337,40 @@ def sweep(
         )
     report = Report(family.name, {fn_name(c.key) for c in cases}, len(cases))
     for case in cases:
+        value_refs = None
         for part in PARTS:
             o, t, r64 = (side.get((case.key, part)) for side in (ours, theirs, ref64))
             refs = _reference(case, part, default_ref)
             refs = r64 if refs is None else refs
             refs = None if isinstance(refs, Exception) else refs
-            if case.sig.defined_only and part != "value":
+            if part == "value":
+                value_refs = refs
+            elif case.sig.defined_only:
                 values = [side.get((case.key, "value")) for side in (ours, theirs)]
-                o, t, refs = _where_defined(*values, _reference(case, "value", default_ref), o, t, refs)
+                o, t, refs = _where_defined(*values, value_refs, o, t, refs)
             _compare_part(case, part, family, o, t, refs, report)
     return report
 
 
 def _where_defined(ours_value, theirs_value, value_ref, *parts):
-    """The derivative parts with 0 where the value is undefined: nan in ours and in jax's value or
-    the value's float64 reference (invalid parameters, as scipy answers nan where jax's formula
-    goes on: a derivative there means nothing, and each library's formula leaves a different nan
-    or number). The value part itself still judges ours there."""
+    """The derivative parts with 0 where jax's derivative is no reference: where the value is
+    undefined (nan in ours and in jax's value or the value's float64 reference: invalid parameters,
+    as scipy answers nan where jax's formula goes on), and where jax's value is wrong and ours is
+    right (a pmf off the integers). The value part itself still judges ours at those points."""
     if not isinstance(ours_value, list) or not isinstance(theirs_value, list) or len(ours_value) != 1:
         return parts
-    undefined = np.isnan(np.asarray(ours_value[0], np.float64))
-    said_by = np.isnan(np.asarray(theirs_value[0], np.float64))
+    ours0, theirs0 = (np.asarray(v[0], np.float64) for v in (ours_value, theirs_value))
+    undefined = np.isnan(ours0)
+    said_by = np.isnan(theirs0)
     if isinstance(value_ref, list) and len(value_ref) == 1 and np.shape(value_ref[0]) == undefined.shape:
-        said_by = said_by | np.isnan(np.asarray(value_ref[0], np.float64))
-    undefined = undefined & said_by
+        ref0 = np.asarray(value_ref[0], np.float64)
+        said_by = said_by | np.isnan(ref0)
+        # where jax's value is wrong (another nan/inf pattern than the reference's, or off by more
+        # than WRONG relative) and ours is right, jax's slope is no reference: a pmf off the
+        # integers is 0 (log -inf), jax's formula goes on between them
+        undefined = (undefined & said_by) | (_near(ours0, ref0) & ~_near(theirs0, ref0))
+    else:
+        undefined = undefined & said_by
     if not undefined.any():
         return parts
     out = []
@@ -377,6 +387,17 @@ def _where_defined(ours_value, theirs_value, value_ref, *parts):
             ]
         )
     return out
+
+
+WRONG = 1e-3  # a value this far (relative) from the reference is wrong, not imprecise
+
+
+def _near(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """x has the reference's nan/inf pattern and, where finite, lies within WRONG of it."""
+    with np.errstate(all="ignore"):
+        close = np.abs(x - ref) <= WRONG * np.abs(ref)
+    same = (np.isnan(x) & np.isnan(ref)) | (np.isinf(x) & (x == ref))
+    return same | (np.isfinite(x) & np.isfinite(ref) & close)
 
 
 def listing_key(m: Mismatch, differences: dict) -> str | None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
-from ._common import Distribution, const, exp_of, floats, log_of, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
 
 
@@ -37,7 +37,7 @@ def _poisson_args(k, mu, loc):
 
 def _poisson_logpmf(k, mu, loc=0):
     k, mu, bad = _poisson_args(k, mu, loc)
-    kc = snp.maximum(k, const(0.0, k))
+    kc = clamp(k, const(0.0, k))  # the whole slope at k = 0 (maximum's tie halves it)
     out = xlogy(kc, mu) - gammaln(kc + const(1.0, kc)) - mu
     return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
 
@@ -79,7 +79,7 @@ def _bernoulli_args(k, p, loc):
 
 def _bernoulli_logpmf(k, p, loc=0):
     k, p, bad = _bernoulli_args(k, p, loc)
-    kc = snp.clip(k, const(0.0, k), const(1.0, k))
+    kc = clamp(k, const(0.0, k), const(1.0, k))
     out = xlogy(kc, p) + xlog1py(const(1.0, k) - kc, -p)
     return nan_where(bad, _on_integers(k, 0.0, 1.0, out))
 
@@ -126,7 +126,7 @@ def _binom_args(k, n, p, loc):
 
 def _binom_logpmf(k, n, p, loc=0):
     k, n, p, bad = _binom_args(k, n, p, loc)
-    kc = snp.clip(k, const(0.0, k), n)
+    kc = clamp(k, const(0.0, k), n)
     one = const(1.0, k)
     log_choose = gammaln(n + one) - gammaln(kc + one) - gammaln(n - kc + one)
     out = log_choose + xlogy(kc, p) + xlog1py(n - kc, -p)

@@ -2,11 +2,13 @@
 and scipy: slopes at regular points (logistic at 0 had cdf' = 0 for 1/4: its softplus took
 maximum's half slope and abs's), slopes of the branch a where does not take (expon's sf at
 x = -100 in float32 was nan: exp(100) overflowed in the unused side), tails that lost digits
-(log(1 - y) near y = 1, pareto's log cdf near 0) and the sign of zeros (isf(1/2) is +0, as
-scipy's)."""
+(log(1 - y) near y = 1, pareto's log cdf near 0), slopes at the ends of a clamp (bernoulli's and
+poisson's log pmf in k at k = 0: clip's and maximum's tie rule halved them) and the sign of zeros
+(isf(1/2) is +0, as scipy's)."""
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 
 import stablegraph as sg
@@ -30,6 +32,9 @@ SLOPES = {
     "expon.sf": (S.expon.sf, [-100.0, -1e4, 0.0, 2.0], lambda x: np.where(x < 0, 0.0, -E(-np.maximum(x, 0)))),
     "expon.logcdf": (S.expon.logcdf, [-100.0, 0.0, -0.0, 1.0], lambda x: np.where(x < 0, 0.0, 1 / np.expm1(np.maximum(x, 0)))),
     "gumbel_r.sf": (S.gumbel_r.sf, [100.0, 1e4, 1.0], lambda x: -E(-x - E(-x))),
+    # the log pmf as a function of k (jax's continuous extension): clip's tie halved it at k = 0, 1
+    "bernoulli.logpmf": (lambda k: S.bernoulli.logpmf(k, 0.25), [0.0, 1.0], lambda k: np.log(0.25) - np.log(0.75) + 0 * k),
+    "poisson.logpmf": (lambda k: S.poisson.logpmf(k, 2.5), [0.0, 3.0], lambda k: np.log(2.5) - scipy.special.digamma(k + 1)),
 }  # fmt: skip
 
 
