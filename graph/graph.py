@@ -22,6 +22,7 @@ from .errors import GraphError, Unpicklable, located
 from .location import SourceLocation, user_location
 from .node import Node
 from .nxview import ancestors, to_networkx
+from .overloads import overload
 from .printing import graph_listing
 from .tensor import Tensor
 from .types import TensorType
@@ -474,28 +475,11 @@ class Graph(Unpicklable):
 
     def to_json(self, indent: int | None = None, locations: bool = True) -> str:
         """JSON through pydantic (see graph/serialize.py); ``locations=False`` leaves out source lines."""
-        return _json_codec("to_json")(self, indent, locations)
+        return overload("Graph.to_json")(self, indent, locations)  # installed by graph/serialize.py
 
     @classmethod
     def from_json(cls, text: str) -> Graph:
-        return _json_codec("from_json")(text)
-
-
-# graph/serialize.py (which imports this module) installs the JSON codec when the graph package
-# is imported: Graph.to_json and from_json reach it here, so this module does not import it back
-_JSON_CODEC: dict = {}
-
-
-def register_json_codec(to_json, from_json) -> None:
-    """Install the functions Graph.to_json and Graph.from_json call (used by graph/serialize.py)."""
-    _JSON_CODEC.update(to_json=to_json, from_json=from_json)
-
-
-def _json_codec(name: str):
-    try:
-        return _JSON_CODEC[name]
-    except KeyError:
-        raise GraphError(f"Graph.{name} needs graph.serialize: import stablegraph") from None
+        return overload("Graph.from_json")(text)
 
 
 __all__ = [

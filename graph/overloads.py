@@ -1,4 +1,5 @@
-"""The operator table: what Tensor's operators and methods call, filled by the op sets (graph layer).
+"""The operator table: what Tensor's operators and methods call, filled by the op sets (graph layer);
+also Graph.to_json/from_json's codec, which graph/serialize.py installs (it imports graph.py).
 
 It sits below the node classes so that the value core (dims' symbolic sizes) can reach the same
 operators as Tensor without importing it: ``x.shape[0] * 2`` builds through the table too.
@@ -24,7 +25,8 @@ def overload(name: str) -> Callable:
     try:
         return _OVERLOADS[name]
     except KeyError:
-        raise GraphError(f"Tensor.{name} needs the op set: import stablegraph") from None
+        method = name if "." in name else f"Tensor.{name}"
+        raise GraphError(f"{method} needs the op set: import stablegraph") from None
 
 
 class SymbolicOperand:

@@ -46,9 +46,10 @@ from .attrs import dim_fields
 from .calls import Call
 from .errors import GraphError, located
 from .function import Function, FunctionGraph
-from .graph import Graph, register_json_codec
+from .graph import Graph
 from .location import SourceLocation, portable_file, user_location
 from .opdef import lookup
+from .overloads import register_overloads
 from .structural import SHARDED_ATTRS
 
 FORMAT = "stablegraph.graph/2"
@@ -416,4 +417,5 @@ def _function_in(value, info) -> Function:
 
 FunctionAttr = Annotated[Function, PlainValidator(_function_in), PlainSerializer(_function_out)]
 
-register_json_codec(graph_to_json, graph_from_json)
+# Graph.to_json and from_json call these through the operator table: graph.py does not import this module
+register_overloads({"Graph.to_json": graph_to_json, "Graph.from_json": graph_from_json})

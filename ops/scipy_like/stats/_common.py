@@ -88,6 +88,11 @@ def clamp(x, lo, hi=None):
     return x if hi is None else snp.where(x > hi, hi, x)
 
 
+def mirror(x):
+    """-x, with +0 for x = 0 (scipy's isf(1/2), expon's ppf(-0) are +0; -x would give -0)."""
+    return const(0.0, x) - x
+
+
 def softplus(x):
     """log(1 + exp(x)) without overflow, slope exp(x) / (1 + exp(x)) everywhere: 1/2 at 0, where
     ``maximum(x, 0) + log1p(exp(-|x|))`` has 0 (maximum's tie halves one slope, abs's takes the

@@ -16,7 +16,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ..log_beta import gamma_ratio_log
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log_of, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
 from .inverse import continuous_quantile, tails
 
 
@@ -47,7 +47,7 @@ def _norm_quantile(sign: float):
     def quantile(q, loc=0.0, scale=1.0):
         q, loc, scale = floats(q, loc, scale)
         bad = (q < const(0.0, q)) | (q > const(1.0, q)) | (scale <= const(0.0, scale))
-        z = ndtri(q) if sign > 0 else const(0.0, q) - ndtri(q)  # isf(1/2) is +0, as scipy's
+        z = ndtri(q) if sign > 0 else mirror(ndtri(q))
         return nan_where(bad, loc + scale * z)
 
     return quantile

@@ -11,7 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
-from ._common import Distribution, clamp, const, expit, floats, log1mexp, nan_where, softplus, standardize
+from ._common import (
+    Distribution,
+    clamp,
+    const,
+    expit,
+    floats,
+    log1mexp,
+    mirror,
+    nan_where,
+    softplus,
+    standardize,
+)
 
 
 def _bad_q(q, scale):
@@ -27,11 +38,6 @@ def _inverse(fn):
 
     inverse.__doc__ = fn.__doc__
     return inverse
-
-
-def _mirror(x):
-    """-x, with +0 for x = 0 (an isf is its ppf mirrored; scipy's isf(1/2) is +0)."""
-    return const(0.0, x) - x
 
 
 def _of_z(fn, log_scale: bool = False):
@@ -67,7 +73,7 @@ def _uniform_logpdf_x(x, loc=0.0, scale=1.0):
 
 def _uniform_cdf(z):
     zero = const(0.0, z)
-    return zero - (zero - clamp(z, zero, const(1.0, z)))  # -0 (z = -0) made +0, as scipy's
+    return mirror(mirror(clamp(z, zero, const(1.0, z))))  # -0 (z = -0) made +0, as scipy's
 
 
 uniform = Distribution(
@@ -93,7 +99,7 @@ def _on_support(fn, off_value):
     def of_z(z):
         zero = const(0.0, z)
         below = z < zero
-        inside = zero - (zero - snp.where(below, zero, z))  # x - -0 is +0
+        inside = mirror(mirror(snp.where(below, zero, z)))  # -0 made +0
         return snp.where(below, const(off_value, z), fn(inside))
 
     return of_z
@@ -108,8 +114,8 @@ expon = Distribution(
     cdf=_of_z(_on_support(lambda z: -snp.expm1(-z), 0.0)),
     logcdf=_of_z(_on_support(log1mexp, -np.inf)),
     sf=_of_z(_on_support(lambda z: snp.exp(-z), 1.0)),
-    logsf=_of_z(_on_support(lambda z: const(0.0, z) - z, 0.0)),
-    ppf=_inverse(lambda q: const(0.0, q) - snp.log1p(-q)),
+    logsf=_of_z(_on_support(mirror, 0.0)),
+    ppf=_inverse(lambda q: mirror(snp.log1p(-q))),
     isf=_inverse(lambda q: -snp.log(q)),
 )
 
@@ -144,7 +150,7 @@ laplace = Distribution(
     sf=_of_z(lambda z: _laplace_cdf(-z)),
     logsf=_of_z(lambda z: _laplace_logcdf(-z)),
     ppf=_inverse(_laplace_ppf),
-    isf=_inverse(lambda q: _mirror(_laplace_ppf(q))),
+    isf=_inverse(lambda q: mirror(_laplace_ppf(q))),
 )
 
 
@@ -164,7 +170,7 @@ logistic = Distribution(
     sf=_of_z(lambda z: expit(-z)),
     logsf=_of_z(lambda z: -softplus(z)),
     ppf=_inverse(_logit),
-    isf=_inverse(lambda q: _mirror(_logit(q))),
+    isf=_inverse(lambda q: mirror(_logit(q))),
 )
 
 
@@ -219,7 +225,7 @@ cauchy = Distribution(
     sf=_of_z(lambda z: _cauchy_cdf(-z)),
     logsf=_of_z(lambda z: _cauchy_logcdf(-z)),
     ppf=_inverse(lambda q: _cauchy_ppf(q)),
-    isf=_inverse(lambda q: _mirror(_cauchy_ppf(q))),
+    isf=_inverse(lambda q: mirror(_cauchy_ppf(q))),
 )
 
 __all__ = ["cauchy", "expon", "laplace", "logistic", "uniform"]

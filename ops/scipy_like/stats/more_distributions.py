@@ -19,7 +19,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log1mexp, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log1mexp, mirror, nan_where
 
 
 def _on_integers(k, low, high, value):
@@ -235,7 +235,7 @@ pareto = Distribution(
     "The Pareto distribution with shape b, density b / z**(b + 1) for z = (x - loc) / scale >= 1.",
     logpdf=_pareto_logpdf,
     pdf=exp_of(_pareto_logpdf),
-    cdf=_pareto_fn(lambda ls: const(0.0, ls) - snp.expm1(ls)),  # +0 where expm1 gives +0, as scipy
+    cdf=_pareto_fn(lambda ls: mirror(snp.expm1(ls))),
     logcdf=_pareto_fn(lambda ls: log1mexp(-ls)),
     sf=_pareto_fn(snp.exp),
     logsf=_pareto_fn(lambda ls: ls),
