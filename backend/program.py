@@ -1,8 +1,8 @@
 """Compiled programs, the executable cache they share, and the repeat fast path (backend).
 
-A Program is immutable once made: it records everything a run needs (which
-feeds are arguments, which variables it reads and writes, where each fetch
-comes from), so the per-run path does no planning. ``Lowered`` and
+A Program is an executable with its Plan (which feeds are arguments, which
+variables it reads and writes, where each fetch comes from), so the per-run
+path does no planning; a Repeat is its fast path for runs that repeat one. ``Lowered`` and
 ``Compiled`` are what ``sess.lower(...)`` and ``.compile()`` give users.
 """
 
@@ -13,11 +13,12 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..graph import CompileError, Tensor
+from ..graph import CompileError, ExecutionError, Tensor
 from ..graph.display import display_html
 from . import feeds as feeding
 from . import pjrt
 from .placement import named_from_tiling
+from .planning import Plan
 from .state import with_nodes
 
 # A program is called from a worker thread when the main thread runs it, so that
@@ -27,36 +28,48 @@ LONG_FLOPS = 1e9
 
 
 class Program:
-    """A compiled program and how to call it.
+    """A compiled program, its Plan, and the two ways a run calls it.
 
-    Its arguments are the feeds at ``arg_positions``, then the state buffers
-    named in ``state_in``; its results are the fetches (``fetch_slots`` maps
-    each fetch to a result, None for a train op), then the new values of the
-    variables in ``state_out``. ``interruptible``: see ``LONG_FLOPS``.
+    ``execute`` is the general call: it picks the feeds the program takes,
+    runs it beside the Session's state (reading and writing variables as the
+    plan says) and returns the fetches' values. ``repeat`` makes the fast
+    path for runs that repeat one (same fetches, same feed keys): see Repeat.
+    ``interruptible``: see ``LONG_FLOPS``.
     """
 
-    __slots__ = (
-        "executable",
-        "arg_positions",
-        "state_in",
-        "state_out",
-        "fetch_slots",
-        "text",
-        "nodes",
-        "runs",
-        "interruptible",
-    )
+    __slots__ = ("executable", "plan", "text", "nodes", "runs", "interruptible")
 
-    def __init__(self, executable, arg_positions, text, nodes, state_in=(), state_out=(), fetch_slots=None):
+    def __init__(self, executable, plan: Plan, text: str, nodes):
         self.executable = executable
-        self.arg_positions = arg_positions
-        self.state_in = tuple(state_in)
-        self.state_out = tuple(state_out)
-        self.fetch_slots = fetch_slots
+        self.plan = plan
         self.text = text
         self.nodes = nodes
         self.runs = 0
         self.interruptible = "stablehlo.while" in text or _flops(executable) >= LONG_FLOPS
+
+    def execute(self, state, stats, values) -> list:
+        """The fetches' values (None for a train op) from a run on the feeds' ``values`` (in the
+        feed signature's order), with the state buffers ``state`` holds; counted in ``stats``."""
+        stats.runs += 1
+        if self.runs:
+            stats.cache_hits += 1
+        self.runs += 1
+        plan = self.plan
+        positions = plan.arg_positions  # increasing: as many as the feeds means all of them, in order
+        args = values if len(positions) == len(values) else [values[i] for i in positions]
+        if plan.state_out:
+            outs = state.write(self, args)
+        elif plan.state_in:
+            outs = state.read(self, args)
+        else:
+            outs = state.call(self, args)
+        slots = plan.fetch_slots
+        return outs if slots is None else [None if i is None else outs[i] for i in slots]
+
+    def repeat(self, fed, fetches, feeds) -> Repeat:
+        """The fast path for later runs of ``fetches`` with feeds keyed as ``feeds`` (given with
+        the values ``fed`` this run converted them to)."""
+        return Repeat(self, fed, fetches, feeds)
 
 
 def _flops(executable) -> float:
@@ -151,11 +164,57 @@ def is_fetch_leaf(x) -> bool:
     return isinstance(x, Tensor | str)
 
 
-def repeat_key(fetches, feeds):
-    """A key for a run whose fetches are one Tensor or name, or a flat list, tuple or dict of
-    them, and whose feeds are a dict (by Tensor or name); None for other runs. It is unhashable
-    when the fetches nest (the caller's lookup tells). Names are as good as Tensors here: a
-    graph only grows, so a name always resolves to the same tensor."""
+def is_flat(tree, fetches) -> bool:
+    """Whether ``fetches`` (flattened to ``tree``) is one leaf or a flat list, tuple or dict of leaves."""
+    if tree is None:
+        return True
+    kind = type(fetches)
+    n = len(fetches) if kind in (list, tuple, dict) else -1
+    if kind is dict:
+        return tree == (dict, tuple(fetches), (None,) * n)
+    return tree == (kind, (None,) * n)
+
+
+MISSED = object()  # Repeat.run's answer when the feeds' shapes changed: the full path finds the program
+
+
+class Repeats:
+    """A Session's fast-path table: the Repeat of each run seen before, by its fetches and feed keys.
+
+    Keys are taken for runs whose fetches are one Tensor or name, or a flat
+    list, tuple or dict of them, and whose feeds are a dict (by Tensor or
+    name) or None. Names are as good as Tensors here: a graph only grows, so
+    a name always resolves to the same tensor.
+    """
+
+    __slots__ = ("_table",)
+
+    def __init__(self):
+        self._table: dict = {}
+
+    def find(self, fetches, feeds) -> Repeat | None:
+        kind = type(fetches)
+        if (kind is Tensor or kind is str) and type(feeds) is dict:  # the commonest run, keyed inline
+            return self._table.get((kind, fetches, *feeds))
+        key = _key(fetches, feeds)
+        try:
+            return None if key is None else self._table.get(key)
+        except TypeError:  # nested fetches (unhashable): they take the full path
+            return None
+
+    def add(self, fetches, feeds, repeat: Repeat) -> None:
+        key = _key(fetches, feeds)
+        if key is not None:
+            self._table[key] = repeat
+
+    def clear(self) -> None:
+        self._table.clear()
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+def _key(fetches, feeds):
     kind = type(fetches)
     if kind is Tensor or kind is str:
         head = fetches
@@ -170,17 +229,6 @@ def repeat_key(fetches, feeds):
     if type(feeds) is dict:
         return (kind, head, *feeds)
     return None
-
-
-def is_flat(tree, fetches) -> bool:
-    """Whether ``fetches`` (flattened to ``tree``) is one leaf or a flat list, tuple or dict of leaves."""
-    if tree is None:
-        return True
-    kind = type(fetches)
-    n = len(fetches) if kind in (list, tuple, dict) else -1
-    if kind is dict:
-        return tree == (dict, tuple(fetches), (None,) * n)
-    return tree == (kind, (None,) * n)
 
 
 class Repeat:
@@ -210,6 +258,34 @@ class Repeat:
         )
         self.direct = self._direct(program, len(fed))
 
+    def run(self, feeds, state, stats):
+        """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""
+        direct = self.direct
+        if direct is not None and self.raw:
+            values = () if feeds is None else feeds.values()
+        else:
+            values = self.values_for(feeds)
+            if values is None:
+                return MISSED
+        if direct is None:
+            return self.shape_results(self.program.execute(state, stats, values))
+        try:
+            results = direct(values)
+        except pjrt.ArgumentMismatch:  # a feed of another type or shape: converted and checked here,
+            self.raw = False  # and from now on before the lean call (no miss per run)
+            values = self.values_for(feeds)
+            if values is None:
+                return MISSED
+            return self.shape_results(self.program.execute(state, stats, values))
+        except pjrt.XlaRuntimeError as e:
+            raise ExecutionError(
+                with_nodes(f"the program failed while running: {e}", self.program.nodes)
+            ) from None
+        stats.runs += 1
+        stats.cache_hits += 1
+        self.program.runs += 1
+        return results
+
     def values_for(self, feeds) -> list | None:
         """The feeds' values as the program takes them (FeedError as the full path gives it), or
         None when one has another shape than last time (the full path finds its program)."""
@@ -237,9 +313,10 @@ class Repeat:
         """The executable's lean call, shaped as the fetches, when a run of ``program`` is just
         that call: no variables, not run on a worker for Ctrl-C, every feed an argument in
         order, every result a fetch."""
+        plan = program.plan
         simple = (
-            not program.state_in and not program.state_out and not program.interruptible
-            and program.fetch_slots is None and len(program.arg_positions) == n_fed
+            not plan.state_in and not plan.state_out and not program.interruptible
+            and plan.fetch_slots is None and len(plan.arg_positions) == n_fed
         )  # fmt: skip
         make = getattr(program.executable, "direct", None)
         if not simple or make is None:

@@ -29,12 +29,10 @@ import time
 import numpy as np
 
 from ..graph import (
-    ExecutionError,
     FeedError,
     Graph,
     GraphError,
     Tensor,
-    extract,
     flatten,
     located,
     unflatten,
@@ -43,16 +41,14 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random.keys import seed_words
 from ..sharding import Mesh
-from ..transforms import simplify
 from . import checkpoint, distributed, pjrt
 from . import feeds as feeding
-from .lowering import concrete_type, lower_module
-from .program import Lowered, Program, Repeat, compile_text, is_fetch_leaf, is_flat, repeat_key
+from .lowering import lower_module
+from .planning import SEED, Plan, plan_run
+from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
-from .state import State, with_nodes
+from .state import State
 from .stats import CompileRecord, SessionStats, change_reason
-
-SEED = "\0seed"  # the root random key's entry among the Session's state buffers
 
 
 def _session_devices(n) -> list:
@@ -133,7 +129,7 @@ class Session(Unpicklable):
         self.seed = seed
         self.stats = SessionStats()
         self._cache: dict = {}
-        self._repeats: dict = {}
+        self._repeats = Repeats()
         self._last_signature: dict = {}
         root = np.array(seed_words(seed, "Session"), np.uint32)  # as sg.random.key(seed)
         self._state = State({SEED: root})
@@ -170,68 +166,25 @@ class Session(Unpicklable):
             feeds = feeding.one_of(feeds, feed_dict)
         if self._closed:
             raise FeedError("this Session is closed")
-        kind = type(fetches)
-        if (kind is Tensor or kind is str) and type(feeds) is dict:  # the commonest run, keyed inline
-            key = (kind, fetches, *feeds)
-            repeat = self._repeats.get(key)
-        else:
-            key = repeat_key(fetches, feeds)
-            try:
-                repeat = self._repeats.get(key)
-            except TypeError:  # nested fetches: no repeat entry
-                key = repeat = None
+        repeat = self._repeats.find(fetches, feeds)
         if repeat is not None:
-            direct = repeat.direct
-            if direct is not None and repeat.raw:
-                values = () if feeds is None else feeds.values()
-            else:
-                values = repeat.values_for(feeds)
-            if direct is not None and values is not None:
-                try:
-                    results = direct(values)
-                except pjrt.ArgumentMismatch:  # a feed of another type or shape: converted and checked here,
-                    repeat.raw = False  # and from now on before the lean call (no miss per run)
-                    values = repeat.values_for(feeds)
-                except pjrt.XlaRuntimeError as e:
-                    raise ExecutionError(
-                        with_nodes(f"the program failed while running: {e}", repeat.program.nodes)
-                    ) from None
-                else:
-                    stats = self.stats
-                    stats.runs += 1
-                    stats.cache_hits += 1
-                    repeat.program.runs += 1
-                    return results
-            if values is not None:
-                return repeat.shape_results(self._execute(repeat.program, values))
+            results = repeat.run(feeds, self._state, self.stats)
+            if results is not MISSED:
+                return results
         leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
-        fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         fed = self._convert_feeds(feeds)
+        program = self._program(tuple(feeding.resolve(self.graph, f) for f in leaves), fed)
+        if is_flat(tree, fetches):
+            self._repeats.add(fetches, feeds, program.repeat(fed, fetches, feeds))
+        return unflatten(tree, program.execute(self._state, self.stats, [arr for _, arr in fed]))
+
+    def _program(self, fetch_ts: tuple, fed: list) -> Program:
+        """The compiled program of these fetches and feed shapes (compiled on first use)."""
         signature = tuple([(t, arr.shape) for t, arr in fed])
         program = self._cache.get((fetch_ts, signature))
         if program is None:
-            program = self._compile(fetch_ts, fed, signature)
-            self._cache[(fetch_ts, signature)] = program
-        if key is not None and is_flat(tree, fetches):
-            self._repeats[key] = Repeat(program, fed, fetches, feeds)
-        return unflatten(tree, self._execute(program, [arr for _, arr in fed]))
-
-    def _execute(self, program: Program, values) -> list:
-        self.stats.runs += 1
-        if program.runs:
-            self.stats.cache_hits += 1
-        program.runs += 1
-        positions = program.arg_positions  # increasing: as many as the feeds means all of them, in order
-        args = values if len(positions) == len(values) else [values[i] for i in positions]
-        if program.state_out:
-            outs = self._state.write(program, args)
-        elif program.state_in:
-            outs = self._state.read(program, args)
-        else:
-            outs = self._state.call(program, args)
-        if program.fetch_slots is not None:
-            return [None if i is None else outs[i] for i in program.fetch_slots]
-        return outs
+            program = self._cache[(fetch_ts, signature)] = self._compile(fetch_ts, fed, signature)
+        return program
 
     def _convert_feeds(self, feeds) -> list:
         if type(feeds) is not dict and feeds is not None:
@@ -248,96 +201,27 @@ class Session(Unpicklable):
             raise FeedError(f"{twice.name} is fed twice (by Tensor and by name?)")
         return fed
 
-    def _plan(self, fetch_ts, fed):
-        """What a run does: the feeds it uses (positions) and the variables it writes.
-
-        FeedError if a placeholder is unfed; GraphError if two assigns write
-        one variable. A variable read in the run whose Generator advances it
-        gets that write too, unless the run writes it already.
-        """
-        fed_ts = [t for t, _ in fed]
-        nodes = self.graph.ancestors(fetch_ts, stop=fed_ts)
-        missing = [n for n in nodes if "feed" in n.op.traits]
-        if missing:
-            names = ", ".join(f"{n.name} {n.out_types[0]}" for n in missing)
-            raise FeedError(
-                located(f"placeholder {names} needs a feed for these fetches", missing[0].location)
-            )
-        writes: dict[str, Tensor] = {}
-        for n in nodes:
-            if "writes_variable" in n.op.traits:
-                _add_write(writes, n)
-        advances = self._advances()
-        extra = [advances[n.attrs.var] for n in nodes if _reads_variable(n) and n.attrs.var in advances]
-        for n in extra:
-            if n.attrs.var not in writes:
-                writes[n.attrs.var] = n.output
-        if extra:
-            nodes = self.graph.ancestors([*fetch_ts, *writes.values()], stop=fed_ts)
-        used = {t for n in nodes for t in n.inputs} | set(fetch_ts)
-        positions = [i for i, t in enumerate(fed_ts) if t in used]
-        return positions, writes
-
-    def _advances(self) -> dict:
-        """The automatic writes of the graph (Generators' advances), by variable."""
-        return {n.attrs.var: n for n in self.graph.nodes if "writes_variable" in n.op.traits and n.attrs.auto}
-
-    def _lower(self, fetch_ts, fed, writes=None):
-        """Lower the simplified program: fetches and new variable values as a Function of
-        the feeds it uses, then of the state it reads. Returns the lowering and its layout."""
+    def _planned(self, fetch_ts, fed, writes=None) -> tuple[Plan, str, tuple]:
+        """The plan of a run, its StableHLO text and the nodes lowered (for error messages)."""
         if writes is None:
-            positions, writes = self._plan(fetch_ts, fed)
-        else:
-            positions = []
-        bindings = feeding.bind(fed)
-        values = [t for t in fetch_ts if "group" not in t.op.traits]
-        fetch_slots = None
-        if len(values) < len(fetch_ts):
-            slots = iter(range(len(values)))
-            fetch_slots = [None if "group" in t.op.traits else next(slots) for t in fetch_ts]
-        state_out = list(writes)
-        outputs = values + [writes[v] for v in state_out]
-        program = simplify(extract(self.graph, outputs, [fed[i][0] for i in positions]))
-        reads = [n for n in program.graph.nodes if "reads_state" in n.op.traits]
-        state_in = [SEED if "seed" in n.op.traits else n.attrs.var for n in reads]
-        self._check_state(state_in)
-        args = [*program.params, *(n.output for n in reads)]
-        aliases = {
-            len(program.params) + state_in.index(v): len(values) + k
-            for k, v in enumerate(state_out)
-            if state_in.count(v) == 1
-        }
-        nodes = [n for n in program.graph.nodes if "parameter" not in n.op.traits]
+            self._initialize_missing()  # the program reads the variables
         layout = self._layout
-        mesh, shardings = None, None
-        if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
-            mesh = layout.mesh
-            shardings = layout.program_specs([fed[i][0] for i in positions], state_in, values, state_out)
-        # the training switch's default: on in a run that writes variables itself (a train op, batch
-        # norm's updates), not in one whose only writes are Generators' automatic advances
-        trains = any(not getattr(writes[v].node.attrs, "auto", False) for v in state_out)
+        if layout.multiprocess:
+            fed = layout.as_global(fed)
+        layout.check_feeds(fed)
+        plan, body = plan_run(self.graph, fetch_ts, fed, layout, self._state.has_value, writes)
         text = lower_module(
-            nodes, args, program.results, bindings, aliases, mesh, shardings, self.devices[0].platform, trains
-        )
-        layout = _Layout(positions, state_in, state_out, fetch_slots, [t.type for t in args], len(values))
-        return nodes, text, bindings, layout, program.results
-
-    def _check_state(self, state_in) -> None:
-        missing = [v for v in state_in if not self._state.has_value(v)]
-        if missing:
-            raise FeedError(f"variables {missing} are not in this Session: were they made in another graph?")
+            body.nodes, body.args, body.results, body.bindings, dict(plan.aliases), layout.mesh,
+            body.shardings, self.devices[0].platform, plan.trains,
+        )  # fmt: skip
+        return plan, text, body.nodes
 
     def _compile(self, fetch_ts, fed, signature, writes=None) -> Program:
         start = time.perf_counter()
-        if writes is None:
-            self._initialize_missing()
-        if self._layout.multiprocess:
-            fed = self._layout.as_global(fed)
-        self._layout.check_feeds(fed)
-        nodes, text, bindings, layout, results = self._lower(fetch_ts, fed, writes)
-        arg_types, out_types = _io_types(fed, layout, bindings, results)
-        executable = compile_text(text, self._layout.devices, nodes, arg_types, out_types, layout.n_host)
-        names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
+        plan, text, nodes = self._planned(fetch_ts, fed, writes)
+        executable = compile_text(
+            text, self._layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched
+        )
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
             reason = "initializing variables"
@@ -346,24 +230,17 @@ class Session(Unpicklable):
         else:
             reason = change_reason(previous, signature)
         self._last_signature[fetch_ts] = signature
+        names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start))
-        return Program(
-            executable, layout.positions, text, nodes, layout.state_in, layout.state_out, layout.fetch_slots
-        )
+        return Program(executable, plan, text, nodes)
 
     def lower(self, fetches, feeds=None) -> Lowered:
         """The StableHLO text that ``run(fetches, feeds)`` would compile."""
         self._check_open()
         leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
-        fed = self._convert_feeds(feeds)
-        self._initialize_missing()  # the program reads the variables as run would
-        if self._layout.multiprocess:
-            fed = self._layout.as_global(fed)
-        self._layout.check_feeds(fed)
-        _, text, bindings, layout, results = self._lower(fetch_ts, fed)
-        arg_types, out_types = _io_types(fed, layout, bindings, results)
-        return Lowered(text, self._layout.devices, self.mesh, arg_types, out_types)
+        plan, text, _ = self._planned(fetch_ts, self._convert_feeds(feeds))
+        return Lowered(text, self._layout.devices, self.mesh, plan.arg_types, plan.out_types)
 
     def sharding_of(self, tensor):
         """How ``tensor`` (a Tensor or name: a variable, feed, fetch) lies on the Session's mesh,
@@ -371,8 +248,7 @@ class Session(Unpicklable):
         it out. None for a Session without a mesh."""
         self._check_open()
         t = feeding.resolve(self.graph, tensor)
-        programs = [(key[0], p) for key, p in list(self._cache.items()) if isinstance(key[0], tuple)]
-        return self._layout.sharding_of(t, programs)
+        return self._layout.sharding_of(t, list(self._cache.values()))
 
     # -- variables ---------------------------------------------------------------
     def _initialize_missing(self) -> None:
@@ -403,7 +279,7 @@ class Session(Unpicklable):
             program = self._cache.get(key)
             if program is None:
                 program = self._cache[key] = self._compile((), [], (), writes)
-            self._execute(program, [])
+            program.execute(self._state, self.stats, [])
 
     def _variables(self, var_list) -> list:
         if var_list is None:
@@ -497,37 +373,3 @@ class Session(Unpicklable):
             }
         )
         return found
-
-
-class _Layout:
-    """Where a program's arguments and results come from and go."""
-
-    def __init__(self, positions, state_in, state_out, fetch_slots, arg_types, n_host):
-        self.positions, self.state_in, self.state_out = positions, state_in, state_out
-        self.fetch_slots, self.arg_types, self.n_host = fetch_slots, arg_types, n_host
-
-
-def _io_types(fed, layout: _Layout, bindings, results) -> tuple[list, list]:
-    """The (shape, numpy dtype) of a program's arguments and of its results."""
-    arg_types = [(fed[i][1].shape, fed[i][1].dtype) for i in layout.positions]
-    arg_types += [(tuple(ty.shape), ty.dtype.np) for ty in layout.arg_types[len(layout.positions) :]]
-    out_types = [(ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results)]
-    return arg_types, out_types
-
-
-def _reads_variable(node) -> bool:
-    """Whether a node reads a Variable's state (the seed is state no Variable names)."""
-    return "reads_state" in node.op.traits and "seed" not in node.op.traits
-
-
-def _add_write(writes: dict, node) -> None:
-    var = node.attrs.var
-    other = writes.get(var)
-    if other is not None and other.node is not node:
-        raise GraphError(
-            f"variable {var} is assigned twice in one run:\n"
-            f"  {located('assign', other.node.location, other.node.name)}\n"
-            f"  {located('assign', node.location, node.name)}\n"
-            "a run reads every variable once, at its start: combine the two updates into one assign"
-        )
-    writes[var] = node.output

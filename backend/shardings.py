@@ -138,8 +138,8 @@ class MeshLayout:
 
     # -- sess.sharding_of ----------------------------------------------------------
     def sharding_of(self, tensor, programs) -> NamedSharding | None:
-        """The layout of ``tensor`` on the mesh: declared, else as a compiled program that
-        fetches it lays it out. None without a mesh."""
+        """The layout of ``tensor`` on the mesh: declared, else as one of the compiled ``programs``
+        that fetches it lays it out. None without a mesh."""
         if self.mesh is None:
             return None
         spec = self.declared(tensor)
@@ -148,11 +148,12 @@ class MeshLayout:
         rank = len(tensor.type.shape)
         if not self.partitioned:
             return NamedSharding(self.mesh, REPLICATED)
-        for fetch_ts, program in programs:
-            slot = next((i for i, t in enumerate(fetch_ts) if t is tensor), None)
+        for program in programs:
+            plan = program.plan
+            slot = next((i for i, t in enumerate(plan.fetches) if t is tensor), None)
             if slot is not None:
-                if program.fetch_slots is not None:
-                    slot = program.fetch_slots[slot]
+                if plan.fetch_slots is not None:
+                    slot = plan.fetch_slots[slot]
                 tile = program.executable.out_shardings[slot].tile
                 named = named_from_tiling(tile, self.mesh, rank)
                 if named is not None:

@@ -113,7 +113,7 @@ class State:
         try:
             args = args + self._inputs(program)
             if self.held:
-                self._unhold(program, args, len(args) - len(program.state_in))
+                self._unhold(program, args, len(args) - len(program.plan.state_in))
             try:
                 outs = self.call(program, args)
             except BaseException as e:
@@ -121,8 +121,8 @@ class State:
                 if lost and isinstance(e, ExecutionError):  # its class kept: DistributedError
                     raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
                 raise
-            n = len(outs) - len(program.state_out)
-            self._store(program.state_out, outs[n:])
+            n = len(outs) - len(program.plan.state_out)
+            self._store(program.plan.state_out, outs[n:])
             return outs[:n]
         finally:
             self.gate.exit_write()
@@ -130,9 +130,9 @@ class State:
     def _inputs(self, program) -> list:
         buffers = self.buffers
         try:
-            return [buffers[v] for v in program.state_in]
+            return [buffers[v] for v in program.plan.state_in]
         except KeyError:
-            raise self.unavailable(program.state_in, program.nodes) from None
+            raise self.unavailable(program.plan.state_in, program.nodes) from None
 
     def call(self, program, args) -> list:
         """The executable on ``args`` (by itself: for a program that uses no variable).
@@ -163,10 +163,10 @@ class State:
     def _abandon(self, program, job) -> None:
         """Ctrl-C left ``job`` running: the variables it writes wait for it (pending);
         those it only reads are held (a later run copies them before donating)."""
-        for v in program.state_out:
+        for v in program.plan.state_out:
             self.pending[v] = job
             self.buffers.pop(v, None)
-        for v in program.state_in:
+        for v in program.plan.state_in:
             if v not in self.pending:
                 self.held.setdefault(v, set()).add(job)
 
@@ -184,14 +184,14 @@ class State:
     def _settle(self, program, job) -> None:
         """An abandoned run ended: release what it held; the variables still waiting for
         it take its values (or are lost, if it failed)."""
-        for v in program.state_in:
+        for v in program.plan.state_in:
             jobs = self.held.get(v)
             if jobs is not None:
                 jobs.discard(job)
                 if not jobs:
                     del self.held[v]
-        n = len(program.state_out)
-        for k, v in enumerate(program.state_out):
+        n = len(program.plan.state_out)
+        for k, v in enumerate(program.plan.state_out):
             if self.pending.get(v) is not job:
                 continue  # given a new value meanwhile
             del self.pending[v]
@@ -205,8 +205,8 @@ class State:
     def _unhold(self, program, args, first) -> None:
         """Copy the buffers this run would donate while an interrupted run still reads them
         (donating a buffer that a running program reads deadlocks PJRT's CPU client)."""
-        for k, v in enumerate(program.state_in):
-            if v in self.held and v in program.state_out:
+        for k, v in enumerate(program.plan.state_in):
+            if v in self.held and v in program.plan.state_out:
                 copy = pjrt.copy(self.buffers[v])
                 self.buffers[v] = args[first + k] = copy
                 del self.held[v]
@@ -215,7 +215,7 @@ class State:
     def _lose_donated(self, program, error) -> list[str]:
         """After a failed run: the variables whose buffers it consumed are lost."""
         lost = []
-        for v in program.state_in:
+        for v in program.plan.state_in:
             buf = self.buffers.get(v)
             if buf is not None and pjrt.is_deleted(buf):
                 del self.buffers[v]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-import stablegraph.backend.session as session_module
+import stablegraph.backend.planning as planning_module
 from stablegraph import numpy as snp
 from stablegraph.graph import all_ops, extract, lookup, verify
 from stablegraph.ops import shape as shp
@@ -38,8 +38,8 @@ def prim(name: str, *xs, **attrs):
 
 
 def no_simplify_run(monkeypatch, fetches, feeds=None, graph=None):
-    """Run with the Session's simplify switched off: the graph exactly as built."""
-    monkeypatch.setattr(session_module, "simplify", lambda fn: fn)
+    """Run with the planner's simplify switched off: the graph exactly as built."""
+    monkeypatch.setattr(planning_module, "simplify", lambda fn: fn)
     with sg.Session(graph) as sess:
         out = sess.run(fetches, feeds)
     monkeypatch.undo()
