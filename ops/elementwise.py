@@ -254,7 +254,9 @@ tan = unary("tan", sh.tan, vjp=lambda x, y, ct: ad.mul(ct, ad.add(_one(y), ad.mu
             doc="tangent; stablehlo.tan")  # fmt: skip
 tanh = unary("tanh", sh.tanh, vjp=_tanh_vjp, fold=np.tanh,
              doc="hyperbolic tangent; stablehlo.tanh")  # fmt: skip
-logistic = unary("logistic", sh.logistic, vjp=lambda x, y, ct: ad.mul(ct, ad.mul(y, ad.sub(_one(y), y))),
+# d/dx logistic = y (1 - y), with 1 - y taken as logistic(-x): 1 - y rounds to 0 where y rounds to 1
+# (x > 17 in float64), but the slope there is e**-x, which logistic(-x) keeps
+logistic = unary("logistic", sh.logistic, vjp=lambda x, y, ct: ad.mul(ct, ad.mul(y, bind(logistic, ad.neg(x)))),
                  fold=_logistic_fold,
                  doc="1 / (1 + e**-x); stablehlo.logistic")  # fmt: skip
 erf = unary("erf", chlo.erf, "f", vjp=_erf_vjp, reasons={"fold": _NO_NUMPY},

@@ -18,8 +18,8 @@ import numpy as np
 from ...graph import Tensor, dtypes, library
 from .. import elementwise
 from .. import numpy_like as snp
-from ..custom_vjp import custom_vjp
 from ..numpy_like.core import asarray, error, normalize_axis, promote, result_dtype
+from ..scipy_like.log1mexp import log1mexp as log1mexp_of
 from ..scipy_like.partials import with_partials
 from ..scipy_like.special import (
     erfc,
@@ -401,24 +401,11 @@ def sparse_sigmoid(x) -> Tensor:
     return snp.clip((_floating(x) + 1.0) / 2.0, 0.0, 1.0)
 
 
-def _log1mexp_value(x):
-    large = x > math.log(2.0)
-    safe_large = snp.where(large, x, 1.0)
-    safe_small = snp.where(large, 1.0, x)
-    return snp.where(large, snp.log1p(-snp.exp(-safe_large)), snp.log(-snp.expm1(-safe_small)))
-
-
-_log1mexp = custom_vjp(_log1mexp_value)
-_log1mexp.__name__ = "log1mexp"
-# d/dx log(1 - e^-x) = 1 / expm1(x), everywhere (jax's): -1 far below 0, where the value is nan
-_log1mexp.defvjp(lambda x: (_log1mexp_value(x), x), lambda x, g: (g / snp.expm1(x),))
-
-
 @library()
 def log1mexp(x) -> Tensor:
     """log(1 - exp(-x)) for x > 0, accurate at both ends (log1p of -exp(-x) for large x,
     log of -expm1(-x) for small); derivative 1 / expm1(x)."""
-    return _log1mexp(_floating(x))
+    return log1mexp_of(_floating(x))
 
 
 @library()

@@ -178,3 +178,26 @@ def test_binary_primitives_are_strict_and_errors_point_here():
             bind(ew.exp, i)
         with pytest.raises(sg.GraphError, match="and wants a bool or integer dtype, got f32"):
             bind(ew.and_, x, x)
+
+
+def test_logistic_slopes_keep_their_digits_where_the_value_rounds_to_one(run):
+    """d/dx logistic = y (1 - y): with 1 - y computed as 1 - y it is 0 once y rounds to 1 (x > 17.3
+    in float32, 36.7 in float64), where the slope is about e**-x. Against y(x) y(-x) and its
+    derivative y(x) y(-x) (y(-x) - y(x)) in float64 (scipy's expit keeps the tails), at both
+    tails, at +-0 and at +-1."""
+    for dt, tol in ((np.float32, 2e-6), (np.float64, 1e-13)):
+        # out to where the slope is still a normal number (XLA's CPU flushes subnormals)
+        x = np.array([-700.0, -80.0, -40.0, -17.5, -1.0, -0.0, 0.0, 1.0, 17.5, 40.0, 80.0, 700.0], dt)
+        if dt == np.float32:
+            x = x[np.abs(x) < 100]
+
+        def slopes(p):
+            (d1,) = sg.gradients(sg.numpy.sum(bind(ew.logistic, p)), [p])
+            (d2,) = sg.gradients(sg.numpy.sum(d1), [p])
+            return [d1, d2]
+
+        d1, d2 = run(slopes, x)
+        up, down = scipy.special.expit(x.astype(np.float64)), scipy.special.expit(-x.astype(np.float64))
+        want1, want2 = up * down, up * down * (down - up)
+        np.testing.assert_allclose(d1, want1.astype(dt), rtol=tol, atol=0, err_msg=np.dtype(dt).name)
+        np.testing.assert_allclose(d2, want2.astype(dt), rtol=50 * tol, atol=0, err_msg=np.dtype(dt).name)

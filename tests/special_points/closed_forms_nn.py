@@ -151,13 +151,47 @@ def mish(order: int):
 
 
 def log1mexp(order: int):
-    """log(1 - e^-x): d1 = 1 / expm1(x), d2 = -e^x / expm1(x)^2."""
+    """log(1 - e^-x) (order 0), d1 = 1 / expm1(x), d2 = -e^x / expm1(x)^2, each above 0 written in
+    e^-x (e^-x / (1 - e^-x) and -e^-x / (1 - e^-x)^2), which neither overflows nor divides inf by inf."""
 
     def ref(x):
         x = _ld(x)
         with np.errstate(all="ignore"):
-            m = np.expm1(x)
-            return _f64(1 / m if order == 1 else -np.exp(x) / (m * m))
+            if order == 0:
+                return _f64(np.where(x == np.inf, 0, np.log(-np.expm1(-x))))
+            e = np.exp(-np.abs(x))
+            m = np.where(x > 0, -np.expm1(-x), np.expm1(x))
+            if order == 1:
+                return _f64(np.where(x > 0, e / m, 1 / m))
+            return _f64(np.where(x > 0, -e / (m * m), -np.exp(x) / (m * m)))
+
+    return ref
+
+
+def sigmoid(order: int):
+    """s(x) s(-x) and s(x) s(-x) (s(-x) - s(x)): jax's s (1 - s) loses the tail (0 from x = 37 on)
+    and the digits of 1 - s above 0."""
+
+    def ref(x):
+        x = _ld(x)
+        with np.errstate(all="ignore"):
+            up, down = _sigmoid(x), _sigmoid(-x)
+            return _f64(up * down if order == 1 else up * down * (down - up))
+
+    return ref
+
+
+def silu(order: int):
+    """x s(x): d1 = s + x s s(-x), d2 = s s(-x) (2 + x (s(-x) - s(x)))."""
+
+    def ref(x):
+        x = _ld(x)
+        with np.errstate(all="ignore"):
+            up, down = _sigmoid(x), _sigmoid(-x)
+            both = up * down
+            if order == 1:
+                return _f64(np.where(np.isinf(x), np.where(x > 0, 1, 0), up + x * both))
+            return _f64(np.where(np.isinf(x), 0, both * (2 + x * (down - up))))
 
     return ref
 

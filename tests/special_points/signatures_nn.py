@@ -45,7 +45,10 @@ _FORMS = {
         "d1ref": lambda x: cf.celu_alpha(1)(x, 1.0)[:1],
         "d2ref": lambda x: cf.celu_alpha(2)(x, 1.0)[:1],
     },
-    "log1mexp": cf.derivatives(cf.log1mexp),
+    "log1mexp": {"ref": cf.log1mexp(0), **cf.derivatives(cf.log1mexp)},
+    "sigmoid": cf.derivatives(cf.sigmoid),
+    "silu": cf.derivatives(cf.silu),
+    "swish": cf.derivatives(cf.silu),
     "elu": cf.derivatives(cf.elu),
     "selu": cf.derivatives(cf.elu, *cf.SELU),
 }

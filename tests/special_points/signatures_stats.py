@@ -383,8 +383,6 @@ PENDING: dict[str, str] = {
     "gumbel_r.logsf:value:zero sign": OPEN,  # (-10.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
     "gumbel_r.logsf[locscale]:value:zero sign": OPEN,  # (1.0, 3.4028234663852886e+38, 1.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
     "laplace.pdf[locscale]:value:ulps": OPEN,  # (1.0, 1.0, 1.1754943508222875e-38) ours np.float32(4.253549e+37) jax np.float32(4.2535164e+37) ref np.float64(4.253529586511731e+37)
-    "logistic.logpdf:d1:ulps": OPEN,  # (0.0) ours np.float32(-1.0) jax np.float32(0.0) ref np.float64(0.0)
-    "logistic.pdf:d1:ulps": OPEN,  # (0.0) ours np.float32(-0.25) jax np.float32(0.0) ref np.float64(0.0)
     "mode[axis=-1]:value:exact": OPEN,  # [17] ours np.int32(1) jax np.int32(4) ref np.int64(4)
     "nbinom.logpmf:d1:inf": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
     "nbinom.logpmf:d1:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)

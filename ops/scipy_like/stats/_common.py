@@ -13,7 +13,6 @@ import numpy as np
 from ....graph import Tensor, dtypes, library
 from ... import numpy_like as snp
 from ...numpy_like.core import asarray, result_dtype
-from ..partials import with_partials
 
 
 def _nan_in_nan_out(fn):
@@ -93,52 +92,6 @@ def mirror(x):
     return const(0.0, x) - x
 
 
-def softplus(x):
-    """log(1 + exp(x)) without overflow, slope exp(x) / (1 + exp(x)) everywhere: 1/2 at 0, where
-    ``maximum(x, 0) + log1p(exp(-|x|))`` has 0 (maximum's tie halves one slope, abs's takes the
-    other). Each branch sees only its own side of 0, so the one not taken has no inf to multiply
-    by its zero cotangent."""
-    zero = const(0.0, x)
-    up = x > zero
-    above, below = snp.where(up, x, zero), snp.where(up, zero, x)
-    return snp.where(up, above + snp.log1p(snp.exp(-above)), snp.log1p(snp.exp(below)))
-
-
-# log(1 - exp(-u)) switches from log(-expm1(-u)) to log1p(-exp(-u)) here: measured on XLA's CPU
-# float64, log1p(-y) is up to 99 ulps off for y in (0.22, 0.5) (u in (0.7, 1.5)), and the log
-# form reaches 5 ulps at u = 3 and grows past it; either is within 2 ulps on its own side of 1.5
-_LOG1MEXP_SWITCH = 1.5
-
-
-def _log1mexp_value(u):
-    far = u > const(_LOG1MEXP_SWITCH, u)
-    big = snp.where(far, u, const(2.0, u))
-    small = snp.where(far, const(1.0, u), u)
-    out = snp.where(far, snp.log1p(-snp.exp(-big)), snp.log(-snp.expm1(-small)))
-    return snp.where(u == const(np.inf, u), const(0.0, u), out)  # +0 at u = inf, as scipy's (log1p gives -0)
-
-
-def _log1mexp_slope(u):
-    """1 / expm1(u), written exp(-u) / -expm1(-u): inf at u = 0, 0 (and a finite derivative) at u = inf."""
-    e = snp.exp(-u)
-    return (e / -snp.expm1(-u),)
-
-
-# log(1 - exp(-u)) for u >= 0, in the form that keeps its digits on each side of the switch (each
-# branch's argument held on its own side, so the other's inf meets no zero cotangent); its slope
-# is the closed form 1 / expm1(u), +inf at u = +0 (the log cdf of expon at 0), whose own
-# derivative is finite at u = inf where the spliced value's chain rule gives inf * 0
-log1mexp = with_partials("log1mexp", _log1mexp_value, _log1mexp_slope)
-
-
-def expit(x):
-    """1 / (1 + exp(-x)), each side in the form that keeps its digits (e / (1 + e) below 0)."""
-    zero, one = const(0.0, x), const(1.0, x)
-    up = x > zero
-    e = snp.exp(snp.where(up, -x, x))
-    return snp.where(up, one / (one + e), e / (one + e))
-
-
 def standardize(x, loc, scale):
     """``(x - loc) / scale`` and the promoted ``scale``."""
     x, loc, scale = floats(x, loc, scale)
@@ -174,6 +127,5 @@ __all__ = [
     "floats",
     "log_of",
     "nan_where",
-    "softplus",
     "standardize",
 ]

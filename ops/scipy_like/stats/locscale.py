@@ -11,18 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
-from ._common import (
-    Distribution,
-    clamp,
-    const,
-    expit,
-    floats,
-    log1mexp,
-    mirror,
-    nan_where,
-    softplus,
-    standardize,
-)
+from ..log1mexp import log1mexp
+from ..special import expit
+from ._common import Distribution, clamp, const, floats, mirror, nan_where, standardize
+
+
+def _softplus(x):
+    """log(1 + e**x) as logaddexp(x, 0): no overflow, slope 1/2 at 0 (logaddexp's tie rule)."""
+    return snp.logaddexp(x, const(0.0, x))
 
 
 def _bad_q(q, scale):
@@ -159,16 +155,16 @@ def _logit(q):
     return snp.log(q) - snp.log1p(-q)
 
 
-_logistic_logpdf = _of_z(lambda z: -snp.abs(z) - const(2.0, z) * softplus(-snp.abs(z)), log_scale=True)
+_logistic_logpdf = _of_z(lambda z: -snp.abs(z) - const(2.0, z) * _softplus(-snp.abs(z)), log_scale=True)
 logistic = Distribution(
     "logistic",
     "The logistic distribution, density exp(-z) / (scale (1 + exp(-z))**2).",
     logpdf=_logistic_logpdf,
     pdf=_density(_logistic_logpdf),
     cdf=_of_z(expit),
-    logcdf=_of_z(lambda z: -softplus(-z)),
+    logcdf=_of_z(lambda z: -_softplus(-z)),
     sf=_of_z(lambda z: expit(-z)),
-    logsf=_of_z(lambda z: -softplus(z)),
+    logsf=_of_z(lambda z: -_softplus(z)),
     ppf=_inverse(_logit),
     isf=_inverse(lambda q: mirror(_logit(q))),
 )

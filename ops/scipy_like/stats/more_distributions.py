@@ -18,8 +18,9 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ...numpy_like.core import error
+from ..log1mexp import log1mexp
 from ..special import betaln, gammainc, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log1mexp, mirror, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
 
 
 def _on_integers(k, low, high, value):
