@@ -65,7 +65,7 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import checkpoint_policies, constant, lax, nn, optim, random
+from .ops import checkpoint_policies, constant, lax, nn, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.casting import cast
@@ -92,6 +92,7 @@ from .ops.state import (
     trainable_variables,
     variables_initializer,
 )
+from .train import optim, scipy_optimize
 from .transforms import (
     grad,
     gradients,
@@ -107,6 +108,10 @@ from .transforms import (
     vmap,
 )
 from .viz import draw
+
+# sg.scipy is the ops layer's scipy_like; its optimize needs gradients, so it is made in the train
+# layer above transforms and hung here, where scipy users look for it
+scipy.optimize = scipy_optimize
 
 numpy.functional.use_vectorize(vectorize)  # snp.vectorize / apply_along_axis batch through sg.vectorize
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..graph import Tensor, current_graph, register_overloads, unflatten
+from ..graph import Tensor, current_graph, unflatten
 from ..graph.tree import describe, leaf_paths
 from ..ops import ad_util
 from ..ops.numpy_like import asarray
@@ -201,7 +201,3 @@ def _grad_ys(grad_ys, ys) -> list:
     if len(grad_ys) != len(ys):
         raise error(f"gradients wants one grad_ys entry per y: {len(ys)} ys, {len(grad_ys)} grad_ys")
     return list(grad_ys)
-
-
-# Optimizers (sg.optim, in the ops layer below) reach gradients through the overload table.
-register_overloads({"gradients": gradients})

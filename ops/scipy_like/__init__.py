@@ -1,5 +1,9 @@
-"""sg.scipy: scipy's names and semantics where graphs need them (ops layer)."""
+"""sg.scipy: scipy's names and semantics where graphs need them (ops layer).
 
-from . import linalg, optimize, special, stats
+sg.scipy.optimize needs gradients, so it lives above transforms (train/scipy_optimize.py);
+the package's __init__ hangs it here, where users look for it.
+"""
 
-__all__ = ["linalg", "optimize", "special", "stats"]
+from . import linalg, special, stats
+
+__all__ = ["linalg", "special", "stats"]

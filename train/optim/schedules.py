@@ -1,4 +1,4 @@
-"""Learning-rate schedules: callables ``step -> value`` with optax's formulas (ops layer).
+"""Learning-rate schedules: callables ``step -> value`` with optax's formulas (train layer).
 
 A schedule takes the update number (the global step at the start of a run,
 0 for the first update) and gives the learning rate. Called on a Tensor
@@ -16,7 +16,7 @@ import math
 
 from ...graph import Tensor, dtypes, library_call
 from ...graph.library import returns
-from .. import numpy_like as snp
+from ...ops import numpy_like as snp
 from . import checks
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""sg.optim: optimizers, schedules and clipping as graph ops (ops layer).
+"""sg.optim: optimizers, schedules and clipping as graph ops (train layer).
 
     opt = sg.optim.adam(sg.optim.cosine_decay(1e-3, steps=2000))
     train = opt.minimize(loss)          # one train op: every trainable variable + global_step

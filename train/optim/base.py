@@ -1,4 +1,4 @@
-"""The Optimizer: gradients in, one train op out; state kept in Variables (ops layer).
+"""The Optimizer: gradients in, one train op out; state kept in Variables (train layer).
 
 ``opt.minimize(loss)`` takes the gradients of ``loss`` with respect to the
 trainable variables and ``opt.apply_gradients(pairs)`` turns (grad, var)
@@ -38,12 +38,12 @@ from ...graph import (
     user_location,
 )
 from ...graph.library import returns
-from ...graph.overloads import overload
 from ...graph.structural import sharding_of
 from ...graph.variables import Variable as VariableTensor
-from ..nn.updates import updates_for
-from ..numpy_like.core import asarray, broadcast_to
-from ..state import Variable, assign, global_step, group
+from ...ops.nn.updates import updates_for
+from ...ops.numpy_like.core import asarray, broadcast_to
+from ...ops.state import Variable, assign, global_step, group
+from ...transforms import gradients
 from . import checks
 from .clipping import clip_by_global_norm
 from .schedules import _as_schedule
@@ -138,7 +138,7 @@ class Optimizer:
                 raise _error("minimize: the graph has no trainable variables (make some with sg.Variable)")
         var_list = list(var_list)
         self._check_vars(var_list)
-        grads = overload("gradients")(loss, var_list)
+        grads = gradients(loss, var_list)
         return list(zip(grads, var_list))
 
     def minimize(self, loss, var_list=None, global_step=None) -> Tensor:

@@ -1,4 +1,4 @@
-"""The optimizers: sgd, momentum, adam, adamw, rmsprop, adagrad, with optax's math (ops layer).
+"""The optimizers: sgd, momentum, adam, adamw, rmsprop, adagrad, with optax's math (train layer).
 
 Each factory returns an Optimizer (base.py); ``learning_rate`` is a number,
 a schedule (``step -> value``, see schedules.py) or a Tensor (e.g. a
@@ -22,8 +22,8 @@ Updates, with g the gradient, lr the learning rate and k the update number
 from __future__ import annotations
 
 from ...graph import GraphError, located, user_location
-from .. import numpy_like as snp
-from ..numpy_like.core import asarray
+from ...ops import numpy_like as snp
+from ...ops.numpy_like.core import asarray
 from . import checks
 from .base import Optimizer
 

@@ -1,4 +1,4 @@
-"""Gradient clipping by global norm, as TF1's tf.clip_by_global_norm (ops layer).
+"""Gradient clipping by global norm, as TF1's tf.clip_by_global_norm (train layer).
 
 ``clipped, norm = sg.optim.clip_by_global_norm(grads, 1.0)`` scales every
 tensor by ``max_norm / max(norm, max_norm)``, where ``norm`` is the 2-norm
@@ -9,8 +9,8 @@ kept. None entries pass through (a variable without a gradient).
 from __future__ import annotations
 
 from ...graph import GraphError, Tensor, dtypes, library, located, user_location
-from .. import numpy_like as snp
-from ..numpy_like.core import asarray
+from ...ops import numpy_like as snp
+from ...ops.numpy_like.core import asarray
 from . import checks
 
 __all__ = ["global_norm", "clip_by_global_norm"]

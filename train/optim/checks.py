@@ -1,4 +1,4 @@
-"""Argument checks of sg.optim's factories: typed errors at the user's line (ops layer).
+"""Argument checks of sg.optim's factories: typed errors at the user's line (train layer).
 
 Hyperparameters (rates, betas, step counts, norms) are checked when the
 optimizer, schedule or clipping is made, so a wrong one is a GraphError at

@@ -1,9 +1,8 @@
-"""sg.scipy.optimize: minimize (BFGS) built from graph ops (ops layer).
+"""sg.scipy.optimize: minimize (BFGS) built from graph ops (train layer: it needs gradients).
 
 ``minimize(fun, x0, args)`` traces ``fun`` (a Python function of a 1-D
 Tensor building graph ops, like jax.scipy.optimize.minimize) and its
-gradient (``sg.gradients``, reached through the overload table since
-transforms sit above ops) into nested while loops: the BFGS iteration, and
+gradient (``sg.gradients``) into nested while loops: the BFGS iteration, and
 inside it a line search for a step meeting the strong Wolfe conditions
 (bracketing, then zoom with cubic / quadratic interpolation and bisection as
 the fallback, Nocedal & Wright's algorithms 3.5 and 3.6, as scipy's BFGS
@@ -19,11 +18,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...graph import Tensor, dtypes, library
-from ...graph.overloads import overload
-from .. import numpy_like as snp
-from ..control_api import while_loop
-from ..numpy_like.core import asarray, error
+from ..graph import Tensor, dtypes, library
+from ..ops import numpy_like as snp
+from ..ops.control_api import while_loop
+from ..ops.numpy_like.core import asarray, error
+from ..transforms import gradients
 
 _C1, _C2 = 1e-4, 0.9  # the strong Wolfe constants of scipy's BFGS
 _BRACKET_STEPS, _ZOOM_STEPS = 10, 10
@@ -51,7 +50,7 @@ def _value_and_grad(fun, args):
         y = asarray(fun(x, *args))
         if y.shape != ():
             raise error(f"minimize wants fun to return a scalar, got {y.type}")
-        return y.astype(x.dtype), overload("gradients")(y, [x])[0]
+        return y.astype(x.dtype), gradients(y, [x])[0]
 
     return fg
 
