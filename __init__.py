@@ -70,14 +70,14 @@ from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.casting import cast
 from .ops.checkpoint import checkpoint, remat
-from .ops.constants import dim_size
 from .ops.control_api import cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_jvp import custom_jvp
 from .ops.custom_vjp import custom_vjp
-from .ops.elementwise import stop_gradient
-from .ops.ensure_shape import ensure_shape
 from .ops.nn.reuse import AUTO_REUSE
-from .ops.remat import checkpoint_name
+from .ops.primitives.constants import dim_size
+from .ops.primitives.elementwise import stop_gradient
+from .ops.primitives.ensure_shape import ensure_shape
+from .ops.primitives.remat import checkpoint_name
 from .ops.state import (
     Variable,
     assign,
@@ -132,7 +132,7 @@ _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 from . import sharding  # noqa: E402
 from .backend import distributed  # noqa: E402
 from .backend.distributed import DistributedError, process_count, process_index  # noqa: E402
-from .ops.collectives import (  # noqa: E402
+from .ops.primitives.collectives import (  # noqa: E402
     all_gather,
     all_to_all,
     axis_index,
@@ -143,7 +143,7 @@ from .ops.collectives import (  # noqa: E402
     psum,
     psum_scatter,
 )
-from .ops.sharding_constraint import sharding_constraint  # noqa: E402
+from .ops.primitives.sharding_constraint import sharding_constraint  # noqa: E402
 from .ops.spmd import spmd  # noqa: E402
 from .sharding import Mesh, NamedSharding, PartitionSpec, devices, make_mesh  # noqa: E402
 from .transforms import shard  # noqa: E402

@@ -21,7 +21,7 @@ from ..graph import CompileError, FeedError, GraphError, TensorType, located
 from ..graph.dims import evaluate, substitute, symbols
 from ..graph.function import bind_symbols
 from ..graph.rewrite import Walk
-from ..ops import hlo
+from ..ops.primitives import hlo
 from ..sharding import Mesh, sdy_mesh, sdy_sharding
 
 

@@ -39,7 +39,7 @@ from ..graph import (
 )  # fmt: skip
 from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
-from ..ops.random.keys import seed_words
+from ..ops.random_keys import seed_words
 from ..sharding import Mesh
 from . import checkpoint, distributed, pjrt
 from . import feeds as feeding

@@ -41,11 +41,11 @@ from ..graph import (
     user_location,
 )
 from ..graph.function import inline
-from . import ad_util
-from .control.common import out_types
 from .nests import tensor_leaves
-from .registry import bind_node
-from .remat import optimization_barrier
+from .primitives import ad_util
+from .primitives.control.common import out_types
+from .primitives.registry import bind_node
+from .primitives.remat import optimization_barrier
 
 
 class CheckpointAttrs(Attrs):

@@ -14,8 +14,8 @@ jax.checkpoint_policies' names and meanings, reachable as
 
 from __future__ import annotations
 
-from .linalg import dot_general_op
-from .remat import checkpoint_name_op
+from .primitives.dot_general import dot_general_op
+from .primitives.remat import checkpoint_name_op
 
 
 def everything_saveable(op, *in_types, **attrs) -> bool:

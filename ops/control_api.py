@@ -31,13 +31,13 @@ from ..graph import (
     user_location,
 )
 from ..graph.dims import check_dim
-from . import elementwise as ew
-from .compare import clamp, compare, convert, select
-from .constants import constant
-from .control import cond_call, scan_call, while_call
 from .nests import tensor_leaves
-from .registry import bind
-from .shape import broadcast_in_dim
+from .primitives import elementwise as ew
+from .primitives.compare import clamp, compare, convert, select
+from .primitives.constants import constant
+from .primitives.control import cond_call, scan_call, while_call
+from .primitives.registry import bind
+from .primitives.shape import broadcast_in_dim
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 

@@ -40,12 +40,12 @@ from ..graph import (
     user_location,
 )
 from ..graph.tree import describe
-from . import ad_util as ad
-from .batching import batched_at
-from .constants import constant
 from .custom_vjp import passthrough_infer, passthrough_lower, passthrough_vary
-from .elementwise import stop_gradient
-from .registry import bind_node
+from .primitives import ad_util as ad
+from .primitives.batching import batched_at
+from .primitives.constants import constant
+from .primitives.elementwise import stop_gradient
+from .primitives.registry import bind_node
 
 MAX_NESTING = 4  # levels of a jvp that calls its own function, traced as custom_jvp calls
 

@@ -40,11 +40,11 @@ from ..graph import (
 )
 from ..graph.function import inline
 from ..graph.tree import describe, leaf_paths
-from . import ad_util as ad
-from .batching import batched_at
-from .constants import constant
-from .reduce import reduce
-from .registry import bind_node
+from .primitives import ad_util as ad
+from .primitives.batching import batched_at
+from .primitives.constants import constant
+from .primitives.reduce import reduce
+from .primitives.registry import bind_node
 
 
 class CustomVJPAttrs(Attrs):

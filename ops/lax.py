@@ -18,17 +18,10 @@ import enum
 import numpy as np
 
 from ..graph import GraphError, Tensor, dtypes, located, user_location
-from . import compare as _compare
-from . import constants, control_api, cumulative, shape, slicing
-from . import elementwise as ew
+from . import control_api
 from . import lax_linalg as linalg
 from . import numpy_like as snp
-from . import reduce as _reduce
-from . import sort as _sort
-from . import transcendental as tr
-from .collectives import all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter
-from .complex_parts import complex, conj, imag, real
-from .convolution import (
+from .lax_convolution import (
     ConvDimensionNumbers,
     conv,
     conv_dimension_numbers,
@@ -37,7 +30,6 @@ from .convolution import (
     conv_with_general_padding,
     padtype_to_pads,
 )
-from .fft import fft as _fft
 from .lax_indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -57,12 +49,31 @@ from .lax_indexing import (
     scatter_mul,
     slice_in_dim,
 )
-from .linalg import dot_general as _dot_general
 from .numpy_like import creation, manipulation
-from .precision import reduce_precision
-from .registry import bind
-from .top_k import top_k
-from .windowed import window_reduce
+from .primitives import compare as _compare
+from .primitives import constants, cumulative, shape, slicing
+from .primitives import elementwise as ew
+from .primitives import reduce as _reduce
+from .primitives import sort as _sort
+from .primitives import transcendental as tr
+from .primitives.collectives import (
+    all_gather,
+    all_to_all,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
+from .primitives.complex_parts import complex, conj, imag, real
+from .primitives.dot_general import dot_general as _dot_general
+from .primitives.fft import fft as _fft
+from .primitives.precision import reduce_precision
+from .primitives.registry import bind
+from .primitives.top_k import top_k
+from .primitives.windowed import window_reduce
 
 
 def _error(message: str) -> GraphError:

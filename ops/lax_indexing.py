@@ -16,12 +16,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ..graph import GraphError, Tensor, dtypes, located, user_location
-from . import compare, constants, prims, reduce, slicing
-from .dynamic_slicing import dynamic_slice as _dynamic_slice
-from .dynamic_slicing import dynamic_update_slice as _dynamic_update_slice
-from .indexing import gather as _gather
-from .indexing import scatter as _scatter
 from .numpy_like import manipulation
+from .primitives import compare, constants, prims, reduce, slicing
+from .primitives.dynamic_slicing import dynamic_slice as _dynamic_slice
+from .primitives.dynamic_slicing import dynamic_update_slice as _dynamic_update_slice
+from .primitives.indexing import gather as _gather
+from .primitives.indexing import scatter as _scatter
 
 
 def _error(message: str) -> GraphError:

@@ -10,8 +10,8 @@ QR, partial spectra) are a clear error rather than a silent difference.
 from __future__ import annotations
 
 from ..graph import GraphError, located, user_location
-from . import complex_parts, shape
-from . import factorizations as fz
+from .primitives import complex_parts, shape
+from .primitives import factorizations as fz
 
 triangular_solve = fz.triangular_solve
 

@@ -41,11 +41,11 @@ from ..graph import (
 from ..graph.function import inline
 from ..graph.tree import leaf_paths
 from ..sharding import PartitionSpec, sdy_sharding
-from . import ad_util, hlo
-from .collectives import all_reduce_op, tracing_region
-from .control.common import out_types
 from .nests import tensor_leaves
-from .registry import bind_node
+from .primitives import ad_util, hlo
+from .primitives.collectives import all_reduce_op, tracing_region
+from .primitives.control.common import out_types
+from .primitives.registry import bind_node
 from .spmd_specs import Spec, check_replicated, error, normalize, result_path, specs_for
 
 

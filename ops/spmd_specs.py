@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..graph import GraphError, located, user_location
 from ..graph.tree import PrefixMismatch, describe, prefix_leaves
 from ..sharding import PartitionSpec
-from .replication import varies
+from .primitives.replication import varies
 
 Spec = tuple[tuple[str, ...], ...]  # per dim, the mesh axes it is split over (major first)
 

@@ -42,12 +42,12 @@ from ..graph.library import returns
 from ..graph.structural import ShardedVariableAttrs, check_spec
 from ..graph.variables import Variable as VariableTensor
 from ..graph.variables import VariableAttrs, seed_op, variable_op
-from . import hlo
-from .compare import convert
 from .numpy_like.core import asarray
 from .numpy_like.manipulation import broadcast_to
-from .random.keys import fold_in, remember_words
-from .registry import bind, bind_node
+from .primitives import hlo
+from .primitives.compare import convert
+from .primitives.registry import bind, bind_node
+from .random_keys import fold_in, remember_words
 
 __all__ = [
     "Variable", "assign", "assign_add", "assign_sub", "group", "placeholder_with_default", "training_switch",

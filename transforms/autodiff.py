@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 from ..graph import Tensor, current_graph, unflatten
 from ..graph.tree import describe, leaf_paths
-from ..ops import ad_util
 from ..ops.numpy_like import asarray
+from ..ops.primitives import ad_util
 from .ad_args import as_values, check_argnums, error, tensor_leaves, with_args, wrap
 from .backward import backward, check_differentiable
 from .forward import forward

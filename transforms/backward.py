@@ -12,7 +12,7 @@ VJPContext) lets the rules of body-holding ops run this pass on a body.
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, emitting_for, located, name_scope, user_location
-from ..ops import ad_util
+from ..ops.primitives import ad_util
 from .simplify import simplify
 
 

@@ -22,8 +22,8 @@ name:
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, current_graph, emitting_for, located, name_scope
-from ..ops import ad_util
-from ..ops.registry import bind_node
+from ..ops.primitives import ad_util
+from ..ops.primitives.registry import bind_node
 from .backward import CONTEXT as VJP_CONTEXT
 from .backward import VJPContext, backward, relevant_nodes
 

@@ -21,7 +21,7 @@ from ..graph import (
     unflatten,
     user_location,
 )
-from ..ops.sharding_constraint import sharding_constraint
+from ..ops.primitives.sharding_constraint import sharding_constraint
 from ..sharding import Mesh, PartitionSpec, as_spec, check_axes
 
 __all__ = ["shard"]

@@ -25,7 +25,7 @@ from ..graph import (
 )  # fmt: skip
 from ..graph.dims import symbols
 from ..graph.rewrite import Rewriter
-from ..ops.batching import batched_at
+from ..ops.primitives.batching import batched_at
 from .vectorize_args import axes_for, check_axes, check_sizes, chunked, leaves_of
 
 

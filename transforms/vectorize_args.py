@@ -16,11 +16,11 @@ import numpy as np
 
 from ..graph import GraphError, dims, located, user_location
 from ..graph.tree import PrefixMismatch, describe, leaf_paths, prefix_leaves
-from ..ops import shape, slicing
-from ..ops.batching import moveaxis
 from ..ops.control_api import scan
 from ..ops.nests import tensor_leaves
 from ..ops.numpy_like import concatenate
+from ..ops.primitives import shape, slicing
+from ..ops.primitives.batching import moveaxis
 
 
 def _error(message: str) -> GraphError:

@@ -16,9 +16,9 @@ import numbers
 import numpy as np
 
 from ...graph import Tensor, dtypes, library
-from .. import elementwise
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error, normalize_axis, promote, result_dtype
+from ..primitives import elementwise
 from ..scipy_like.log1mexp import log1mexp as log1mexp_of
 from ..scipy_like.partials import with_partials
 from ..scipy_like.special import (

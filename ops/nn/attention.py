@@ -24,10 +24,10 @@ import numpy as np
 
 from ...graph import Tensor, dtypes, library, name_scope
 from ...graph.library import returns
-from .. import elementwise
 from .. import numpy_like as snp
-from ..linalg import dot_general
 from ..numpy_like.core import asarray, error
+from ..primitives import elementwise
+from ..primitives.dot_general import dot_general
 from ..state import Variable
 from . import initializers
 from .activations import softmax

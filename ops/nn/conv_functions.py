@@ -18,7 +18,7 @@ import numbers
 from contextlib import nullcontext
 
 from ...graph import Tensor, dtypes, name_scope
-from ..convolution import conv_general_dilated
+from ..lax_convolution import conv_general_dilated
 from ..numpy_like.core import asarray, error
 
 __all__ = ["conv2d"]

@@ -19,8 +19,8 @@ import numbers
 from ...graph import Tensor, dtypes
 from ...graph.library import returns
 from .. import numpy_like as snp
-from ..convolution import ConvDimensionNumbers, conv_general_dilated
-from ..convolution import conv_transpose as lax_conv_transpose
+from ..lax_convolution import ConvDimensionNumbers, conv_general_dilated
+from ..lax_convolution import conv_transpose as lax_conv_transpose
 from ..numpy_like.core import asarray, error
 from ..state import Variable
 from . import initializers

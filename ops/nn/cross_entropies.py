@@ -13,9 +13,9 @@ from __future__ import annotations
 from ...graph import Tensor, library
 from ...graph.dims import unify
 from .. import numpy_like as snp
-from ..elementwise import stop_gradient
-from ..ensure_shape import ensure_shape
 from ..numpy_like.core import asarray, error, normalize_axis
+from ..primitives.elementwise import stop_gradient
+from ..primitives.ensure_shape import ensure_shape
 from .activations import _floating
 from .losses import (
     sigmoid_binary_cross_entropy,

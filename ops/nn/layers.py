@@ -16,8 +16,8 @@ import numbers
 from ...graph import GraphError, Tensor, current_graph, dtypes, library, located, user_location
 from ...graph.library import returns
 from .. import numpy_like as snp
-from ..linalg import dot_general
 from ..numpy_like.core import asarray
+from ..primitives.dot_general import dot_general
 from ..random import bernoulli
 from ..random.generator import default_generator
 from ..state import Variable, training_switch

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...graph import Tensor, dtypes, library
 from ..numpy_like.core import asarray, error
-from ..windowed import padding_pairs, window_reduce
+from ..primitives.windowed import padding_pairs, window_reduce
 
 __all__ = ["avg_pool", "max_pool", "min_pool"]
 

@@ -29,10 +29,10 @@ import numpy as np
 from ...graph import Tensor, library
 from ...graph.dims import unify
 from .. import numpy_like as snp
-from ..elementwise import stop_gradient
-from ..ensure_shape import ensure_shape
-from ..linalg import dot_general
 from ..numpy_like.core import asarray, error
+from ..primitives.dot_general import dot_general
+from ..primitives.elementwise import stop_gradient
+from ..primitives.ensure_shape import ensure_shape
 from ..random.candidates import log_uniform_candidate_sampler
 from .cross_entropies import (
     sigmoid_cross_entropy_with_logits,

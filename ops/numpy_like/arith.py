@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes, function
-from ..compare import convert
-from ..registry import bind_node, lookup
+from ..primitives.compare import convert
+from ..primitives.registry import bind_node, lookup
 from .core import asarray, broadcast_shapes, error, normalize_axis, promote, result_dtype
 from .creation import zeros
 from .manipulation import concatenate, expand_dims, moveaxis, ravel, reshape

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from .. import slicing
-from ..compare import convert
-from ..constants import iota
+from ..primitives import slicing
+from ..primitives.compare import convert
+from ..primitives.constants import iota
 from .core import asarray, error, normalize_axis, result_dtype
 from .creation import zeros
 from .indexing import take

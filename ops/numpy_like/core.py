@@ -13,11 +13,11 @@ import numpy as np
 from ...graph import GraphError, Tensor, dtypes, located, result_type, user_location
 from ...graph.dims import SymbolicSize, broadcast_dims, shape_str, unify
 from ...graph.dtypes import weak_point
-from ..compare import convert
-from ..constants import constant, dim_value
-from ..ensure_shape import ensure_shape
-from ..shape import broadcast_in_dim, reshape
-from ..slicing import concatenate
+from ..primitives.compare import convert
+from ..primitives.constants import constant, dim_value
+from ..primitives.ensure_shape import ensure_shape
+from ..primitives.shape import broadcast_in_dim, reshape
+from ..primitives.slicing import concatenate
 
 
 def error(message: str) -> GraphError:

@@ -16,9 +16,9 @@ import numpy as np
 
 from ...graph import GraphError, Tensor, dtypes
 from ...graph.dims import SymbolicSize, check_shape, range_length
-from ..compare import convert
-from ..constants import iota
-from ..shape import broadcast_in_dim
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.shape import broadcast_in_dim
 from .core import asarray, broadcast_shapes, broadcast_to, error, is_scalar, result_dtype
 from .manipulation import expand_dims, moveaxis
 from .ufuncs import add, equal, floor, less_equal, logical_not, multiply, subtract, true_divide, where

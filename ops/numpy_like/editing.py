@@ -14,9 +14,9 @@ import numbers
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from ..compare import convert
-from ..constants import iota
-from ..elementwise import stop_gradient
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.elementwise import stop_gradient
 from .core import asarray, broadcast_shapes, error, normalize_axis, result_dtype
 from .creation import zeros
 from .indexing import take, take_along_axis

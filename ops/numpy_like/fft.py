@@ -17,10 +17,10 @@ import math
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from .. import ad_util as ad
-from .. import complex_parts, constants, prims, slicing
-from .. import fft as fft_prim
-from ..compare import convert
+from ..primitives import ad_util as ad
+from ..primitives import complex_parts, constants, prims, slicing
+from ..primitives import fft as fft_prim
+from ..primitives.compare import convert
 from .core import asarray, error, normalize_axes
 
 _NORMS = ("backward", "ortho", "forward")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..compare import convert
-from ..constants import iota
+from ..primitives.compare import convert
+from ..primitives.constants import iota
 from . import creation
 from .core import asarray, broadcast_to, error
 from .creation import linspace

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from ..compare import convert
+from ..primitives.compare import convert
 from .core import asarray, error
 from .creation import linspace, zeros
 from .manipulation import clip, ravel, reshape, stack

@@ -23,10 +23,10 @@ import numpy as np
 
 from ...graph import Tensor, dims, dtypes
 from ...graph.dims import Dim, is_symbolic
-from .. import slicing as sl
-from ..compare import convert
-from ..constants import constant, dim_size
-from ..shape import broadcast_in_dim
+from ..primitives import slicing as sl
+from ..primitives.compare import convert
+from ..primitives.constants import constant, dim_size
+from ..primitives.shape import broadcast_in_dim
 from .core import asarray, broadcast_shapes, error
 from .ufuncs import add, less, where
 

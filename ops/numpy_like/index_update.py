@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import Tensor, dims, dtypes, register_overloads
-from .. import indexing as prim
-from .. import slicing as sl
-from ..compare import convert
-from ..constants import dim_value, iota
-from ..shape import broadcast_in_dim, reshape, transpose
+from ..primitives import indexing as prim
+from ..primitives import slicing as sl
+from ..primitives.compare import convert
+from ..primitives.constants import dim_value, iota
+from ..primitives.shape import broadcast_in_dim, reshape, transpose
 from .core import asarray, error
 from .index_spec import IndexEntry, arrays_adjacent, index_array_shape, parse_index, stack_indices
 from .indexing import getitem

@@ -13,11 +13,11 @@ import numpy as np
 
 from ...graph import Tensor, dims, dtypes, register_overloads
 from ...graph.dims import Dim, is_symbolic
-from .. import indexing as prim
-from .. import slicing as sl
-from ..compare import convert
-from ..constants import constant, dim_size
-from ..shape import reshape
+from ..primitives import indexing as prim
+from ..primitives import slicing as sl
+from ..primitives.compare import convert
+from ..primitives.constants import constant, dim_size
+from ..primitives.shape import reshape
 from .core import asarray, broadcast_shapes, broadcast_to, error, normalize_axis
 from .index_spec import (
     IndexEntry,

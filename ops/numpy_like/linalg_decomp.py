@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...graph import Tensor, dtypes
-from .. import factorizations
-from ..complex_parts import conj
+from ..primitives import factorizations
+from ..primitives.complex_parts import conj
 from .core import asarray, error
 from .manipulation import swapaxes
 from .ufuncs import add, multiply

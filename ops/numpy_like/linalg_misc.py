@@ -6,7 +6,7 @@ on the last axes (diagonal and matrix_transpose on the last two).
 
 from __future__ import annotations
 
-from ..complex_parts import conj
+from ..primitives.complex_parts import conj
 from .core import asarray, broadcast_shapes, broadcast_to, error, normalize_axis, result_dtype
 from .creation import eye
 from .manipulation import moveaxis, stack, swapaxes

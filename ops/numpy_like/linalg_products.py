@@ -13,13 +13,13 @@ from collections import Counter
 
 from ...graph import dtypes, library
 from ...graph.dims import shape_str
-from ..compare import compare, convert, select
-from ..complex_parts import conj
-from ..constants import iota
-from ..linalg import dot_general
-from ..reduce import reduce
-from ..shape import reshape as prim_reshape
-from ..shape import transpose as prim_transpose
+from ..primitives.compare import compare, convert, select
+from ..primitives.complex_parts import conj
+from ..primitives.constants import iota
+from ..primitives.dot_general import dot_general
+from ..primitives.reduce import reduce
+from ..primitives.shape import reshape as prim_reshape
+from ..primitives.shape import transpose as prim_transpose
 from .core import (
     accumulate_dtype,
     asarray,

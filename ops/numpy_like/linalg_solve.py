@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...graph import dtypes
-from .. import factorizations
+from ..primitives import factorizations
 from .core import asarray, broadcast_shapes, broadcast_to, error, result_dtype
 from .creation import eye
 from .indexing import take_along_axis

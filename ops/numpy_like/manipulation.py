@@ -14,8 +14,8 @@ import numpy as np
 
 from ...graph import Tensor, dtypes
 from ...graph.dims import check_shape, div, is_symbolic, mul, prod
-from .. import shape as prim
-from .. import slicing
+from ..primitives import shape as prim
+from ..primitives import slicing
 from .core import asarray, broadcast_shapes, error, normalize_axes, normalize_axis, result_dtype
 from .core import broadcast_to as _broadcast_to
 from .ufuncs import maximum, minimum

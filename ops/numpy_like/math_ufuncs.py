@@ -16,13 +16,13 @@ import math
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from .. import ad_util as ad
-from .. import complex_parts as cp
-from .. import elementwise as ew
-from .. import transcendental as tr
-from ..compare import bitcast_convert, convert
 from ..custom_jvp import custom_jvp
-from ..registry import bind
+from ..primitives import ad_util as ad
+from ..primitives import complex_parts as cp
+from ..primitives import elementwise as ew
+from ..primitives import transcendental as tr
+from ..primitives.compare import bitcast_convert, convert
+from ..primitives.registry import bind
 from .core import asarray, broadcast_shapes, broadcast_to, error, promote, result_dtype
 from .ufuncs import (
     absolute,

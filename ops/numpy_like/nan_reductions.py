@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..compare import convert
+from ..primitives.compare import convert
 from .core import asarray, error, normalize_axes
 from .creation import full
 from .manipulation import concatenate

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..compare import convert
-from ..constants import iota
-from ..sort import sort as prim_sort
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.sort import sort as prim_sort
 from .core import asarray, error, normalize_axis, result_dtype
 from .manipulation import clip
 from .sorting import argsort, sort

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from .. import slicing
-from ..compare import convert
+from ..primitives import slicing
+from ..primitives.compare import convert
 from .core import asarray, error
 from .indexing import take
 from .manipulation import concatenate

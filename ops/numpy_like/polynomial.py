@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..compare import convert
-from ..constants import iota
+from ..primitives.compare import convert
+from ..primitives.constants import iota
 from . import linalg as _linalg
 from .calculus import convolve
 from .core import asarray, error, result_dtype

@@ -9,9 +9,9 @@ import builtins
 
 from ...graph import dtypes, library
 from ...graph.dims import prod as dims_prod
-from ..compare import convert
-from ..reduce import reduce
-from ..shape import reshape
+from ..primitives.compare import convert
+from ..primitives.reduce import reduce
+from ..primitives.shape import reshape
 from .core import accumulate_dtype, asarray, error, normalize_axes
 from .ufuncs import absolute, sqrt, square, subtract, true_divide
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...graph import Tensor, dtypes
 from ...graph.dims import mul
-from .. import shape as prim
-from ..constants import iota
+from ..primitives import shape as prim
+from ..primitives.constants import iota
 from .core import asarray, error, normalize_axis
 from .core import broadcast_to as _broadcast_to
 from .indexing import take

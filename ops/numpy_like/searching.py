@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ...graph import dtypes
 from ...graph.dims import prod
-from ..compare import convert
-from ..constants import iota
-from ..cumulative import cumulative
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.cumulative import cumulative
 from .core import asarray, error
 from .creation import full
 from .manipulation import reshape, stack

@@ -14,9 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from ..compare import convert
-from ..constants import iota
-from ..sort import sort as prim_sort
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.sort import sort as prim_sort
 from .core import asarray, error
 from .creation import full, zeros
 from .indexing import take

@@ -7,13 +7,13 @@ int32 (jax.numpy's default); ``axis=None`` flattens the input first.
 from __future__ import annotations
 
 from ...graph import dtypes, register_overloads
-from ..compare import convert
-from ..constants import iota
-from ..cumulative import cumulative
-from ..shape import reshape as prim_reshape
-from ..sort import argmax as prim_argmax
-from ..sort import argmin as prim_argmin
-from ..sort import sort as prim_sort
+from ..primitives.compare import convert
+from ..primitives.constants import iota
+from ..primitives.cumulative import cumulative
+from ..primitives.shape import reshape as prim_reshape
+from ..primitives.sort import argmax as prim_argmax
+from ..primitives.sort import argmin as prim_argmin
+from ..primitives.sort import sort as prim_sort
 from .core import accumulate_dtype, asarray, error, normalize_axis
 from .manipulation import flip, reshape
 

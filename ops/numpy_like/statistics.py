@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from ..compare import convert
+from ..primitives.compare import convert
 from . import math_ufuncs
 from .core import asarray, error, normalize_axes, result_dtype
 from .indexing import take_along_axis

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import Tensor, dtypes
-from .. import elementwise as ew
-from ..compare import bitcast_convert, compare, convert, select
-from ..registry import bind
+from ..primitives import elementwise as ew
+from ..primitives.compare import bitcast_convert, compare, convert, select
+from ..primitives.registry import bind
 from .core import asarray, broadcast_shapes, broadcast_to, error, promote, result_dtype
 
 

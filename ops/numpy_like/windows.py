@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..constants import iota
+from ..primitives.constants import iota
 from . import math_ufuncs
 from .core import error
 from .creation import ones, zeros

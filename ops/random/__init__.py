@@ -7,19 +7,19 @@ TF1's candidate samplers (``log_uniform_candidate_sampler``) feed sampled losses
 Built only from primitives, threefry2x32 the one of its own (ops layer).
 """
 
+from ..primitives.threefry import threefry2x32
+from ..random_keys import *  # noqa: F403
+from ..random_keys import __all__ as _keys_all
 from .candidates import log_uniform_candidate_sampler, uniform_candidate_sampler  # noqa: E402  (on Generator)
 from .counts import *  # noqa: F403
 from .counts import __all__ as _counts_all
 from .distributions import *  # noqa: F403
 from .distributions import __all__ as _dist_all
 from .generator import Generator, default_generator  # noqa: E402  (after keys: it builds on them)
-from .keys import *  # noqa: F403
-from .keys import __all__ as _keys_all
-from .more_distributions import *  # noqa: F403
-from .more_distributions import __all__ as _more_all
 from .multivariate import *  # noqa: F403
 from .multivariate import __all__ as _multi_all
-from .threefry import threefry2x32
+from .transformed_samplers import *  # noqa: F403
+from .transformed_samplers import __all__ as _more_all
 
 __all__ = [
     *_keys_all,

@@ -37,11 +37,11 @@ from ...graph import Tensor, dtypes, library_call
 from ...graph.library import returns
 from .. import numpy_like as snp
 from ..control_api import while_loop
-from ..elementwise import stop_gradient
 from ..numpy_like.core import asarray, error
+from ..primitives.elementwise import stop_gradient
+from ..random_keys import fold_in
 from .distributions import uniform
 from .generator import Generator, default_generator
-from .keys import fold_in
 
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler"]
 

@@ -16,11 +16,11 @@ import numpy as np
 from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
 from .. import numpy_like as snp
-from .. import registry
 from ..control_api import scan, while_loop
 from ..numpy_like.core import asarray, error
+from ..primitives import registry
+from ..random_keys import split
 from .distributions import uniform
-from .keys import split
 
 
 def _lgamma(x: Tensor) -> Tensor:

@@ -18,11 +18,11 @@ import numpy as np
 
 from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
-from .. import compare, elementwise
 from .. import numpy_like as snp
-from .. import sort as sort_ops
 from ..numpy_like.core import asarray, error, normalize_axis
-from .keys import bits, elementwise_op, full, split
+from ..primitives import compare, elementwise
+from ..primitives import sort as sort_ops
+from ..random_keys import bits, elementwise_op, full, split
 
 _SQRT2 = math.sqrt(2.0)
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from ...graph import current_graph, dtypes, library_call
 from ...graph import name_scope as _name_scope
 from ...graph.library import returns
+from ..random_keys import fold_in, key, split
 from ..state import Variable, assign
 from . import distributions
-from .keys import fold_in, key, split
 
 __all__ = ["Generator", "default_generator"]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from .. import factorizations
 from ..control_api import fori_loop
 from ..numpy_like import linalg as nla
 from ..numpy_like.core import asarray, broadcast_shapes, broadcast_to, error, result_dtype
@@ -35,6 +34,7 @@ from ..numpy_like.ufuncs import (
     true_divide,
     where,
 )
+from ..primitives import factorizations
 
 det, inv = nla.det, nla.inv
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 
 from .. import numpy_like as snp
-from .. import transcendental as tr
-from ..registry import bind
+from ..primitives import transcendental as tr
+from ..primitives.registry import bind
 
 # B_2k / (2k (2k - 1)), k = 1 .. 8
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400)

@@ -21,11 +21,11 @@ import numpy as np
 
 from ...graph import dtypes, library
 from .. import numpy_like as snp
-from .. import transcendental as tr
 from ..custom_vjp import custom_vjp
-from ..elementwise import erf_inv, stop_gradient
 from ..numpy_like.core import normalize_axes, promote, result_dtype
-from ..registry import bind
+from ..primitives import transcendental as tr
+from ..primitives.elementwise import erf_inv, stop_gradient
+from ..primitives.registry import bind
 from .log_beta import log_beta
 from .normal_quantile import ndtri_of
 from .partials import with_partials

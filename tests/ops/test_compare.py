@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.compare import clamp, compare, convert, select
+from stablegraph.ops.primitives.compare import clamp, compare, convert, select
 
 RNG = np.random.default_rng(1)
 DIRECTIONS = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
@@ -91,7 +91,7 @@ def test_type_errors():
 
 
 def test_bitcast_convert(run):
-    from stablegraph.ops.compare import bitcast_convert
+    from stablegraph.ops.primitives.compare import bitcast_convert
 
     f = RNG.normal(size=(3, 4)).astype(np.float32)
     d = RNG.normal(size=(5,))

@@ -15,7 +15,7 @@ import pytest
 
 import stablegraph as sg
 from stablegraph import numpy as snp
-from stablegraph.ops import complex_parts as cp
+from stablegraph.ops.primitives import complex_parts as cp
 
 R = np.random.default_rng(5)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops import convolution as conv_ops
-from stablegraph.ops.constants import constant
+from stablegraph.ops import lax_convolution as conv_ops
+from stablegraph.ops.primitives.constants import constant
 from stablegraph.test_util import check_grads
 
 R = np.random.default_rng(0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.cumulative import cumulative
+from stablegraph.ops.primitives.cumulative import cumulative
 
 RNG = np.random.default_rng(7)
 UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}

@@ -7,8 +7,8 @@ import pytest
 import scipy.special
 
 import stablegraph as sg
-from stablegraph.ops import elementwise as ew
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import elementwise as ew
+from stablegraph.ops.primitives.registry import bind
 
 RNG = np.random.default_rng(0)
 SHAPE = (3, 4)

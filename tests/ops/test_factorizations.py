@@ -14,7 +14,7 @@ import pytest
 import scipy.linalg
 
 import stablegraph as sg
-from stablegraph.ops import factorizations as fz
+from stablegraph.ops.primitives import factorizations as fz
 
 RNG = np.random.default_rng(7)
 TOL = {np.float32: dict(rtol=2e-4, atol=2e-4), np.float64: dict(rtol=1e-9, atol=1e-10),

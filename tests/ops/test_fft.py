@@ -11,7 +11,7 @@ import pytest
 
 import stablegraph as sg
 from stablegraph import numpy as snp
-from stablegraph.ops import fft as fft_prim
+from stablegraph.ops.primitives import fft as fft_prim
 
 R = np.random.default_rng(7)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops import indexing as I
+from stablegraph.ops.primitives import indexing as I
 
 
 # -- numpy references (straight from the StableHLO spec) -----------------------

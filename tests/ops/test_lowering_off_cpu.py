@@ -16,7 +16,7 @@ import scipy.linalg
 
 import stablegraph as sg
 from stablegraph.backend import session as session_module
-from stablegraph.ops import factorizations as fz
+from stablegraph.ops.primitives import factorizations as fz
 
 
 @pytest.fixture

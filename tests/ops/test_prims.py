@@ -3,7 +3,17 @@
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops import compare, cumulative, elementwise, gather, prims, reduce, scatter, shape, slicing
+from stablegraph.ops.primitives import (
+    compare,
+    cumulative,
+    elementwise,
+    gather,
+    prims,
+    reduce,
+    scatter,
+    shape,
+    slicing,
+)
 
 F32 = sg.float32
 

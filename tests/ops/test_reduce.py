@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.constants import constant, dim_size, iota
-from stablegraph.ops.linalg import dot_general
-from stablegraph.ops.reduce import reduce
+from stablegraph.ops.primitives.constants import constant, dim_size, iota
+from stablegraph.ops.primitives.dot_general import dot_general
+from stablegraph.ops.primitives.reduce import reduce
 
 RNG = np.random.default_rng(2)
 REFS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "and": np.all, "or": np.any}

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.shape import broadcast_in_dim, reshape, transpose
+from stablegraph.ops.primitives.shape import broadcast_in_dim, reshape, transpose
 
 RNG = np.random.default_rng(5)
 

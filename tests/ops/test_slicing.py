@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import stablegraph as sg
 from stablegraph.graph.dims import evaluate
-from stablegraph.ops import slicing as S
+from stablegraph.ops.primitives import slicing as S
 
 DTYPES = [np.float32, np.int32, np.bool_, np.float64]
 

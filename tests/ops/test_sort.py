@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.constants import iota
-from stablegraph.ops.sort import argmax, argmin, sort
+from stablegraph.ops.primitives.constants import iota
+from stablegraph.ops.primitives.sort import argmax, argmin, sort
 
 RNG = np.random.default_rng(5)
 SHAPES = [(7,), (3, 5), (2, 3, 4)]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.precision import reduce_precision
-from stablegraph.ops.top_k import top_k
+from stablegraph.ops.primitives.precision import reduce_precision
+from stablegraph.ops.primitives.top_k import top_k
 
 RNG = np.random.default_rng(5)
 

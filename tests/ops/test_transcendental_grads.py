@@ -16,8 +16,8 @@ import scipy.special as sp
 
 import stablegraph as sg
 from stablegraph import numpy as snp
-from stablegraph.ops import transcendental as tr
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import transcendental as tr
+from stablegraph.ops.primitives.registry import bind
 
 R = np.random.default_rng(11)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.windowed import padding_pairs, select_and_scatter_add, window_reduce
+from stablegraph.ops.primitives.windowed import padding_pairs, select_and_scatter_add, window_reduce
 from stablegraph.test_util import check_grads
 
 RNG = np.random.default_rng(3)

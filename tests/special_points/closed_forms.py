@@ -33,6 +33,20 @@ def atan(order: int):
     return ref
 
 
+def logistic(order: int):
+    """s(x) s(-x) and s(x) s(-x) (s(-x) - s(x)), s = 1 / (1 + e^-x): jax's s (1 - s) loses the
+    tail (0 from x = 37 on) and the digits of 1 - s above 0."""
+
+    def ref(x):
+        (x,) = _ld(x)
+        with np.errstate(all="ignore"):
+            up, down = 1 / (1 + np.exp(-x)), 1 / (1 + np.exp(x))
+            d1 = up * down
+            return _f64(d1 if order == 1 else d1 * (down - up))
+
+    return ref
+
+
 def asinh(order: int):
     def ref(x):
         (x,) = _ld(x)

@@ -168,19 +168,6 @@ def log1mexp(order: int):
     return ref
 
 
-def sigmoid(order: int):
-    """s(x) s(-x) and s(x) s(-x) (s(-x) - s(x)): jax's s (1 - s) loses the tail (0 from x = 37 on)
-    and the digits of 1 - s above 0."""
-
-    def ref(x):
-        x = _ld(x)
-        with np.errstate(all="ignore"):
-            up, down = _sigmoid(x), _sigmoid(-x)
-            return _f64(up * down if order == 1 else up * down * (down - up))
-
-    return ref
-
-
 def silu(order: int):
     """x s(x): d1 = s + x s s(-x), d2 = s s(-x) (2 + x (s(-x) - s(x)))."""
 

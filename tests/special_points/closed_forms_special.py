@@ -16,6 +16,8 @@ import math
 import numpy as np
 import scipy.special as sp
 
+from . import closed_forms
+
 L = np.longdouble
 _SQRT_PI = np.sqrt(L(np.pi))
 _SQRT_2PI = np.sqrt(2 * L(np.pi))
@@ -232,19 +234,6 @@ def entr(order: int):
     return ref
 
 
-def expit(order: int):
-    """s(x) s(-x) and its derivative s(x) s(-x) (s(-x) - s(x)): jax's s (1 - s) loses the tail
-    (0 from x = 37 on) and the digits of 1 - s above 0."""
-
-    def ref(x):
-        (x,) = _ld(x)
-        up, down = 1 / (1 + np.exp(-x)), 1 / (1 + np.exp(x))
-        d1 = up * down
-        return _f64(d1 if order == 1 else d1 * (down - up))
-
-    return ref
-
-
 def logit(order: int):
     """1 / (p (1 - p)) and its derivative (2p - 1) / (p (1 - p))^2."""
 
@@ -315,7 +304,7 @@ FORMS = {
     "betaln": betaln,
     "entr": entr,
     "logit": logit,
-    "expit": expit,
+    "expit": closed_forms.logistic,
     "xlogy": xlogy,
     "xlog1py": xlog1py,
     "rel_entr": rel_entr,

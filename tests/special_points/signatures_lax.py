@@ -70,6 +70,7 @@ LAX: dict[str, Sig] = {
         for n in _INT_TOO
     },  # fmt: skip
     "atan": Sig(X, ref=np.arctan, **cf.derivatives(cf.atan)),
+    "logistic": Sig(X, ref=sp.expit, **cf.derivatives(cf.logistic)),
     "erf": Sig(X, ref=sp.erf, **cf.derivatives(cf.erf)),
     "erfc": Sig(X, ref=sp.erfc, **cf.derivatives(cf.erfc)),
     "asinh": Sig(X, ref=np.arcsinh, **cf.derivatives(cf.asinh)),

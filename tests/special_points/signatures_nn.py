@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import scipy.special
 
+from . import closed_forms
 from . import closed_forms_nn as cf
 from .harness import Sig
 
@@ -46,7 +47,7 @@ _FORMS = {
         "d2ref": lambda x: cf.celu_alpha(2)(x, 1.0)[:1],
     },
     "log1mexp": {"ref": cf.log1mexp(0), **cf.derivatives(cf.log1mexp)},
-    "sigmoid": cf.derivatives(cf.sigmoid),
+    "sigmoid": cf.derivatives(closed_forms.logistic),
     "silu": cf.derivatives(cf.silu),
     "swish": cf.derivatives(cf.silu),
     "elu": cf.derivatives(cf.elu),

@@ -5,7 +5,7 @@ import numpy as np
 
 import stablegraph as sg
 from stablegraph import numpy as snp
-from stablegraph.ops.remat import optimization_barrier
+from stablegraph.ops.primitives.remat import optimization_barrier
 
 R = np.random.default_rng(5)
 cp = sg.checkpoint_policies

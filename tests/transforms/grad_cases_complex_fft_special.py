@@ -3,9 +3,9 @@
 
 import numpy as np
 
-from stablegraph.ops import complex_parts, constants, fft
-from stablegraph.ops import transcendental as tr
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import complex_parts, constants, fft
+from stablegraph.ops.primitives import transcendental as tr
+from stablegraph.ops.primitives.registry import bind
 
 R = np.random.default_rng(4)
 

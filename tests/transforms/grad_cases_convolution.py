@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from stablegraph.ops import convolution
+from stablegraph.ops import lax_convolution as convolution
 
 R = np.random.default_rng(1)
 

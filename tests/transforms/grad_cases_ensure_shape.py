@@ -3,8 +3,8 @@ primitive itself, since the builder returns x unchanged when the shape is alread
 
 import numpy as np
 
-from stablegraph.ops.ensure_shape import ensure_shape_op
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives.ensure_shape import ensure_shape_op
+from stablegraph.ops.primitives.registry import bind
 
 R = np.random.default_rng(5)
 

@@ -9,7 +9,7 @@ symmetric matrix with distinct eigenvalues for eigh.
 import numpy as np
 
 from stablegraph import numpy as snp
-from stablegraph.ops import factorizations as fz
+from stablegraph.ops.primitives import factorizations as fz
 
 R = np.random.default_rng(5)
 

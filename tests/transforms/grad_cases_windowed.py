@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from stablegraph.ops import precision, top_k, windowed
+from stablegraph.ops.primitives import precision, top_k, windowed
 
 R = np.random.default_rng(2)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import stablegraph as sg
 from stablegraph import numpy as snp
-from stablegraph.ops.remat import optimization_barrier
+from stablegraph.ops.primitives.remat import optimization_barrier
 from stablegraph.test_util import check_vectorize
 
 F64 = np.float64

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablegraph.ops import compare as C
-from stablegraph.ops import constants
+from stablegraph.ops.primitives import compare as C
+from stablegraph.ops.primitives import constants
 from stablegraph.test_util import check_vectorize
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablegraph.ops.convolution import conv_general_dilated
+from stablegraph.ops.lax_convolution import conv_general_dilated
 from stablegraph.test_util import check_vectorize
 
 R = np.random.default_rng(0)

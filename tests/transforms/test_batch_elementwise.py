@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablegraph.ops import elementwise as ew
+from stablegraph.ops.primitives import elementwise as ew
 from stablegraph.test_util import check_vectorize
 
 FLOAT_UNARY = [op for op in ew.UNARY if op.name not in ("not",)]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.ops.ensure_shape import ensure_shape_op
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives.ensure_shape import ensure_shape_op
+from stablegraph.ops.primitives.registry import bind
 from stablegraph.test_util import check_vectorize
 
 

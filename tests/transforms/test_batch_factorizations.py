@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import stablegraph.numpy as snp
-from stablegraph.ops import factorizations as fz
+from stablegraph.ops.primitives import factorizations as fz
 from stablegraph.test_util import check_vectorize
 
 

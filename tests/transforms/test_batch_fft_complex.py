@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablegraph.ops import complex_parts as cp
-from stablegraph.ops import fft
+from stablegraph.ops.primitives import complex_parts as cp
+from stablegraph.ops.primitives import fft
 from stablegraph.test_util import check_vectorize
 
 R = np.random.default_rng(3)

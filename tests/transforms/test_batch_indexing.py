@@ -7,8 +7,8 @@ import numpy as np
 
 import stablegraph as sg
 import stablegraph.numpy as snp
-from stablegraph.ops import constants
-from stablegraph.ops.indexing import add_along_axis, gather, scatter
+from stablegraph.ops.primitives import constants
+from stablegraph.ops.primitives.indexing import add_along_axis, gather, scatter
 from stablegraph.test_util import check_vectorize
 
 RNG = np.random.default_rng(0)

@@ -6,8 +6,8 @@ import numpy as np
 
 import stablegraph as sg
 import stablegraph.numpy as snp
-from stablegraph.ops import constants
-from stablegraph.ops.linalg import dot_general
+from stablegraph.ops.primitives import constants
+from stablegraph.ops.primitives.dot_general import dot_general
 from stablegraph.test_util import check_vectorize
 
 

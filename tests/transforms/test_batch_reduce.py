@@ -6,7 +6,7 @@ import numpy as np
 
 import stablegraph as sg
 import stablegraph.numpy as snp
-from stablegraph.ops import constants, cumulative, reduce, sort
+from stablegraph.ops.primitives import constants, cumulative, reduce, sort
 from stablegraph.test_util import check_vectorize
 
 X = np.arange(8, dtype=np.float32).reshape(2, 4) / 7

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 import stablegraph as sg
-from stablegraph.ops import compare, constants, elementwise, shape, slicing
-from stablegraph.ops.batching import inserted
-from stablegraph.ops.random.threefry import threefry2x32
+from stablegraph.ops.primitives import compare, constants, elementwise, shape, slicing
+from stablegraph.ops.primitives.batching import inserted
+from stablegraph.ops.primitives.threefry import threefry2x32
 from stablegraph.test_util import check_vectorize
 
 U32_MAX = np.iinfo(np.uint32).max

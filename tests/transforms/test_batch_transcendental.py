@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablegraph.ops import constants
-from stablegraph.ops import elementwise as ew
-from stablegraph.ops import transcendental as tr
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import constants
+from stablegraph.ops.primitives import elementwise as ew
+from stablegraph.ops.primitives import transcendental as tr
+from stablegraph.ops.primitives.registry import bind
 from stablegraph.test_util import check_vectorize
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import stablegraph as sg
-from stablegraph.ops.precision import reduce_precision
-from stablegraph.ops.top_k import top_k
-from stablegraph.ops.windowed import select_and_scatter_add, window_reduce
+from stablegraph.ops.primitives.precision import reduce_precision
+from stablegraph.ops.primitives.top_k import top_k
+from stablegraph.ops.primitives.windowed import select_and_scatter_add, window_reduce
 from stablegraph.test_util import check_vectorize
 
 X = np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32)

@@ -17,9 +17,9 @@ from jax import lax
 import stablegraph as sg
 from stablegraph import numpy as snp
 from stablegraph.graph.opdef import all_ops
-from stablegraph.ops import compare as cmp
-from stablegraph.ops import elementwise as ew
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import compare as cmp
+from stablegraph.ops.primitives import elementwise as ew
+from stablegraph.ops.primitives.registry import bind
 from stablegraph.transforms.forward import forward
 
 R = np.random.default_rng(0)

@@ -21,9 +21,19 @@ import pytest
 import stablegraph as sg
 from stablegraph import numpy as snp
 from stablegraph.graph.opdef import all_ops
-from stablegraph.ops import compare, constants, cumulative, indexing, linalg, reduce, shape, slicing, sort
-from stablegraph.ops import elementwise as ew
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import (
+    compare,
+    constants,
+    cumulative,
+    dot_general,
+    indexing,
+    reduce,
+    shape,
+    slicing,
+    sort,
+)
+from stablegraph.ops.primitives import elementwise as ew
+from stablegraph.ops.primitives.registry import bind
 from stablegraph.test_util import check_grads
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -197,13 +207,13 @@ PRIMITIVES = {
         _cumulative("min", distinct(4, 2), 0, True),
     ],
     "dot_general": [
-        Case(lambda x, y: linalg.dot_general(x, y, ((1,), (0,))), [normal(2, 3), normal(3, 4)]),
+        Case(lambda x, y: dot_general.dot_general(x, y, ((1,), (0,))), [normal(2, 3), normal(3, 4)]),
         Case(
-            lambda x, y: linalg.dot_general(x, y, ((2,), (1,)), ((0,), (0,))),
+            lambda x, y: dot_general.dot_general(x, y, ((2,), (1,)), ((0,), (0,))),
             [normal(2, 3, 4), normal(2, 4, 2)],
         ),
-        Case(lambda x, y: linalg.dot_general(x, y, ((0, 1), (1, 0))), [normal(2, 3), normal(3, 2)]),
-        Case(lambda x, y: linalg.dot_general(x, y, ((1,), (0,))), [cplx(2, 3), cplx(3, 2)]),
+        Case(lambda x, y: dot_general.dot_general(x, y, ((0, 1), (1, 0))), [normal(2, 3), normal(3, 2)]),
+        Case(lambda x, y: dot_general.dot_general(x, y, ((1,), (0,))), [cplx(2, 3), cplx(3, 2)]),
     ],
     "broadcast_in_dim": [
         Case(lambda x: shape.broadcast_in_dim(x, (2, 3), (1,)), [normal(3)]),

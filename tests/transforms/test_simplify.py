@@ -10,8 +10,8 @@ import stablegraph as sg
 import stablegraph.backend.planning as planning_module
 from stablegraph import numpy as snp
 from stablegraph.graph import all_ops, extract, lookup, verify
-from stablegraph.ops import shape as shp
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives import shape as shp
+from stablegraph.ops.primitives.registry import bind
 
 T = sg.TensorType
 f32, i32 = sg.float32, sg.int32

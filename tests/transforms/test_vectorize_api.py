@@ -13,7 +13,7 @@ import pytest
 import stablegraph as sg
 from stablegraph import numpy as snp
 from stablegraph.graph import opdef
-from stablegraph.ops.registry import bind
+from stablegraph.ops.primitives.registry import bind
 
 R = np.random.default_rng(0)
 F32 = np.float32

@@ -17,13 +17,13 @@ import pytest
 from jax import lax
 
 import stablegraph as sg
-from stablegraph.ops import cumulative as C
-from stablegraph.ops import indexing as I
-from stablegraph.ops import linalg as L
-from stablegraph.ops import reduce as R
-from stablegraph.ops import shape as S
-from stablegraph.ops import slicing as SL
-from stablegraph.ops import sort as SO
+from stablegraph.ops.primitives import cumulative as C
+from stablegraph.ops.primitives import dot_general as L
+from stablegraph.ops.primitives import indexing as I
+from stablegraph.ops.primitives import reduce as R
+from stablegraph.ops.primitives import shape as S
+from stablegraph.ops.primitives import slicing as SL
+from stablegraph.ops.primitives import sort as SO
 
 pytestmark = pytest.mark.usefixtures("jax_x64")  # jax as a 64-bit oracle for this module only
 

@@ -4,28 +4,18 @@ Each distribution is a namespace of functions named as scipy's methods with
 scipy's argument names: ``sg.scipy.stats.norm.logpdf(x, loc=0.0, scale=2.0)``.
 Location-scale families with elementary closed forms live in locscale.py,
 those on the special functions in continuous.py, the discrete ones in
-discrete.py, multivariate_normal and dirichlet in multivariate.py; geom,
-nbinom, betabinom, multinomial, gumbel_r/l, pareto, truncnorm, gennorm,
-vonmises and wrapcauchy in more_distributions.py; the sample summaries
-mode, rankdata and sem in summaries.py.
+discrete.py, multivariate_normal and dirichlet in multivariate.py; the
+counts geom, nbinom, betabinom and multinomial in discrete_counts.py;
+gumbel_r/l, pareto, truncnorm, gennorm, vonmises and wrapcauchy in
+continuous_shapes.py; the sample summaries mode, rankdata and sem in
+summaries.py.
 """
 
 from .continuous import beta, chi2, gamma, norm, t
+from .continuous_shapes import gennorm, gumbel_l, gumbel_r, pareto, truncnorm, vonmises, wrapcauchy
 from .discrete import bernoulli, binom, poisson
+from .discrete_counts import betabinom, geom, multinomial, nbinom
 from .locscale import cauchy, expon, laplace, logistic, uniform
-from .more_distributions import (
-    betabinom,
-    gennorm,
-    geom,
-    gumbel_l,
-    gumbel_r,
-    multinomial,
-    nbinom,
-    pareto,
-    truncnorm,
-    vonmises,
-    wrapcauchy,
-)
 from .multivariate import dirichlet, multivariate_normal
 from .summaries import ModeResult, mode, rankdata, sem
 

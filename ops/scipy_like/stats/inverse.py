@@ -53,7 +53,7 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ...control_api import fori_loop
-from ...elementwise import stop_gradient
+from ...primitives.elementwise import stop_gradient
 from ._common import const, floats, nan_where
 
 

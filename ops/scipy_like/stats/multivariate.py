@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import factorizations
 from ... import numpy_like as snp
 from ...numpy_like.core import error
+from ...primitives import factorizations
 from ..special import gammaln, xlogy
 from ._common import Distribution, const, floats
 

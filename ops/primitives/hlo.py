@@ -1,0 +1,234 @@
+"""The MLIR builders: the one place ops touch jaxlib's MLIR bindings (ops layer).
+
+Lowering rules get StableHLO ops through this module (``hlo.sh`` is the
+stablehlo dialect) plus the helpers here that turn our dtypes, types and
+numpy constants into MLIR types and attributes, and build reduction regions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func, sdy
+from jaxlib.mlir.dialects import stablehlo as sh
+
+from ...graph import TensorType, dtypes
+
+__all__ = ["ir", "sh", "chlo", "func", "sdy"]
+
+
+def new_context() -> ir.Context:
+    """An MLIR context with the stablehlo, sdy and func dialects loaded."""
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    sh.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
+    ctx.load_all_available_dialects()
+    return ctx
+
+
+_FLOATS = {
+    "bfloat16": ir.BF16Type,
+    "float16": ir.F16Type,
+    "float32": ir.F32Type,
+    "float64": ir.F64Type,
+    "float8_e4m3fn": ir.Float8E4M3FNType,
+    "float8_e5m2": ir.Float8E5M2Type,
+    "float8_e4m3fnuz": ir.Float8E4M3FNUZType,
+    "float8_e5m2fnuz": ir.Float8E5M2FNUZType,
+}
+
+
+def element_type(dt: dtypes.DType) -> ir.Type:
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind == "i":
+        return ir.IntegerType.get_signless(dt.bits)
+    if dt.kind == "u":
+        return ir.IntegerType.get_unsigned(dt.bits)
+    if dt.kind == "c":
+        return ir.ComplexType.get(ir.F32Type.get() if dt.bits == 64 else ir.F64Type.get())
+    return _FLOATS[dt.name].get()
+
+
+def tensor_type(ty: TensorType) -> ir.RankedTensorType:
+    """The MLIR type of a concrete TensorType."""
+    return ir.RankedTensorType.get(list(ty.shape), element_type(ty.dtype))
+
+
+def dense_attr(value: np.ndarray, dt: dtypes.DType) -> ir.DenseElementsAttr:
+    arr = np.asarray(value, dtype=dt.np)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy()
+    ety = element_type(dt)
+    if dt.kind == "b":  # jaxlib reads a numpy bool array (one byte per element) as i1 data
+        return ir.DenseElementsAttr.get(arr, type=ety, shape=list(arr.shape))
+    if arr.size > 1 and (arr == arr.reshape(-1)[0]).all() and dt.kind != "c":
+        arr = arr.reshape(-1)[:1]
+        return ir.DenseElementsAttr.get_splat(
+            ir.RankedTensorType.get(list(value.shape), ety), _scalar_attr(arr[0], dt)
+        )
+    if dt.name in _FLOATS and dt.bits < 32 and dt.name != "float16":
+        arr = arr.view(np.uint16 if dt.bits == 16 else np.uint8)
+    return ir.DenseElementsAttr.get(arr, type=ety, shape=list(arr.shape))
+
+
+def _scalar_attr(x, dt: dtypes.DType) -> ir.Attribute:
+    ety = element_type(dt)
+    if dt.kind in "iu":
+        return ir.IntegerAttr.get(ety, int(x))
+    return ir.FloatAttr.get(ety, float(x))
+
+
+def constant(value, dt: dtypes.DType) -> ir.Value:
+    """A stablehlo.constant holding a numpy array (any shape) of dtype dt."""
+    arr = np.asarray(value, dtype=dt.np)
+    return sh.constant(dense_attr(arr, dt))
+
+
+def full(shape, value, dt: dtypes.DType) -> ir.Value:
+    """A constant of the given concrete shape filled with one value."""
+    return constant(np.full(tuple(shape), value, dtype=dt.np), dt)
+
+
+def compare_type(dt: dtypes.DType) -> str:
+    if dt.kind == "f" or dt.kind == "c":
+        return "FLOAT"
+    if dt.kind == "u" or dt.kind == "b":
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def compare(x: ir.Value, y: ir.Value, direction: str, dt: dtypes.DType) -> ir.Value:
+    return sh.compare(
+        x,
+        y,
+        sh.ComparisonDirectionAttr.get(direction),
+        compare_type=sh.ComparisonTypeAttr.get(compare_type(dt)),
+    )
+
+
+def scalar_type(dt: dtypes.DType) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get([], element_type(dt))
+
+
+def build_region(region: ir.Region, arg_types, body) -> None:
+    """Fill an op's region: one block taking ``arg_types``, returning body(*args)."""
+    block = region.blocks.append(*arg_types)
+    with ir.InsertionPoint(block):
+        out = body(*block.arguments)
+        sh.return_(list(out) if isinstance(out, list | tuple) else [out])
+
+
+def reduce_region(region: ir.Region, dt: dtypes.DType, combine) -> None:
+    """A binary reduction body over scalars: ``combine(a, b) -> value``."""
+    st = scalar_type(dt)
+    build_region(region, [st, st], combine)
+
+
+def dense_i64(values) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def node_location(node) -> ir.Location:
+    """The node's name as an MLIR name location around the user's file:line."""
+    loc = node.location
+    inner = ir.Location.file(loc.file, loc.line, 0) if loc is not None else ir.Location.unknown()
+    return ir.Location.name(node.name, childLoc=inner)
+
+
+def case(index: ir.Value, result_types, branches) -> list:
+    """stablehlo.case on an i32 scalar; ``branches`` are thunks returning each branch's values."""
+    op = sh.CaseOp(list(result_types), index, len(branches))
+    for region, body in zip(op.regions, branches):
+        build_region(region, [], body)
+    return list(op.results)
+
+
+def while_loop(init, cond, body) -> list:
+    """stablehlo.while over ``init``; ``cond(*carry)`` gives an i1 scalar, ``body(*carry)`` the next carry.
+
+    Both regions may use values defined above them (StableHLO regions are not
+    isolated), so loop-invariant captures need not be carried.
+    """
+    types = [v.type for v in init]
+    op = sh.WhileOp(types, list(init))
+    build_region(op.cond, types, cond)
+    build_region(op.body, types, body)
+    return list(op.results)
+
+
+def alias_arguments(func_op, n_args: int, aliases: dict[int, int]) -> None:
+    """Donate argument i to result ``aliases[i]`` (``tf.aliasing_output``): XLA updates it in place."""
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = [
+        ir.DictAttr.get({"tf.aliasing_output": ir.IntegerAttr.get(i32, aliases[i])} if i in aliases else {})
+        for i in range(n_args)
+    ]
+    func_op.arg_attrs = ir.ArrayAttr.get(attrs)
+
+
+def _module_body(block: ir.Block) -> ir.Block:
+    """The body of the module that ``block`` (at any depth of regions) belongs to."""
+    op = block.owner
+    while op.operation.name != "builtin.module":
+        op = op.parent
+    return op.regions[0].blocks[0]
+
+
+def call_private(name: str, arg_types, result_types, body, args) -> list:
+    """Call the module's private function ``name``, defining it on first use.
+
+    ``body(*params) -> [values]`` builds the function; later calls with the
+    same name reuse it (one definition per program, whichever site comes first).
+    """
+    module = _module_body(ir.InsertionPoint.current.block)
+    known = any(
+        op.operation.name == "func.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == name
+        for op in module.operations
+    )
+    if not known:
+        with ir.InsertionPoint.at_block_begin(module), ir.Location.name(name):
+            fn = func.FuncOp(name, (list(arg_types), list(result_types)))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            entry = fn.add_entry_block()
+            with ir.InsertionPoint(entry):
+                func.ReturnOp(list(body(*entry.arguments)))
+    return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(args)).results)
+
+
+# -- device meshes (Shardy) and collectives ------------------------------------
+def manual_computation(result_types, operands, in_shardings, out_shardings, axis_names, body) -> list:
+    """sdy.manual_computation: ``body(*local_values)`` runs once per device on its shards."""
+    per_value = lambda shardings: ir.Attribute.parse(  # noqa: E731
+        "#sdy.sharding_per_value<["
+        + ", ".join(str(s).removeprefix("#sdy.sharding") for s in shardings)
+        + "]>"
+    )
+    manual = ir.Attribute.parse("#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in axis_names) + "}>")
+    op = sdy.ManualComputationOp(
+        list(result_types), list(operands), per_value(in_shardings), per_value(out_shardings), manual
+    )
+    local_types = [t for t in body.local_types]
+    block = op.regions[0].blocks.append(*local_types)
+    with ir.InsertionPoint(block):
+        sdy.ReturnOp(list(body(*block.arguments)))
+    return list(op.results)
+
+
+_channels = iter(range(1, 1 << 62))
+
+
+def channel_handle() -> ir.Attribute:
+    """A fresh device-to-device channel (type 1) for a cross-device collective."""
+    return sh.ChannelHandle.get(next(_channels), 1)
+
+
+def replica_groups(groups) -> ir.DenseElementsAttr:
+    """The i64[groups, size] attribute of device positions that a collective combines."""
+    arr = np.ascontiguousarray(groups, dtype=np.int64)
+    return ir.DenseElementsAttr.get(arr, type=ir.IntegerType.get_signless(64), shape=list(arr.shape))

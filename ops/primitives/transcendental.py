@@ -1,0 +1,265 @@
+"""Elementwise math beyond elementwise.py: inverse trig, hyperbolic and special functions (ops layer).
+
+Built with elementwise.py's ``unary`` and ``binary`` factories (shared infer,
+batch and jvp-from-vjp plumbing); the vjp formulas are JAX's. Most lower to
+a chlo op; bessel_i0e, igamma, igammac, igamma_grad_a and betainc, which
+chlo lacks, lower to series and continued fractions in special_lowering.py.
+population_count and clz are the integer ops stablehlo.popcnt and
+stablehlo.count_leading_zeros.
+
+Gradients JAX leaves undefined stay so: nextafter is piecewise constant.
+zeta's derivative in x has no closed form: an Euler-Maclaurin sum differentiated
+by hand (_zeta_dx). Where JAX raises for one operand only (polygamma's order
+m, betainc's a and b), a vjp rule cannot raise (it does not know which
+operands are wanted): m gets no cotangent (it is an integer order), and
+betainc's a and b get central differences of betainc itself, to about
+eps**(2/3) relative accuracy.
+
+None of these fold in sg.simplify: numpy lacks most of them, and for the
+rest numpy's last digits need not be XLA's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...graph import ELEMENTWISE, GraphError, OpDef, TensorType
+from . import ad_util as ad
+from . import batching, hlo, prims, special_lowering
+from .elementwise import INTEGER, binary, unary
+from .registry import bind, lookup
+
+sh, chlo = hlo.sh, hlo.chlo
+_NO_FOLD = {"fold": "not folded: numpy lacks it or may differ from XLA in the last digits"}
+_INTEGER_OP = {"vjp": "integer op: no gradient", "fold": "not folded: bit counts of XLA's integer types"}
+
+
+def _ew(name: str, *xs):
+    return bind(lookup(name), *xs)
+
+
+def _one(x):
+    return ad.full_like(x, 1)
+
+
+def _square(x):
+    return ad.mul(x, x)
+
+
+def _rsqrt(x):
+    return _ew("rsqrt", x)
+
+
+# -- inverse trig and hyperbolic -----------------------------------------------
+asin = unary("asin", chlo.asin, vjp=lambda x, y, ct: ad.mul(ct, _rsqrt(ad.sub(_one(x), _square(x)))),
+             reasons=_NO_FOLD, doc="arcsine; chlo.asin")  # fmt: skip
+acos = unary("acos", chlo.acos, vjp=lambda x, y, ct: ad.neg(ad.mul(ct, _rsqrt(ad.sub(_one(x), _square(x))))),
+             reasons=_NO_FOLD, doc="arccosine; chlo.acos")  # fmt: skip
+atan = unary("atan", chlo.atan, vjp=lambda x, y, ct: ad.div(ct, ad.add(_one(x), _square(x))),
+             reasons=_NO_FOLD, doc="arctangent; chlo.atan")  # fmt: skip
+sinh = unary("sinh", chlo.sinh, vjp=lambda x, y, ct: ad.mul(ct, bind(cosh, x)),
+             reasons=_NO_FOLD, doc="hyperbolic sine; chlo.sinh")  # fmt: skip
+cosh = unary("cosh", chlo.cosh, vjp=lambda x, y, ct: ad.mul(ct, bind(sinh, x)),
+             reasons=_NO_FOLD, doc="hyperbolic cosine; chlo.cosh")  # fmt: skip
+asinh = unary("asinh", chlo.asinh, vjp=lambda x, y, ct: ad.mul(ct, _rsqrt(ad.add(_square(x), _one(x)))),
+              reasons=_NO_FOLD, doc="inverse hyperbolic sine; chlo.asinh")  # fmt: skip
+
+
+def _acosh_vjp(x, y, ct):
+    # x*x - 1 (JAX) rather than (x - 1)(x + 1): near x = 1 it loses only the eps**2 term, and at
+    # x = 1 the second derivative is -inf, not 0 * inf (the product rule's term with x - 1 = 0)
+    return ad.mul(ct, _rsqrt(ad.sub(_square(x), _one(x))))
+
+
+def _atanh_vjp(x, y, ct):
+    one = _one(x)
+    return ad.div(ad.div(ct, ad.sub(one, x)), ad.add(one, x))
+
+
+acosh = unary("acosh", chlo.acosh, vjp=_acosh_vjp, reasons=_NO_FOLD,
+              doc="inverse hyperbolic cosine; chlo.acosh")  # fmt: skip
+atanh = unary("atanh", chlo.atanh, vjp=_atanh_vjp, reasons=_NO_FOLD,
+              doc="inverse hyperbolic tangent; chlo.atanh")  # fmt: skip
+
+
+# -- gamma family --------------------------------------------------------------
+def _polygamma_of(m: int, x):
+    return bind(polygamma, ad.full_like(x, m), x)
+
+
+lgamma = unary("lgamma", chlo.lgamma, "f", vjp=lambda x, y, ct: ad.mul(ct, bind(digamma, x)),
+               reasons=_NO_FOLD, doc="log |Gamma(x)|; chlo.lgamma")  # fmt: skip
+digamma = unary("digamma", chlo.digamma, "f", vjp=lambda x, y, ct: ad.mul(ct, _polygamma_of(1, x)),
+                reasons=_NO_FOLD, doc="d/dx log Gamma(x); chlo.digamma")  # fmt: skip
+
+
+def _polygamma_vjp(m, x, out, ct):
+    # m is an integer order: it gets no cotangent (JAX raises for one)
+    return None, ad.mul(ct, bind(polygamma, ad.add(m, _one(m)), x))
+
+
+polygamma = binary("polygamma", chlo.polygamma, "f", vjp=_polygamma_vjp, reasons=_NO_FOLD,
+                   doc="the m-th derivative of digamma at x (m a whole number); chlo.polygamma")  # fmt: skip
+# B_2j / (2j)!, j = 1 .. 10: the Euler-Maclaurin corrections of the zeta series' tail
+_EM_COEFFICIENTS = tuple(
+    b / float(np.prod(np.arange(1, 2 * j + 1)))
+    for j, b in enumerate((1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+                           43867 / 798, -174611 / 330), start=1)
+)  # fmt: skip
+_EM_TERMS = 12
+
+
+def _zeta_dx(x, q):
+    """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x, by Euler-Maclaurin: the first 12 terms
+    directly, the tail's integral and 10 Bernoulli corrections differentiated in x by hand."""
+    # powers by pow, not exp(-x log b): exp would scale the rounding of x log b by its size
+    total = ad.zeros_like(x)
+    for k in range(_EM_TERMS):
+        base = ad.add(q, ad.full_like(q, k))
+        total = ad.sub(total, ad.mul(_ew("log", base), _ew("pow", base, ad.neg(x))))
+    a = ad.add(q, ad.full_like(q, _EM_TERMS))
+    log_a = _ew("log", a)
+    x1 = ad.sub(x, _one(x))
+    a_1mx = _ew("pow", a, ad.neg(x1))
+    integral = ad.neg(ad.mul(a_1mx, ad.add(ad.div(log_a, x1), ad.div(_one(x), _square(x1)))))
+    a_mx = _ew("pow", a, ad.neg(x))
+    total = ad.add(ad.add(total, integral), ad.scale(ad.mul(log_a, a_mx), -0.5))
+    poly, dpoly = x, _one(x)  # x (x + 1) ... (x + 2j - 2) and its derivative
+    for j, c in enumerate(_EM_COEFFICIENTS, start=1):
+        power = _ew("pow", a, ad.neg(ad.add(x, ad.full_like(x, 2 * j - 1))))
+        total = ad.add(total, ad.scale(ad.mul(ad.sub(dpoly, ad.mul(log_a, poly)), power), c))
+        for i in (2 * j - 1, 2 * j):
+            shifted = ad.add(x, ad.full_like(x, i))
+            poly, dpoly = ad.mul(poly, shifted), ad.add(ad.mul(dpoly, shifted), poly)
+    return total
+
+
+def _zeta_vjp(x, q, out, ct):
+    # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
+    return ad.mul(ct, _zeta_dx(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+
+
+zeta = binary("zeta", chlo.zeta, "f", vjp=_zeta_vjp, reasons=_NO_FOLD,
+              doc="the Hurwitz zeta function zeta(x, q); chlo.zeta")  # fmt: skip
+
+
+# -- error function, Bessel ----------------------------------------------------
+def _erfc_vjp(x, y, ct):
+    return ad.mul(ad.scale(ct, -2 / np.sqrt(np.pi)), _ew("exp", ad.neg(_square(x))))
+
+
+erfc = unary("erfc", chlo.erfc, "f", vjp=_erfc_vjp, reasons=_NO_FOLD,
+             doc="1 - erf(x), exact where erf(x) is near 1; chlo.erfc")  # fmt: skip
+
+
+def _i1e_vjp(x, y, ct):
+    # i1e' = i0e - i1e (sign(x) + 1/x); near 0, where 1/x blows up, it tends to 1/2
+    tiny = ad.full_like(x, float(np.finfo(x.dtype.np).eps))
+    big = prims.compare(_ew("abs", x), tiny, "GT")
+    safe = ad.select(big, x, tiny)
+    slope = ad.sub(bind(bessel_i0e, safe), ad.mul(y, ad.add(_ew("sign", safe), ad.div(_one(x), safe))))
+    return ad.mul(ct, ad.select(big, slope, ad.full_like(x, 0.5)))
+
+
+bessel_i0e = unary("bessel_i0e", special_lowering.i0e, "f",
+                   vjp=lambda x, y, ct: ad.mul(ct, ad.sub(bind(bessel_i1e, x), ad.mul(_ew("sign", x), y))),
+                   reasons=_NO_FOLD, doc="e^-|x| I0(x); Chebyshev series (special_lowering.i0e)")  # fmt: skip
+bessel_i1e = unary("bessel_i1e", chlo.bessel_i1e, "f", vjp=_i1e_vjp, reasons=_NO_FOLD,
+                   doc="e^-|x| I1(x); chlo.bessel_i1e")  # fmt: skip
+
+
+# -- incomplete gamma and beta -------------------------------------------------
+def _check_reals(name: str, *tys: TensorType) -> TensorType:
+    first = tys[0]
+    if any(t.shape != first.shape or t.dtype is not first.dtype for t in tys):
+        raise GraphError(f"{name} wants operands of equal shape and dtype, got {', '.join(map(str, tys))}")
+    if first.dtype.kind != "f" or first.dtype.bits < 32:
+        raise GraphError(f"{name} wants float32 or float64 operands, got {first}")
+    return first
+
+
+def _igamma_dx(a, x):
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
+    log_x = _ew("log", x)
+    return _ew("exp", ad.sub(ad.sub(ad.mul(ad.sub(a, _one(a)), log_x), x), bind(lgamma, a)))
+
+
+def _igamma_op(name: str, which: str, sign: float, doc: str) -> OpDef:
+    def lower(ctx, attrs, a, x):
+        return special_lowering.igamma(ctx.in_types[0], a, x, which)
+
+    def vjp(ctx, attrs, xs, ys, cts):
+        (a, x), ct = xs, cts[0]
+        ct_a = ad.scale(ad.mul(ct, bind(igamma_grad_a, a, x)), sign)
+        return [ct_a, ad.scale(ad.mul(ct, _igamma_dx(a, x)), sign)]
+
+    return OpDef(name, lambda attrs, a, x: _check_reals(name, a, x), lower, vjp=vjp,
+                 batch=batching.elementwise_batch, reasons=dict(_NO_FOLD), doc=doc,
+                 traits=ELEMENTWISE)  # fmt: skip
+
+
+def _igamma_grad_a_lower(ctx, attrs, a, x):
+    return special_lowering.igamma(ctx.in_types[0], a, x, "grad_a")
+
+
+def _igamma_grad_a_vjp(ctx, attrs, xs, ys, cts):
+    # d/dx dP/da = d/da dP/dx = dP/dx (log x - digamma(a)); JAX stops at first order in a, so the
+    # second derivative in a comes from central differences of this op
+    (a, x), ct = xs, cts[0]
+    ct_x = ad.mul(ct, ad.mul(_igamma_dx(a, x), ad.sub(_ew("log", x), bind(digamma, a))))
+    return [ad.mul(ct, _central_difference(lambda h: bind(igamma_grad_a, ad.add(a, h), x), a)), ct_x]
+
+
+igamma_grad_a = OpDef(
+    "igamma_grad_a", lambda attrs, a, x: _check_reals("igamma_grad_a", a, x), _igamma_grad_a_lower,
+    vjp=_igamma_grad_a_vjp, batch=batching.elementwise_batch, traits=ELEMENTWISE, reasons=dict(_NO_FOLD),
+    doc="d/da of the regularized lower incomplete gamma P(a, x); series and continued fraction",
+)  # fmt: skip
+igamma = _igamma_op("igamma", "lower", 1.0,
+                    "the regularized lower incomplete gamma P(a, x); series and continued fraction")  # fmt: skip
+igammac = _igamma_op("igammac", "upper", -1.0,
+                     "the regularized upper incomplete gamma Q(a, x) = 1 - P(a, x)")  # fmt: skip
+
+
+def _betainc_lower(ctx, attrs, a, b, x):
+    return special_lowering.betainc(ctx.in_types[0], a, b, x)
+
+
+def _betainc_vjp(ctx, attrs, xs, ys, cts):
+    (a, b, x), ct = xs, cts[0]
+    log_beta = ad.sub(ad.add(bind(lgamma, a), bind(lgamma, b)), bind(lgamma, ad.add(a, b)))
+    log_dx = ad.add(
+        ad.mul(ad.sub(b, _one(b)), _ew("log1p", ad.neg(x))), ad.mul(ad.sub(a, _one(a)), _ew("log", x))
+    )
+    ct_x = ad.mul(ct, _ew("exp", ad.sub(log_dx, log_beta)))
+    return [ad.mul(ct, _central_difference(lambda h: bind(betainc, ad.add(a, h), b, x), a)),
+            ad.mul(ct, _central_difference(lambda h: bind(betainc, a, ad.add(b, h), x), b)), ct_x]  # fmt: skip
+
+
+def _central_difference(f, at):
+    """(f(h) - f(-h)) / 2h with h = eps^(1/3) max(|at|, 1): the step that balances truncation and rounding."""
+    size = _ew("abs", at)
+    one = _one(at)
+    scale = ad.select(prims.compare(size, one, "GT"), size, one)
+    step = ad.scale(scale, float(np.finfo(at.dtype.np).eps) ** (1 / 3))
+    return ad.div(ad.sub(f(step), f(ad.neg(step))), ad.scale(step, 2))
+
+
+betainc = OpDef(
+    "betainc", lambda attrs, a, b, x: _check_reals("betainc", a, b, x), _betainc_lower, vjp=_betainc_vjp,
+    batch=batching.elementwise_batch, reasons=dict(_NO_FOLD), traits=ELEMENTWISE,
+    doc="the regularized incomplete beta I_x(a, b); continued fraction",
+)  # fmt: skip
+
+
+# -- bits and neighbours -------------------------------------------------------
+nextafter = binary("nextafter", chlo.next_after, "f",
+                   reasons={"vjp": "JAX defines no derivative of nextafter", **_NO_FOLD}, doc="the next float after x toward y; chlo.next_after")  # fmt: skip
+population_count = unary("population_count", sh.popcnt, INTEGER, reasons=_INTEGER_OP,
+                         doc="the number of set bits; stablehlo.popcnt")  # fmt: skip
+clz = unary("clz", sh.count_leading_zeros, INTEGER, reasons=_INTEGER_OP,
+            doc="the number of leading zero bits; stablehlo.count_leading_zeros")  # fmt: skip
+
+UNARY = (asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, digamma, erfc, bessel_i0e, bessel_i1e)
+BINARY = (polygamma, zeta, nextafter, igamma, igammac, igamma_grad_a)
+__all__ = ["UNARY", "BINARY", "betainc", "population_count", "clz"]

@@ -1,0 +1,120 @@
+"""Discrete distributions of counts: geom, nbinom, betabinom, multinomial (ops layer).
+
+The functions and their arguments are jax.scipy.stats'; the values are
+scipy.stats': 0 mass (-inf log) off the support, including a non-integer k,
+nan for invalid parameters (where jax.scipy.stats answers -inf or an
+unguarded formula's value instead). All are compositions of sg.numpy and
+sg.scipy.special (gammaln, betaln, xlogy, xlog1py), so gradients flow
+through them as through any such expression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy_like as snp
+from ...numpy_like.core import error
+from ..special import betaln, gammaln, xlog1py, xlogy
+from ._common import Distribution, const, exp_of, floats, nan_where
+
+
+def _on_integers(k, low, high, value):
+    """``value`` where k is an integer in [low, high], else -inf."""
+    ok = (k == snp.floor(k)) & (k >= low) & (k <= high)
+    return snp.where(ok, value, const(-np.inf, value))
+
+
+def _log_choose(n, k):
+    """log of the binomial coefficient n over k (n, k >= 0)."""
+    one = const(1.0, k)
+    return gammaln(n + one) - gammaln(k + one) - gammaln(n - k + one)
+
+
+# -- geom: trials up to the first success, on 1, 2, ... -------------------------------------------
+def _geom_logpmf(k, p, loc=0):
+    k, p, loc = floats(k, p, loc)
+    k = k - loc
+    one = const(1.0, k)
+    bad = ~((p > const(0.0, p)) & (p <= const(1.0, p)))
+    kc = snp.maximum(k, one)
+    out = xlog1py(kc - one, -p) + snp.log(p)
+    return nan_where(bad, _on_integers(k, 1.0, np.inf, out))
+
+
+geom = Distribution(
+    "geom",
+    "The geometric distribution: the number of trials of probability p up to the first success.",
+    logpmf=_geom_logpmf,
+    pmf=exp_of(_geom_logpmf, mass=True),
+)
+
+
+# -- nbinom: failures before the n-th success ----------------------------------------------------
+def _nbinom_logpmf(k, n, p, loc=0):
+    k, n, p, loc = floats(k, n, p, loc)
+    k = k - loc
+    bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
+    kc = snp.maximum(k, const(0.0, k))
+    log_coef = gammaln(n + kc) - gammaln(kc + const(1.0, k)) - gammaln(n)
+    out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
+    return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
+
+
+nbinom = Distribution(
+    "nbinom",
+    "The negative binomial distribution: failures before the n-th success of probability p.",
+    logpmf=_nbinom_logpmf,
+    pmf=exp_of(_nbinom_logpmf, mass=True),
+)
+
+
+# -- betabinom: binom with a beta(a, b) success probability --------------------------------------
+def _betabinom_logpmf(k, n, a, b, loc=0):
+    k, n, a, b, loc = floats(k, n, a, b, loc)
+    k = k - loc
+    zero = const(0.0, k)
+    bad = ~((n >= zero) & (n == snp.floor(n)) & (a > zero) & (b > zero))
+    kc = snp.clip(k, zero, snp.maximum(n, zero))
+    out = _log_choose(n, kc) + betaln(kc + a, n - kc + b) - betaln(a, b)
+    return nan_where(bad, _on_integers(k, 0.0, n, out))
+
+
+betabinom = Distribution(
+    "betabinom",
+    "The beta-binomial distribution: successes in n trials whose probability is beta(a, b) distributed.",
+    logpmf=_betabinom_logpmf,
+    pmf=exp_of(_betabinom_logpmf, mass=True),
+)
+
+
+# -- multinomial: counts x (last axis) of n draws over categories of probabilities p ---------------
+def _multinomial_logpmf(x, n, p):
+    x, n, p = floats(x, n, p)
+    if x.ndim == 0 or p.ndim == 0:
+        raise error(
+            f"multinomial.logpmf wants the categories along the last axis of x and p, got {x.type}, {p.type}"
+        )
+    if p.shape[-1] != x.shape[-1]:
+        raise error(
+            f"multinomial.logpmf: x and p disagree on the number of categories: {x.type} and {p.type}"
+        )
+    zero, one = const(0.0, x), const(1.0, x)
+    xc = snp.maximum(x, zero)
+    out = gammaln(n + one) + snp.sum(xlogy(xc, p) - gammaln(xc + one), axis=-1)
+    on_support = snp.all((x >= zero) & (x == snp.floor(x)), axis=-1) & (snp.sum(x, axis=-1) == n)
+    out = snp.where(on_support, out, const(-np.inf, out))
+    bad_p = snp.any((p < zero) | (p > one), axis=-1)
+    bad = bad_p | (n < zero) | (n != snp.floor(n))
+    return nan_where(bad, out)
+
+
+multinomial = Distribution(
+    "multinomial",
+    "The multinomial distribution: counts x (last axis) of n draws over categories of probabilities p.",
+    elementwise=False,
+    logpmf=_multinomial_logpmf,
+    pmf=exp_of(_multinomial_logpmf, mass=True),
+)
+
+
+__all__ = ["betabinom", "geom", "multinomial", "nbinom"]
