@@ -8,10 +8,10 @@ lets a region read from above.
 
 from __future__ import annotations
 
-from ....graph import Function, Tensor, TensorType
+from ....graph import Function, Tensor, TensorType, current_graph
 from ....graph.errors import GraphError
-from ....graph.function import bind_symbols, substitute_dim
-from .. import shape
+from ....graph.function import bind_symbols, inline, substitute_dim
+from .. import ad_util, shape
 from ..compare import select
 
 
@@ -67,3 +67,49 @@ def carry_bdims(batch_step, bdims) -> list:
 def lane_select(pred: Tensor, new: Tensor, old: Tensor) -> Tensor:
     """Per lane, ``new`` where the (batch,) ``pred`` holds and ``old`` elsewhere; both batched at 0."""
     return select(shape.broadcast_in_dim(pred, new.type.shape, (0,)), new, old)
+
+
+class TangentStep:
+    """A body with its forward pass, as the Python function of a new body (the jvp rules' step).
+
+    Called on (carry, carry tangents at ``tc``, operands, operand tangents at
+    ``tx``), it runs ``body`` on (carry, operands) and the rule context's
+    forward pass over it, and returns (new carry, its tangents at ``tc``,
+    the other results, their tangents). ``nc`` counts the carries (0 for a
+    cond branch, no operands for a while body). The captures at ``tk`` have
+    the tangents ``cap_tangents`` (outer tensors, captured in). The other
+    results' tangents are those at ``want_ys`` (zeros where the body gives
+    none), else those the body gives. After a call, ``carry_out`` lists the
+    carries whose new value has a tangent and ``ys_out`` the other results
+    that do.
+    """
+
+    def __init__(self, ctx, body: Function, nc: int, caps, tc, tx, cap_tangents, tk, want_ys=None):
+        self.ctx, self.body, self.nc, self.caps = ctx, body, nc, caps
+        self.tc, self.tx, self.cap_tangents, self.tk, self.want_ys = tc, tx, cap_tangents, tk, want_ys
+        self.carry_out: list[int] = []
+        self.ys_out: list[int] = []
+
+    def __call__(self, *args):
+        graph = current_graph()
+        nc, tc, tx = self.nc, self.tc, self.tx
+        nx = len(self.body.params) - nc
+        carry, t_carry = args[:nc], args[nc : nc + len(tc)]
+        rows, t_rows = args[nc + len(tc) : nc + len(tc) + nx], args[nc + len(tc) + nx :]
+        start = len(graph.nodes)
+        env: dict = {}
+        outs = inline(self.body, graph, list(carry) + list(rows), captures=self.caps, env=env)
+        seeds = {carry[j]: t for j, t in zip(tc, t_carry)}
+        seeds.update((rows[k], t) for k, t in zip(tx, t_rows))
+        cap_params = self.body.capture_params
+        seeds.update((env[cap_params[m]], graph.capture(t)) for m, t in zip(self.tk, self.cap_tangents))
+        got = self.ctx.forward(graph.nodes[start:], seeds, outs)
+        self.carry_out = [j for j in range(nc) if got[j] is not None]
+        self.ys_out = [k for k in range(len(outs) - nc) if got[nc + k] is not None]
+        wanted = self.ys_out if self.want_ys is None else self.want_ys
+        t_new = [_or_zeros(got[j], outs[j]) for j in tc]
+        return [*outs[:nc], *t_new, *outs[nc:], *(_or_zeros(got[nc + k], outs[nc + k]) for k in wanted)]
+
+
+def _or_zeros(tangent, like: Tensor) -> Tensor:
+    return tangent if tangent is not None else ad_util.zeros_like(like)

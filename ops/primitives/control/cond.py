@@ -5,7 +5,7 @@ the branch forward and then its backward pass (through the rule context's
 reverse pass). It returns one cotangent per differentiable operand or
 capture (zeros for the other branches' captures), so every branch returns
 the same types. Its nodes are ordinary primitives and cond again, so higher
-orders (and jvp by double vjp) follow.
+orders follow. Its jvp is a cond of the branches with their forward passes.
 
 Under vectorize, an index that is the same for every lane keeps one cond of
 the vectorized branches; a batched index runs every branch on the whole
@@ -31,7 +31,7 @@ from ..batching import batched_at
 from ..compare import compare
 from ..constants import constant
 from ..registry import bind_node
-from .common import lane_select, out_types, split, types_str
+from .common import TangentStep, lane_select, out_types, split, types_str
 
 
 class CondAttrs(Attrs):
@@ -107,6 +107,39 @@ def _cond_vjp(ctx, attrs: CondAttrs, xs, ys, cts):
     return [None] + [out.get(p) for p in range(len(rest))]
 
 
+def _cond_jvp(ctx, attrs: CondAttrs, xs, ys, tangents):
+    """A cond of the branches with their forward passes: (operands, their tangents) -> (results,
+    their tangents). A result has a tangent where some branch gives it one (zeros in the others)."""
+    index, rest, t_rest = xs[0], list(xs[1:]), list(tangents[1:])
+    branches = attrs.branches
+    n = len(branches[0].params)
+    diff = ad_util.is_differentiable
+    tx = [k for k in range(n) if t_rest[k] is not None and diff(rest[k])]
+    caps, t_caps = split(rest, branches, n), split(t_rest, branches, n)
+    tks = [
+        [m for m, (c, t) in enumerate(zip(cs, ts)) if t is not None and diff(c)]
+        for cs, ts in zip(caps, t_caps)
+    ]
+    if not tx and not any(tks):
+        return [None] * len(ys)
+    types = [t.type for t in rest[:n]] + [rest[k].type for k in tx]
+
+    def steps(want):
+        made = [TangentStep(ctx, fn, 0, cs, [], tx, [ts[m] for m in tk], tk, want)
+                for fn, cs, ts, tk in zip(branches, caps, t_caps, tks)]  # fmt: skip
+        return made, [function(st, types, name=f"{fn.name}_jvp") for st, fn in zip(made, branches)]
+
+    made, fns = steps(None)
+    want = sorted({k for st in made for k in st.ys_out if diff(ys[k])})
+    if any(st.ys_out != want for st in made):
+        made, fns = steps(want)
+    out = cond_call(index, fns, rest[:n] + [t_rest[k] for k in tx], name="cond_jvp")
+    result: list = [None] * len(ys)
+    for i, k in enumerate(want):
+        result[k] = out[len(ys) + i]
+    return result
+
+
 def _cond_batch(ctx, attrs: CondAttrs, xs, bdims):
     index, ib = xs[0], bdims[0]
     n = len(attrs.branches[0].params)
@@ -146,6 +179,7 @@ cond_op = OpDef(
     _cond_lower,
     attrs=CondAttrs,
     vjp=_cond_vjp,
+    jvp=_cond_jvp,
     batch=_cond_batch,
     vary=_cond_vary,
     doc="Runs the branch chosen by an int32 index on the operands; stablehlo.case.",

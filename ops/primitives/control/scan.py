@@ -34,7 +34,7 @@ from ....graph import (
 from .. import ad_util, hlo
 from ..batching import batched_at
 from ..registry import bind_node
-from .common import carry_bdims, first_index, out_types, row, types_str
+from .common import TangentStep, carry_bdims, first_index, out_types, row, types_str
 from .scan_steps import Step, split_residuals
 
 
@@ -163,6 +163,45 @@ def _scan_vjp(ctx, attrs: ScanAttrs, xs, ys, cts):
     return result
 
 
+def _scan_jvp(ctx, attrs: ScanAttrs, xs, ys, tangents):
+    """One scan carrying the tangents beside the values: each step runs the body and its forward pass.
+
+    The carries with a tangent are those given one and those the body gives one from another (a
+    fixed point over the body's tangent pattern); the ys with a tangent come out stacked too. No vjp
+    is built and nothing is stacked for a backward scan, as transposing the vjp would.
+    """
+    body, nc = attrs.body, attrs.num_carry
+    nx = len(body.params) - nc
+    init, seqs, caps = list(xs[:nc]), list(xs[nc : nc + nx]), list(xs[nc + nx :])
+    diff = ad_util.is_differentiable
+    has = [t is not None and diff(x) for x, t in zip(xs, tangents)]
+    tc = [j for j in range(nc) if has[j]]
+    tx = [k for k in range(nx) if has[nc + k]]
+    tk = [m for m in range(len(caps)) if has[nc + nx + m]]
+    while True:
+        step = TangentStep(ctx, body, nc, caps, tc, tx, [tangents[nc + nx + m] for m in tk], tk)
+        types = [t.type for t in init] + [init[j].type for j in tc]
+        types += [row(t) for t in seqs] + [row(seqs[k]) for k in tx]
+        fn = function(step, types, name=f"{body.name}_jvp")
+        grown = sorted(set(tc) | {j for j in step.carry_out if diff(init[j])})
+        if grown == tc:
+            break
+        tc = grown
+    t_init = [tangents[j] if tangents[j] is not None else ad_util.zeros_like(init[j]) for j in tc]
+    (length,) = attrs.length_shape
+    out = scan_call(
+        fn, init + t_init, seqs + [tangents[nc + k] for k in tx], length, attrs.reverse, attrs.remat,
+        name="scan_jvp", unroll=attrs.unroll,
+    )  # fmt: skip
+    result: list = [None] * len(ys)
+    for i, j in enumerate(tc):
+        result[j] = out[nc + i]
+    n_y = len(ys) - nc
+    for i, k in enumerate(step.ys_out):
+        result[nc + k] = out[nc + len(tc) + n_y + i]
+    return result
+
+
 def _scan_batch(ctx, attrs: ScanAttrs, xs, bdims):
     body, nc = attrs.body, attrs.num_carry
     nx = len(body.params) - nc
@@ -212,6 +251,7 @@ scan_op = OpDef(
     _scan_lower,
     attrs=ScanAttrs,
     vjp=_scan_vjp,
+    jvp=_scan_jvp,
     batch=_scan_batch,
     vary=_scan_vary,
     subsumes=_scan_subsumes,

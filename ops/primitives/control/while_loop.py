@@ -1,7 +1,8 @@
 """The while primitive: repeat a body while a predicate holds; stablehlo.while (ops layer).
 
 A loop of unknown length has no reverse-mode rule: sg.while_loop(max_steps=)
-and sg.fori_loop with Python int bounds build a scan instead.
+and sg.fori_loop with Python int bounds build a scan instead. Forward mode
+needs no bound: the jvp is a while over the carry and its tangents.
 
 Under vectorize, a predicate that is the same for every lane keeps one
 while of the vectorized bodies; a batched predicate loops while any lane
@@ -23,11 +24,11 @@ from ....graph import (
     function,
 )
 from ....graph.function import inline
-from .. import hlo
+from .. import ad_util, hlo
 from ..batching import batched_at
 from ..reduce import reduce
 from ..registry import bind_node
-from .common import carry_bdims, lane_select, out_types, split, types_str
+from .common import TangentStep, carry_bdims, lane_select, out_types, split, types_str
 
 
 class WhileAttrs(Attrs):
@@ -93,6 +94,41 @@ def _while_batch(ctx, attrs: WhileAttrs, xs, bdims):
     return while_call(any_fn, masked_fn, init, name="while"), carry
 
 
+def _while_jvp(ctx, attrs: WhileAttrs, xs, ys, tangents):
+    """A while over the carry and its tangents: the body with its forward pass, the predicate on
+    the carry alone. The carries with a tangent are those given one and those the body gives one
+    (a fixed point); the predicate's captures carry none (a bool has no tangent)."""
+    cond, body = attrs.cond_fn, attrs.body_fn
+    n = len(body.params)
+    init = list(xs[:n])
+    ccap, bcap = split(xs, [cond, body], n)
+    _, t_bcap = split(tangents, [cond, body], n)
+    diff = ad_util.is_differentiable
+    tc = [j for j in range(n) if tangents[j] is not None and diff(init[j])]
+    tk = [m for m, (c, t) in enumerate(zip(bcap, t_bcap)) if t is not None and diff(c)]
+    if not tc and not tk:
+        return [None] * len(ys)
+    while True:
+        step = TangentStep(ctx, body, n, bcap, tc, [], [t_bcap[m] for m in tk], tk)
+        types = [t.type for t in init] + [init[j].type for j in tc]
+        body_fn = function(step, types, name=f"{body.name}_jvp")
+        grown = sorted(set(tc) | {j for j in step.carry_out if diff(init[j])})
+        if grown == tc:
+            break
+        tc = grown
+
+    def predicate(*carry_and_tangents):
+        return inline(cond, current_graph(), list(carry_and_tangents[:n]), captures=ccap)
+
+    cond_fn = function(predicate, types, name=cond.name)
+    t_init = [tangents[j] if tangents[j] is not None else ad_util.zeros_like(init[j]) for j in tc]
+    out = while_call(cond_fn, body_fn, init + t_init, name="while_jvp")
+    result: list = [None] * len(ys)
+    for i, j in enumerate(tc):
+        result[j] = out[n + i]
+    return result
+
+
 def _while_vary(ctx, attrs: WhileAttrs, vary):
     """Inside sg.spmd, to a fixed point: a carry varies along what the body makes it vary along, and
     every carry along the predicate's axes (devices may stop after different numbers of steps)."""
@@ -113,6 +149,7 @@ while_op = OpDef(
     _while_infer,
     _while_lower,
     attrs=WhileAttrs,
+    jvp=_while_jvp,
     batch=_while_batch,
     vary=_while_vary,
     reasons={
