@@ -103,8 +103,9 @@ def jvp(fn, primals, tangents, has_aux: bool = False):
             raise error(
                 f"jvp wants tangents typed like the primals, got {t.type} for {p.type} at tangents{path}"
             )
-    tangent_out = forward(nodes, dict(zip(aliases, t_leaves)), out_leaves)
-    outs = unflatten(out_tree, out_leaves)
+    again: dict = {}
+    tangent_out = forward(nodes, dict(zip(aliases, t_leaves)), out_leaves, again)
+    outs = unflatten(out_tree, [again.get(o, o) for o in out_leaves])  # values a rule computed again
     touts = unflatten(out_tree, [_zeros_for(o, t) for o, t in zip(out_leaves, tangent_out)])
     return (outs, touts, aux) if has_aux else (outs, touts)
 

@@ -28,15 +28,25 @@ from .backward import CONTEXT as VJP_CONTEXT
 from .backward import VJPContext, backward, relevant_nodes
 
 
-def forward(nodes, tangents: dict[Tensor, Tensor], outputs) -> list[Tensor | None]:
+def forward(
+    nodes, tangents: dict[Tensor, Tensor], outputs, primals: dict | None = None
+) -> list[Tensor | None]:
     """Tangents of ``outputs`` given the ``tangents`` of some tensors, through ``nodes``.
 
     Emits the tangent graph into the graph being built; returns one Tensor
     (or None for a zero tangent) per output. A node without any rule is an
     error only if a rule (or an output) reads its tangents: a custom_vjp's
     forward ops, which its transposed vjp never reads, need no rules.
+
+    A rule may compute its node's values again beside their tangents (scan's
+    jvp: one loop carrying both) and say so (``ctx.same_values``); the nodes
+    after it on the tangents' path are then built again on those values, so
+    that the first computation, which nothing reads any more, drops out when
+    the program is simplified. ``primals``, when given, is filled with each
+    such tensor -> the one that computes it now (the caller's outputs too).
     """
     tans = {t: tan for t, tan in tangents.items() if ad_util.is_differentiable(t)}
+    again = {} if primals is None else primals
     for node in relevant_nodes(nodes, list(tans), outputs):
         ins = Tangents(tans.get(x) if ad_util.is_differentiable(x) else None for x in node.inputs)
         if ins.all_zero() or not any(ad_util.is_differentiable(y) for y in node.outputs):
@@ -46,13 +56,26 @@ def forward(nodes, tangents: dict[Tensor, Tensor], outputs) -> list[Tensor | Non
         except GraphError as e:
             tans.update((y, _Unknown(e)) for y in node.outputs)
             continue
+        xs, ys = _on_new_values(node, again)
         with emitting_for(node.location, origin=node.name), name_scope("jvp"):
-            outs = rule(JVPContext(node.op), node.attrs, node.inputs, node.outputs, ins)
-        for y, t in zip(node.outputs, outs):
+            outs = rule(JVPContext(node.op, again), node.attrs, xs, ys, ins)
+        for y, new_y, t in zip(node.outputs, ys, outs):
+            if new_y is not y:
+                again.setdefault(y, again.get(new_y, new_y))
             if t is not None and ad_util.is_differentiable(y):
                 _check_tangent(node, y, t)
                 tans[y] = t
     return list(Tangents(tans.get(o) for o in outputs))
+
+
+def _on_new_values(node, again: dict) -> tuple[list, list]:
+    """The node's operands and results, on the values a rule computed again: the node built once
+    more on those (not a node that writes state or groups: they happen once)."""
+    xs = [again.get(x, x) for x in node.inputs]
+    if all(a is b for a, b in zip(xs, node.inputs)) or node.op.traits & {"writes_variable", "group"}:
+        return xs, list(node.outputs)
+    with emitting_for(node.location, origin=node.name):
+        return xs, list(bind_node(node.op, xs, node.attrs, name=node.name).outputs)
 
 
 class _Unknown:
@@ -155,14 +178,20 @@ class JVPContext(VJPContext):
     (a body), the generic rules to fall back on, and (from VJPContext) the reverse pass and simplify
     for transposing a user's jvp. ops/ cannot import transforms/, so the pass hands this to the rules."""
 
-    __slots__ = ("op",)
+    __slots__ = ("op", "again")
 
-    def __init__(self, op=None):
+    def __init__(self, op=None, again: dict | None = None):
         self.op = op
+        self.again = {} if again is None else again
 
     @staticmethod
-    def forward(nodes, tangents, outputs):
-        return forward(nodes, tangents, outputs)
+    def forward(nodes, tangents, outputs, primals: dict | None = None):
+        return forward(nodes, tangents, outputs, primals)
+
+    def same_values(self, y: Tensor, new: Tensor) -> None:
+        """Say that ``new`` (built by the rule) computes the node's output ``y``: later nodes on the
+        tangents' path are built on ``new``, and the node that made ``y`` may drop out."""
+        self.again[y] = new
 
     def linear(self, attrs, xs, ys, tangents):
         return linear_jvp(self, attrs, xs, ys, tangents)

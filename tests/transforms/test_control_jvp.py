@@ -18,6 +18,7 @@ import pytest
 
 import stablegraph as sg
 from stablegraph import numpy as snp
+from stablegraph.graph import extract
 
 pytestmark = pytest.mark.usefixtures("jax_x64")  # the jax oracle computes in float64 here
 
@@ -71,17 +72,19 @@ def test_scan_cond_and_while_jvps_match_jax():
     fetches, wants = [], []
     with g:
         start = len(g.nodes)
-        for name, (ours, theirs, primals, tangents) in cases.items():
-            out, tan = sg.jvp(ours, tuple(sg.constant(p) for p in primals), tuple(sg.constant(t) for t in tangents))
+        for ours, theirs, primals, tangents in cases.values():
+            out, tan = sg.jvp(
+                ours, tuple(sg.constant(p) for p in primals), tuple(sg.constant(t) for t in tangents)
+            )
             fetches += [*out, *tan]
             j_out, j_tan = jax.jvp(theirs, primals, tangents)
             wants += [*j_out, *j_tan]
+        ours, theirs = cond_fn(snp, sg.cond), cond_fn(jnp, jax.lax.cond)
         for i in (-1, 2):  # each branch taken; w's tangent reaches a result only in the first
-            ours, theirs = cond_fn(snp, sg.cond), cond_fn(jnp, jax.lax.cond)
-            out, tan = sg.jvp(lambda v, u: ours(sg.constant(i), v, u), (sg.constant(x), sg.constant(w)),
+            out, tan = sg.jvp(lambda v, u, i=i: ours(sg.constant(i), v, u), (sg.constant(x), sg.constant(w)),
                               (sg.constant(tx), sg.constant(tw)))  # fmt: skip
             fetches += [*out, *tan]
-            j_out, j_tan = jax.jvp(lambda v, u: theirs(i, v, u), (x, w), (tx, tw))
+            j_out, j_tan = jax.jvp(lambda v, u, i=i: theirs(i, v, u), (x, w), (tx, tw))
             wants += [*j_out, *j_tan]
         emitted = [n.op.name for n in g.nodes[start:]]
     assert "transpose" not in emitted and not any("vjp" in n.name for n in g.nodes[start:]), emitted
@@ -90,6 +93,21 @@ def test_scan_cond_and_while_jvps_match_jax():
         got = sess.run(fetches)
     for k, (a, b) in enumerate(zip(got, wants)):
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12, err_msg=str(k))
+
+
+def test_the_first_loop_drops_out_once_the_jvp_loop_computes_the_values_too():
+    """sg.jvp's values and tangents both come from the jvp's loop: simplified, one scan (one while)
+    is left, where transposing the vjp left a residual and a backward scan beside the forward one."""
+    c0, xs, w = R.normal(size=3), R.normal(size=(5, 3)), R.normal(size=3)
+    g = sg.Graph()
+    with g:
+        args = [sg.constant(a) for a in (c0, xs, w)]
+        scan_out = sg.jvp(scan_fn(snp, sg.scan), tuple(args), tuple(args))
+        while_out = sg.jvp(while_fn(snp, sg.while_loop), (args[0], args[2]), (args[2], args[0]))
+    for outs, op in ((scan_out, "scan"), (while_out, "while")):
+        leaves = [t for part in outs for t in part]
+        program = sg.simplify(extract(g, leaves))
+        assert [n.op.name for n in program.graph.nodes].count(op) == 1, program
 
 
 def test_second_orders_through_scan_match_jax():

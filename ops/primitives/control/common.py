@@ -103,7 +103,9 @@ class TangentStep:
         seeds.update((rows[k], t) for k, t in zip(tx, t_rows))
         cap_params = self.body.capture_params
         seeds.update((env[cap_params[m]], graph.capture(t)) for m, t in zip(self.tk, self.cap_tangents))
-        got = self.ctx.forward(graph.nodes[start:], seeds, outs)
+        again: dict = {}
+        got = self.ctx.forward(graph.nodes[start:], seeds, outs, again)
+        outs = [again.get(o, o) for o in outs]  # values a nested rule computed again with their tangents
         self.carry_out = [j for j in range(nc) if got[j] is not None]
         self.ys_out = [k for k in range(len(outs) - nc) if got[nc + k] is not None]
         wanted = self.ys_out if self.want_ys is None else self.want_ys

@@ -134,6 +134,8 @@ def _cond_jvp(ctx, attrs: CondAttrs, xs, ys, tangents):
     if any(st.ys_out != want for st in made):
         made, fns = steps(want)
     out = cond_call(index, fns, rest[:n] + [t_rest[k] for k in tx], name="cond_jvp")
+    for y, value in zip(ys, out[: len(ys)]):
+        ctx.same_values(y, value)
     result: list = [None] * len(ys)
     for i, k in enumerate(want):
         result[k] = out[len(ys) + i]

@@ -168,7 +168,8 @@ def _scan_jvp(ctx, attrs: ScanAttrs, xs, ys, tangents):
 
     The carries with a tangent are those given one and those the body gives one from another (a
     fixed point over the body's tangent pattern); the ys with a tangent come out stacked too. No vjp
-    is built and nothing is stacked for a backward scan, as transposing the vjp would.
+    is built and nothing is stacked for a backward scan, as transposing the vjp would; the new scan
+    computes the values too (ctx.same_values), so the first one drops out when nothing else reads it.
     """
     body, nc = attrs.body, attrs.num_carry
     nx = len(body.params) - nc
@@ -193,10 +194,14 @@ def _scan_jvp(ctx, attrs: ScanAttrs, xs, ys, tangents):
         fn, init + t_init, seqs + [tangents[nc + k] for k in tx], length, attrs.reverse, attrs.remat,
         name="scan_jvp", unroll=attrs.unroll,
     )  # fmt: skip
+    n_y = len(ys) - nc
+    for j in range(nc):  # the new scan computes the values too: later nodes build on its
+        ctx.same_values(ys[j], out[j])
+    for k in range(n_y):
+        ctx.same_values(ys[nc + k], out[nc + len(tc) + k])
     result: list = [None] * len(ys)
     for i, j in enumerate(tc):
         result[j] = out[nc + i]
-    n_y = len(ys) - nc
     for i, k in enumerate(step.ys_out):
         result[nc + k] = out[nc + len(tc) + n_y + i]
     return result

@@ -123,6 +123,8 @@ def _while_jvp(ctx, attrs: WhileAttrs, xs, ys, tangents):
     cond_fn = function(predicate, types, name=cond.name)
     t_init = [tangents[j] if tangents[j] is not None else ad_util.zeros_like(init[j]) for j in tc]
     out = while_call(cond_fn, body_fn, init + t_init, name="while_jvp")
+    for y, value in zip(ys, out[:n]):
+        ctx.same_values(y, value)
     result: list = [None] * len(ys)
     for i, j in enumerate(tc):
         result[j] = out[n + i]
