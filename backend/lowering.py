@@ -15,56 +15,35 @@ propagates the rest (a one-device mesh is lowered the same way). Rules read the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..graph import CompileError, FeedError, GraphError, TensorType, located
 from ..graph.dims import evaluate, substitute, symbols
 from ..graph.function import bind_symbols
 from ..graph.rewrite import Walk
+from ..graph.rule_context import RuleContext, Services
 from ..ops.primitives import hlo
 from ..sharding import Mesh, sdy_mesh, sdy_sharding
 
 
-@dataclass
-class LowerContext:
-    """What a lowering rule may read: the concrete types of the node it lowers, the
-    mesh the program is partitioned over (None: a Session without a mesh), and the platform
-    it will run on (PJRT's name: "cpu", "cuda"), for rules whose kernels differ by platform."""
+class LoweringPass(Services):
+    """What the lowering offers lower rules (besides the node's concrete types, the bindings, the
+    mesh, the platform and the training switch's value, fields of their context): a body lowered
+    inline."""
 
-    node: object
-    in_types: tuple[TensorType, ...]
-    out_types: tuple[TensorType, ...]
-    bindings: dict[str, int]
-    mesh: Mesh | None = None
-    platform: str = "cpu"
-    training: bool = False  # the run writes variables itself: what the training switch lowers to
+    name = "the lowering"
 
-    def concrete(self, ty: TensorType) -> TensorType:
-        return ty.evaluate(self.bindings)
-
-    def dim(self, d) -> int:
-        """The int value of a dim held in an attribute (an expression in the bound symbols)."""
-        try:
-            return evaluate(d, self.bindings)
-        except KeyError as e:
-            raise FeedError(
-                located(
-                    f"the value of {d} is not known: no feed binds {e.args[0]}",
-                    self.node.location,
-                    self.node.name,
-                )
-            ) from None
-
-    def lower_function(self, fn, values, extra=()) -> list:
+    def lower_function(self, ctx, fn, values, extra=()) -> list:
         """Emit a Function's body inline on ``values`` (its params, then its captures).
 
         Returns the values of its results, then of the tensors of ``fn`` in ``extra``.
         """
         params = fn.params + fn.capture_params
         env = dict(zip(params, values))
-        bindings = _body_bindings(params, values, self.bindings, fn.name)
-        Walk(env).run(fn.graph.nodes, _lowering(bindings, self.mesh, self.platform, self.training))
+        bindings = _body_bindings(params, values, ctx.bindings, fn.name)
+        Walk(env).run(fn.graph.nodes, _lowering(bindings, ctx.mesh, ctx.platform, ctx.training))
         return [env[r] for r in (*fn.results, *extra)]
+
+
+LOWERING = LoweringPass()
 
 
 def _body_bindings(params, values, bindings, name: str) -> dict:
@@ -189,15 +168,12 @@ def _lowering(bindings, mesh=None, platform="cpu", training=False):
     def lower_node(walk, node) -> list:
         if any(out in walk.env for out in node.outputs):
             return [walk.env.get(out) for out in node.outputs]  # fed: its value is an argument already
-        ctx = LowerContext(
-            node,
-            tuple(concrete_type(t, bindings) for t in node.inputs),
-            tuple(concrete_type(o, bindings) for o in node.outputs),
-            bindings,
-            mesh,
-            platform,
-            training,
-        )
+        ctx = RuleContext(
+            LOWERING, node.op, node,
+            in_types=tuple(concrete_type(t, bindings) for t in node.inputs),
+            out_types=tuple(concrete_type(o, bindings) for o in node.outputs),
+            bindings=bindings, mesh=mesh, platform=platform, training=training,
+        )  # fmt: skip
         rule = node.op.rule("lower")
         try:
             with hlo.node_location(node):

@@ -8,9 +8,9 @@ backend turns into arguments, in graph/structural.py) with all its rules:
 - ``lower(ctx, attrs, *values) -> value | list``: emit StableHLO through
   ops/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
 - ``vjp(ctx, attrs, xs, ys, cts)``, ``jvp``, ``batch(ctx, attrs, xs, bdims)``:
-  autodiff and vectorization rules; ``ctx`` is what the transform offers
-  the rule (transforms/backward.py's VJPContext, transforms/vectorize.py's
-  BatchContext), so rules of ops holding bodies transform them in place;
+  autodiff and vectorization rules; ``ctx`` (a RuleContext, graph/rule_context.py:
+  one type for every rule kind) is what the pass offers the rule, so rules of
+  ops holding bodies transform them in place;
 - ``traits``: properties passes ask for instead of op names (elementwise,
   stateful, moves_data, constant; the structural ops' feed, parameter,
   reads_state, seed, group; the constants below);

@@ -26,8 +26,12 @@ class Walk:
     """The loop over nodes: ``visit(walk, node)`` gives each node's new outputs, kept in ``env``.
 
     Parameters are bound by the caller (through ``env``) and skipped; an
-    output already in ``env`` (a fed value) stays bound. The lowering walks
-    nodes with this loop too, its values being MLIR values.
+    output already in ``env`` (a fed value) stays bound. Every pass over
+    nodes runs on this loop: the rewrites (vectorize, simplify, inline), the
+    lowering (its values are MLIR values), the replication analysis, the
+    forward pass (its values are tangents) and the reverse pass, which walks
+    the nodes backwards and whose visit adds cotangents to the operands'
+    entries itself (it gives no outputs).
     """
 
     def __init__(self, env: dict | None = None):

@@ -1,17 +1,20 @@
-"""The reverse pass: one loop that walks nodes backwards calling each op's vjp rule (transforms).
+"""The reverse pass: the node loop (graph.rewrite.Walk) backwards, calling each op's vjp rule (transforms).
 
 Every gradient in stablegraph (sg.vjp, sg.grad, sg.gradients, jvp by double
 vjp) goes through ``backward``. Cotangents that are zero are never built:
 ``None`` stands for them, and a rule sees ``None`` for outputs no gradient
 reached. Nodes a rule emits carry the forward node's source location, under
 a ``grad`` name scope, so errors in a gradient point at the user's line.
-Rules are called as ``vjp(ctx, attrs, xs, ys, cts)``; ``ctx`` (a
-VJPContext) lets the rules of body-holding ops run this pass on a body.
+Rules are called as ``vjp(ctx, attrs, xs, ys, cts)``; ``ctx`` (the one
+RuleContext type, graph/rule_context.py, with this pass's services) lets the
+rules of body-holding ops run this pass on a body.
 """
 
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, emitting_for, located, name_scope, user_location
+from ..graph.rewrite import Walk
+from ..graph.rule_context import RuleContext, Services
 from ..ops.primitives import ad_util
 from .simplify import simplify
 
@@ -64,10 +67,11 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt, values: dict | None = None
     for t, ct in seeds.items():
         if ad_util.is_differentiable(t):  # a mask or index output seeds nothing
             _accumulate(cts, t, ct)
-    for node in reversed(relevant_nodes(nodes, wrt, seeds)):
+
+    def visit(walk, node) -> list:
         out_cts = [cts.get(o) for o in node.outputs]
         if all(c is None for c in out_cts):
-            continue
+            return []
         rule = node.op.vjp
         if rule is None:
             why = node.op.reasons.get("vjp", "not written yet")
@@ -77,31 +81,31 @@ def backward(nodes, seeds: dict[Tensor, Tensor], wrt, values: dict | None = None
         if values is not None:
             xs, ys = [values.get(t, t) for t in xs], [values.get(t, t) for t in ys]
         with emitting_for(node.location, origin=node.name), name_scope("grad"):
-            in_cts = rule(CONTEXT, node.attrs, xs, ys, out_cts)
+            in_cts = rule(RuleContext(REVERSE, node.op, node), node.attrs, xs, ys, out_cts)
         for t, x, ct in zip(node.inputs, xs, in_cts):
             if ct is not None and ad_util.is_differentiable(t):
                 _check_ct(node, x, ct)
                 _accumulate(cts, t, ct)
+        return []  # the cotangents went to the operands' entries
+
+    Walk(cts).run(reversed(relevant_nodes(nodes, wrt, seeds)), visit)
     return [cts.get(t) for t in wrt]
 
 
-class VJPContext:
-    """What a vjp rule may ask of the transform: the reverse pass over nodes it builds (a body's
-    recomputed forward), and simplify for the backward Functions it makes. Rules of ops that hold
-    bodies (cond, scan) use it; ops/ cannot import transforms/, so the pass hands it to them."""
+class ReversePass(Services):
+    """What the reverse pass offers vjp rules: itself, over nodes a rule builds (a body's recomputed
+    forward), and simplify for the backward Functions rules make (cond, scan)."""
 
-    __slots__ = ()
+    name = "the reverse pass"
 
-    @staticmethod
-    def backward(nodes, seeds, wrt, values=None):
+    def backward(self, ctx, nodes, seeds, wrt, values=None):
         return backward(nodes, seeds, wrt, values)
 
-    @staticmethod
-    def simplify(fn):
+    def simplify(self, ctx, fn):
         return simplify(fn)
 
 
-CONTEXT = VJPContext()
+REVERSE = ReversePass()
 
 
 def _accumulate(cts: dict, t: Tensor, ct: Tensor) -> None:

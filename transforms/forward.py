@@ -1,4 +1,4 @@
-"""The forward pass: one loop that walks nodes in order calling each op's jvp rule (transforms).
+"""The forward pass: the node loop (graph.rewrite.Walk) in order, calling each op's jvp rule (transforms).
 
 sg.jvp (and so sg.jacfwd and sg.hessian) goes through ``forward``. It is
 the mirror of transforms/backward.py: tangents that are zero are never
@@ -22,10 +22,11 @@ name:
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, current_graph, emitting_for, located, name_scope
+from ..graph.rewrite import Walk
+from ..graph.rule_context import RuleContext
 from ..ops.primitives import ad_util
 from ..ops.primitives.registry import bind_node
-from .backward import CONTEXT as VJP_CONTEXT
-from .backward import VJPContext, backward, relevant_nodes
+from .backward import REVERSE, ReversePass, backward, relevant_nodes
 
 
 def forward(
@@ -47,24 +48,28 @@ def forward(
     """
     tans = {t: tan for t, tan in tangents.items() if ad_util.is_differentiable(t)}
     again = {} if primals is None else primals
-    for node in relevant_nodes(nodes, list(tans), outputs):
+
+    def visit(walk, node) -> list:
         ins = Tangents(tans.get(x) if ad_util.is_differentiable(x) else None for x in node.inputs)
         if ins.all_zero() or not any(ad_util.is_differentiable(y) for y in node.outputs):
-            continue  # a mask or an index carries no tangent
+            return [None] * len(node.outputs)  # a mask or an index carries no tangent
         try:
             rule = rule_for(node)
         except GraphError as e:
-            tans.update((y, _Unknown(e)) for y in node.outputs)
-            continue
+            return [_Unknown(e)] * len(node.outputs)
         xs, ys = _on_new_values(node, again)
         with emitting_for(node.location, origin=node.name), name_scope("jvp"):
-            outs = rule(JVPContext(node.op, again), node.attrs, xs, ys, ins)
+            outs = rule(RuleContext(FORWARD, node.op, node, again=again), node.attrs, xs, ys, ins)
+        got = []
         for y, new_y, t in zip(node.outputs, ys, outs):
             if new_y is not y:
                 again.setdefault(y, again.get(new_y, new_y))
             if t is not None and ad_util.is_differentiable(y):
                 _check_tangent(node, y, t)
-                tans[y] = t
+            got.append(t if ad_util.is_differentiable(y) else None)
+        return got
+
+    Walk(tans).run(relevant_nodes(nodes, list(tans), outputs), visit)
     return list(Tangents(tans.get(o) for o in outputs))
 
 
@@ -162,7 +167,7 @@ def transposed_vjp(ctx, attrs, xs, ys, tangents):
     graph = current_graph()
     dummies = [ad_util.zeros_like(y) if ad_util.is_differentiable(y) else None for y in ys]
     start = len(graph.nodes)
-    cts = ctx.op.vjp(VJP_CONTEXT, attrs, xs, ys, dummies)
+    cts = ctx.op.vjp(RuleContext(REVERSE, ctx.op, ctx.node), attrs, xs, ys, dummies)
     seeds: dict = {}
     for i, c in enumerate(cts):  # a tangent is read only where the vjp gives a cotangent
         t = tangents[i] if c is not None else None
@@ -173,31 +178,24 @@ def transposed_vjp(ctx, attrs, xs, ys, tangents):
     return [next(got) if d is not None else None for d in dummies]
 
 
-class JVPContext(VJPContext):
-    """What a jvp rule may ask of the transform: its own op, the forward pass over nodes it builds
-    (a body), the generic rules to fall back on, and (from VJPContext) the reverse pass and simplify
-    for transposing a user's jvp. ops/ cannot import transforms/, so the pass hands this to the rules."""
+class ForwardPass(ReversePass):
+    """What the forward pass offers jvp rules: itself over nodes a rule builds (a body), the generic
+    rules to fall back on, and (as the reverse pass) the reverse pass and simplify, for
+    transposing a user's jvp."""
 
-    __slots__ = ("op", "again")
+    name = "the forward pass"
 
-    def __init__(self, op=None, again: dict | None = None):
-        self.op = op
-        self.again = {} if again is None else again
-
-    @staticmethod
-    def forward(nodes, tangents, outputs, primals: dict | None = None):
+    def forward(self, ctx, nodes, tangents, outputs, primals=None):
         return forward(nodes, tangents, outputs, primals)
 
-    def same_values(self, y: Tensor, new: Tensor) -> None:
-        """Say that ``new`` (built by the rule) computes the node's output ``y``: later nodes on the
-        tangents' path are built on ``new``, and the node that made ``y`` may drop out."""
-        self.again[y] = new
+    def linear(self, ctx, attrs, xs, ys, tangents):
+        return linear_jvp(ctx, attrs, xs, ys, tangents)
 
-    def linear(self, attrs, xs, ys, tangents):
-        return linear_jvp(self, attrs, xs, ys, tangents)
+    def transposed_vjp(self, ctx, attrs, xs, ys, tangents):
+        return transposed_vjp(ctx, attrs, xs, ys, tangents)
 
-    def transposed_vjp(self, attrs, xs, ys, tangents):
-        return transposed_vjp(self, attrs, xs, ys, tangents)
+
+FORWARD = ForwardPass()
 
 
 def _check_tangent(node, y: Tensor, t: Tensor) -> None:

@@ -4,7 +4,7 @@ The rewrite walks a Function's nodes once (graph.rewrite.Rewriter) with an
 old -> (new tensor, batch axis) map. A node none of whose inputs is batched
 is copied as it is; otherwise its op's ``batch`` rule builds the batched
 version, given the operands and their batch axes (None: the same for every
-lane) and a BatchContext through which it can vectorize a body it holds. A
+lane) and the rule context (``ctx.size``, ``ctx.vectorize`` for a body it holds). A
 primitive without a rule, or an op with the ``stateful`` trait (an assign),
 is a GraphError at the user's line. ``chunk_size`` runs the batch as a
 loop over chunks (ops/control's scan), so a big batch fits in memory.
@@ -25,40 +25,40 @@ from ..graph import (
 )  # fmt: skip
 from ..graph.dims import symbols
 from ..graph.rewrite import Rewriter
+from ..graph.rule_context import RuleContext, Services
 from ..ops.primitives.batching import batched_at
 from .vectorize_args import axes_for, check_axes, check_sizes, chunked, leaves_of
 
 
-class BatchContext:
-    """What a batch rule may ask of vectorize: the batch size, its own op, and vectorizing a body."""
+class BatchPass(Services):
+    """What vectorize offers batch rules (besides ``ctx.size``, the batch size): a body batched."""
 
-    __slots__ = ("size", "op")
+    name = "vectorize"
 
-    def __init__(self, size, op=None):
-        self.size, self.op = size, op
-
-    def vectorize(self, fn: Function, in_bdims, captures=(), out_bdims=None):
+    def vectorize(self, ctx, fn: Function, in_bdims, captures=(), out_bdims=None):
         """``fn`` batched: its params have batch axes ``in_bdims`` (None: unbatched), its capture
         params stand for ``captures`` ((tensor, bdim) pairs of the graph being built). Returns the
         new Function (whose captures are those tensors) and its results' batch axes; ``out_bdims``
         forces them (each an axis, or None to keep whatever the body gives)."""
-        types = [_with_batch(p.type, b, self.size) for p, b in zip(fn.params, in_bdims)]
+        size = ctx.size
+        types = [_with_batch(p.type, b, size) for p, b in zip(fn.params, in_bdims)]
         got: list = []
 
         def body(*params):
             graph = current_graph()
             env = {p: (new, b) for p, new, b in zip(fn.params, params, in_bdims)}
             env.update({p: (graph.capture(t), b) for p, (t, b) in zip(fn.capture_params, captures)})
-            outs = batch_nodes(fn, env, self.size)
+            outs = batch_nodes(fn, env, size)
             want = out_bdims or [None] * len(outs)
-            outs = [
-                (o, b) if w is None else (batched_at(o, b, self.size, w), w) for (o, b), w in zip(outs, want)
-            ]
+            outs = [(o, b) if w is None else (batched_at(o, b, size, w), w) for (o, b), w in zip(outs, want)]
             got.append([b for _, b in outs])
             return [o for o, _ in outs]
 
         names = [p.node.name for p in fn.params]
         return function(body, types, name=fn.name, arg_names=names), got[0]
+
+
+BATCH = BatchPass()
 
 
 def _with_batch(ty: TensorType, bdim, size) -> TensorType:
@@ -72,7 +72,6 @@ def _with_batch(ty: TensorType, bdim, size) -> TensorType:
 def batch_nodes(fn: Function, env: dict, size) -> list:
     """Batch fn's nodes into the graph being built; ``env`` binds its params (and capture params) to
     (tensor, bdim) pairs. Returns one (tensor, bdim) pair per result."""
-    ctx = BatchContext(size)
 
     def visit(rewriter, node):
         values = [rewriter.env[t] for t in node.inputs]
@@ -84,9 +83,8 @@ def batch_nodes(fn: Function, env: dict, size) -> list:
             why = node.op.reasons.get("batch", "not written yet")
             raise GraphError(located(f"cannot vectorize {node.op.name}: it has no batch rule ({why})",
                                      node.location, node.name))  # fmt: skip
-        ctx.op = node.op
         with rewriter.emitting(node):
-            outs, out_bdims = rule(ctx, node.attrs, xs, bdims)
+            outs, out_bdims = rule(RuleContext(BATCH, node.op, node, size=size), node.attrs, xs, bdims)
         for t, o, b in zip(node.outputs, outs, out_bdims):
             _check(node, t, o, b, size)
         return list(zip(outs, out_bdims))
@@ -197,4 +195,4 @@ def _run(fn: Function, params, bdims, out_bdims, size) -> list:
     return results
 
 
-__all__ = ["BatchContext", "batch_nodes", "vectorize", "vmap"]
+__all__ = ["BatchPass", "batch_nodes", "vectorize", "vmap"]

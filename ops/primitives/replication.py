@@ -23,22 +23,22 @@ from __future__ import annotations
 
 from ...graph import Function
 from ...graph.rewrite import Walk
+from ...graph.rule_context import RuleContext, Services
 
 NONE: frozenset[str] = frozenset()
 
 
-class VaryContext:
-    """What a ``vary`` rule may ask: the analysis of a body it holds."""
+class ReplicationPass(Services):
+    """What the replication analysis offers vary rules: itself, on a body a rule holds."""
 
-    __slots__ = ()
+    name = "the replication analysis"
 
-    @staticmethod
-    def body(fn: Function, in_vary) -> list[frozenset[str]]:
+    def body(self, ctx, fn: Function, in_vary) -> list[frozenset[str]]:
         """The axes each result of ``fn`` varies along, given its params' then its capture params'."""
         return varies(fn, in_vary)
 
 
-CONTEXT = VaryContext()
+ANALYSIS = ReplicationPass()
 
 
 def varies(fn: Function, in_vary) -> list[frozenset[str]]:
@@ -48,7 +48,7 @@ def varies(fn: Function, in_vary) -> list[frozenset[str]]:
     def visit(walk, node):
         ins = [walk.env.get(t, NONE) for t in node.inputs]
         if node.op.vary is not None:
-            return [frozenset(v) for v in node.op.vary(CONTEXT, node.attrs, ins)]
+            return [frozenset(v) for v in node.op.vary(RuleContext(ANALYSIS, node.op, node), node.attrs, ins)]
         return [NONE.union(*ins)] * len(node.outputs)
 
     Walk(env).run(fn.graph.nodes, visit)
@@ -59,4 +59,4 @@ def union(*sets) -> frozenset[str]:
     return NONE.union(*sets)
 
 
-__all__ = ["NONE", "VaryContext", "union", "varies"]
+__all__ = ["NONE", "ReplicationPass", "union", "varies"]

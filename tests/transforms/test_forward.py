@@ -212,7 +212,9 @@ def test_a_missing_rule_names_the_op_and_line():
     g = sg.Graph()
     with g:
         x = sg.constant(normal())
-        with pytest.raises(sg.GraphError, match=r"test_forward.py:\d+ .*cannot differentiate through nextafter"):
+        with pytest.raises(
+            sg.GraphError, match=r"test_forward.py:\d+ .*cannot differentiate through nextafter"
+        ):
             sg.jvp(lambda v: sg.lax.nextafter(v, v * 2.0), [x], [x])
 
 

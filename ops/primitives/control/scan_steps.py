@@ -61,9 +61,9 @@ def split_residuals(full: Function, step: Step, n_lead: int, n_rows: int):
     """
     nodes = full.graph.nodes
     fwd_params = set(full.params[n_lead : n_lead + n_rows])
-    fwd_nodes = [n for n in nodes[step.fwd_start : step.bwd_start] if n.op.name != "parameter"]
+    fwd_nodes = [n for n in nodes[step.fwd_start : step.bwd_start] if "parameter" not in n.op.traits]
     fwd_out = {o: n for n in fwd_nodes for o in n.outputs}
-    bwd_nodes = [n for n in nodes[step.bwd_start :] if n.op.name != "parameter"]
+    bwd_nodes = [n for n in nodes[step.bwd_start :] if "parameter" not in n.op.traits]
     consts = [n for n in fwd_nodes if not n.inputs]
     saved: list = []
     for t in [t for n in bwd_nodes for t in n.inputs] + list(full.results):
