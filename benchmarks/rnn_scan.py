@@ -63,15 +63,20 @@ def jax_step(weights, xs, h0):
     return lambda: [np.asarray(g) for g in step(weights, xs, h0)]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def rnn_arguments(description: str) -> argparse.Namespace:
+    """The RNN's sizes and the timing's repeats from the command line (this benchmark's and scan_jvp.py's)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--input", type=int, default=64)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--calls", type=int, default=10, help="calls per timed repeat")
     parser.add_argument("--repeats", type=int, default=15, help="interleaved repeats")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = rnn_arguments(__doc__.splitlines()[0])
 
     weights, xs, h0 = make_inputs(args.hidden, args.input, args.steps, args.batch)
     fns = {"stablegraph": stablegraph_step(weights, xs, h0), "jax": jax_step(weights, xs, h0)}

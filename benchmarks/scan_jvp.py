@@ -13,12 +13,10 @@ the rule's program to JAX's. Run with ``python benchmarks/scan_jvp.py``.
 
 from __future__ import annotations
 
-import argparse
-
 import jax
 import jax.numpy as jnp
 import numpy as np
-from rnn_scan import loss, make_inputs
+from rnn_scan import loss, make_inputs, rnn_arguments
 from timing import measure, per_call
 
 import stablegraph as sg
@@ -54,15 +52,7 @@ def jax_jvp(weights, tangents, xs, h0):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--input", type=int, default=64)
-    parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--calls", type=int, default=10, help="calls per timed repeat")
-    parser.add_argument("--repeats", type=int, default=15, help="interleaved repeats")
-    args = parser.parse_args()
-
+    args = rnn_arguments(__doc__.splitlines()[0])
     weights, xs, h0 = make_inputs(args.hidden, args.input, args.steps, args.batch)
     rng = np.random.default_rng(1)
     tangents = [rng.normal(size=w.shape).astype(np.float32) for w in weights]
