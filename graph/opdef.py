@@ -6,7 +6,7 @@ backend turns into arguments, in graph/structural.py) with all its rules:
 - ``infer(attrs, *in_types) -> TensorType | tuple``: output types, raising
   GraphError with a message such as "add wants equal shapes, got ...";
 - ``lower(ctx, attrs, *values) -> value | list``: emit StableHLO through
-  ops/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
+  ops/primitives/hlo.py, reading concrete types from ``ctx.in_types``/``ctx.out_types``;
 - ``vjp(ctx, attrs, xs, ys, cts)``, ``jvp``, ``batch(ctx, attrs, xs, bdims)``:
   autodiff and vectorization rules; ``ctx`` (a RuleContext, graph/rule_context.py:
   one type for every rule kind) is what the pass offers the rule, so rules of
@@ -84,7 +84,7 @@ class OpDef:
     subsumes: Callable[..., Any] | None = None
     # optional: vary(ctx, attrs, in_axes) -> for each output, the mesh axes (frozensets) along which
     # its value may differ between the devices of an sg.spmd region, given its inputs'; absent: the
-    # union of the inputs' (ops/replication.py, which sg.spmd's out_specs check runs)
+    # union of the inputs' (ops/primitives/replication.py, which sg.spmd's out_specs check runs)
     vary: Callable[..., Any] | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     doc: str = ""

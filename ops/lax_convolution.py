@@ -5,7 +5,7 @@
 ``("NHWC", "HWIO", "NHWC")`` or a ``ConvDimensionNumbers`` of permutations,
 padding as "SAME"/"SAME_LOWER"/"VALID" or ``(lo, hi)`` pairs. They resolve
 both into the explicit attributes of the primitive, defined with its rules in
-ops/convolution_rules.py. sg.lax and sg.nn.conv build on exactly these names.
+ops/primitives/convolution.py. sg.lax and sg.nn.conv build on exactly these names.
 """
 
 from __future__ import annotations

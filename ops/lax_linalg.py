@@ -1,5 +1,5 @@
 """sg.lax.linalg: jax.lax.linalg's names, defaults and result orders over the factorization
-primitives of ops/factorizations (ops layer, user-facing; ops/lax.py exposes it as ``linalg``).
+primitives of ops/primitives/factorizations (ops layer, user-facing; ops/lax.py exposes it as ``linalg``).
 
 jax.lax.linalg differs from the primitives' own builders in a few defaults: cholesky and eigh
 symmetrize their input first, qr and svd default to full matrices, svd returns ``(u, s, vh)``,

@@ -8,7 +8,7 @@ spec becomes, per dim, the tuple of mesh axes the dim is split over.
 
 An out_spec that leaves out a mesh axis promises that the output is the
 same on every device along it; ``check_replicated`` holds the body to that
-promise with ops/replication.py, so a per-device value is never returned as
+promise with ops/primitives/replication.py, so a per-device value is never returned as
 if it were the whole one. Every mistake is a GraphError at the user's line.
 """
 

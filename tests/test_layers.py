@@ -63,8 +63,8 @@ def test_layer_contracts_are_kept():
             "stablegraph.graph is not allowed to import stablegraph.backend",
         ),
         (
-            "ops/registry.py",
-            "from ..backend import session",
+            "ops/primitives/registry.py",
+            "from ...backend import session",
             "stablegraph.ops is not allowed to import stablegraph.backend",
         ),
         (

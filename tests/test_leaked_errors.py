@@ -4,7 +4,7 @@ Each case asserts the error's type, that its message starts with this file's
 name and the line of the call, and the words that say what was wrong and
 what to do. The oracle for the values that must keep working is numpy.
 Control-flow bodies, optimizers and drawings have their own files
-(tests/ops/test_control_arity.py, tests/ops/optim/test_optim_errors.py,
+(tests/ops/test_control_arity.py, tests/train/optim/test_optim_errors.py,
 tests/viz/test_draw_expand.py).
 """
 

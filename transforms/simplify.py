@@ -84,7 +84,7 @@ def _subsumed(nodes, live) -> dict:
     its op's ``subsumes`` rule): each -> (that node, which of its outputs stand for the node's).
 
     The vjp of a scan runs the same scan again, its body also returning the
-    per-step values its backward reads (ops/control/scan.py); merged, the
+    per-step values its backward reads (ops/primitives/control/scan.py); merged, the
     forward loop runs once.
     """
     groups: dict = {}

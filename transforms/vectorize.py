@@ -7,7 +7,7 @@ version, given the operands and their batch axes (None: the same for every
 lane) and the rule context (``ctx.size``, ``ctx.vectorize`` for a body it holds). A
 primitive without a rule, or an op with the ``stateful`` trait (an assign),
 is a GraphError at the user's line. ``chunk_size`` runs the batch as a
-loop over chunks (ops/control's scan), so a big batch fits in memory.
+loop over chunks (ops/primitives/control's scan), so a big batch fits in memory.
 """
 
 from __future__ import annotations

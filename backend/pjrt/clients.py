@@ -20,7 +20,7 @@ from ...graph import GraphError
 def _register_lapack_kernels() -> None:
     """Register jaxlib's CPU LAPACK kernels as XLA custom-call targets, once, at import.
 
-    Lowering rules in ops/ emit custom calls by target name (ops/lapack.py);
+    Lowering rules in ops/ emit custom calls by target name (ops/primitives/lapack.py);
     XLA finds the kernels only once they are registered. jaxlib's
     ``cpu._lapack`` lists them as ``{target name: capsule}``; the ``*_ffi``
     ones use XLA's typed FFI (api_version 1), the others the original

@@ -8,7 +8,7 @@ TF asks); ``padding`` is "SAME", "VALID" or explicit (lo, hi) pairs (TF's
 four pairs, zero at batch and channels, or one pair per spatial dim). An
 input with more channels than the filter's in-channels convolves them in
 groups (TF2's grouped convolution). One ``convolution`` primitive
-(ops/convolution.py's ``conv_general_dilated``), so its gradient and batch
+(ops/lax_convolution.py's ``conv_general_dilated``), so its gradient and batch
 rules are that primitive's.
 """
 

@@ -5,7 +5,7 @@
 2-D or 3-D and beyond), and make ``<name>/kernel`` of shape
 kernel_size + (in_features // feature_group_count, features) and
 ``<name>/bias`` (features,) under their own name scope (their library call).
-They are ops/convolution.py's ``conv_general_dilated`` / ``conv_transpose``
+They are ops/lax_convolution.py's ``conv_general_dilated`` / ``conv_transpose``
 in the layout (N, spatial..., C) x (spatial..., I, O) with flax's padding
 words: "SAME", "SAME_LOWER", "VALID", "CIRCULAR" (wrap-around), "CAUSAL"
 (1-D, all padding on the left), an int, ints or (lo, hi) pairs.

@@ -2,7 +2,7 @@
 
 ``max_pool``, ``min_pool`` and ``avg_pool`` take inputs (batch..., spatial...,
 features) with one spatial dim per entry of ``window_shape`` (no batch dim
-is fine too) and reduce windows with ops/windowed.py's ``window_reduce``
+is fine too) and reduce windows with ops/primitives/windowed.py's ``window_reduce``
 (stablehlo.reduce_window; its gradient is select_and_scatter for max/min).
 ``padding`` is "VALID", "SAME", "SAME_LOWER" or (lo, hi) pairs per spatial
 dim; padding holds -inf for max (+inf for min) and 0 for avg, whose divisor

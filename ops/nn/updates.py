@@ -4,7 +4,7 @@ A layer whose state moves in a train step (``batch_norm``) notes each of its
 assigns here with the tensor the assign follows (the batch statistic). The
 notes live in the graph (``graph.memo``), not in a module global.
 
-``Optimizer.minimize(loss)`` (ops/optim/base.py) asks ``updates_for(loss)``
+``Optimizer.minimize(loss)`` (train/optim/base.py) asks ``updates_for(loss)``
 and puts those assigns into its train op, so ``sess.run([loss, train])``
 moves the statistics of exactly the layers ``loss`` goes through: Keras's
 behaviour, and TF1's ``UPDATE_OPS`` collection without the

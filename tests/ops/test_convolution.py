@@ -1,4 +1,4 @@
-"""The convolution primitive and the lax-level helpers (ops/convolution.py) against jax.lax.
+"""The convolution primitive and the lax-level helpers (ops/primitives/convolution.py, ops/lax_convolution.py) against jax.lax.
 
 One table of cases (1-3 spatial dims, layouts, strides, paddings, dilations, groups,
 preferred_element_type) runs in float32 and float64 with values, gradients of both

@@ -1,4 +1,4 @@
-"""Indexing primitives (ops/indexing.py): gather and scatter against numpy references that
+"""Indexing primitives (ops/primitives/gather.py, scatter.py): gather and scatter against numpy references that
 follow the StableHLO spec index by index; several dtypes, batching dims, clamping, symbolic
 index batch dims, every scatter kind with duplicate indices, and infer errors."""
 

@@ -1,4 +1,4 @@
-"""ops/prims.py builds the same nodes as the public builders it mirrors (shortcuts and names included)."""
+"""ops/primitives/prims.py builds the same nodes as the public builders it mirrors (shortcuts and names included)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Slicing primitives (ops/slicing.py) against numpy: slice, rev, pad, concatenate,
+"""Slicing primitives (ops/primitives/slicing.py) against numpy: slice, rev, pad, concatenate,
 dynamic_slice, dynamic_update_slice; several dtypes, symbolic dims, error messages."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """sg.spmd as JAX users write shard_map: nests of arguments and results with prefix specs, the check
-that an output promised replicated is (ops/spmd_specs.py, ops/replication.py), and errors at the
+that an output promised replicated is (ops/spmd_specs.py, ops/primitives/replication.py), and errors at the
 user's line. Values against a numpy model of a 2 x 2 mesh ("x", "y"); gradients against jax on one
 device."""
 

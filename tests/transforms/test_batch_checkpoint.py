@@ -1,5 +1,5 @@
 """The batch rules of checkpoint, optimization_barrier and checkpoint_name (ops/checkpoint.py,
-ops/remat.py): values against a loop over lanes, and vmap of the gradient against jax's."""
+ops/primitives/remat.py): values against a loop over lanes, and vmap of the gradient against jax's."""
 
 from __future__ import annotations
 

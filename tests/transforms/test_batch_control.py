@@ -1,5 +1,5 @@
 """Batch rules of the control-flow ops and custom_vjp_call: loops over lanes, and compositions
-of vectorize with grad against jax (ops/control/, ops/custom_vjp.py).
+of vectorize with grad against jax (ops/primitives/control/, ops/custom_vjp.py).
 
 cond: an unbatched index stays one cond, a batched one runs every branch and
 selects per lane; while: a batched predicate runs until every lane stops,

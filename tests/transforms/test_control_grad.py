@@ -1,4 +1,4 @@
-"""Gradients through control flow (ops/control/): cond and switch; the while_loop error."""
+"""Gradients through control flow (ops/primitives/control/): cond and switch; the while_loop error."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gradients through scan, static fori_loop and bounded while_loop (ops/control/)."""
+"""Gradients through scan, static fori_loop and bounded while_loop (ops/primitives/control/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""vjp rules of the elementwise and compare families against jax.vjp (ops/elementwise.py, ops/compare.py).
+"""vjp rules of the elementwise and compare families against jax.vjp (ops/primitives/elementwise.py, compare.py).
 
 Each test builds every case into one graph, runs it once and compares each
 cotangent with jax's (float64 and complex128, random cotangents); second order
