@@ -101,6 +101,7 @@ from .transforms import (
     jacobian,
     jacrev,
     jvp,
+    numpy_mapping,
     simplify,
     value_and_grad,
     vectorize,
@@ -113,7 +114,9 @@ from .viz import draw
 # layer above transforms and hung here, where scipy users look for it
 scipy.optimize = scipy_optimize
 
-numpy.functional.use_vectorize(vectorize)  # snp.vectorize / apply_along_axis batch through sg.vectorize
+# numpy's vectorize and apply_along_axis map with sg.vectorize (a transform), so they are made in the
+# transforms layer and hung on sg.numpy here, as scipy.optimize is on sg.scipy
+numpy.vectorize, numpy.apply_along_axis = numpy_mapping.vectorize, numpy_mapping.apply_along_axis
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
 _sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".nn"] = nn

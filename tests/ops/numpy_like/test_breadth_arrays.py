@@ -220,38 +220,21 @@ def test_tensor_methods_call_sg_numpy(run):
         np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=str(k))
 
 
-def test_mapping_over_a_symbolic_batch_needs_the_batching_transform(run):
-    from stablegraph.ops.numpy_like import functional
-
-    x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    if functional._VECTORIZE:  # installed by the package: one batched computation
-        got = run(lambda t: snp.apply_along_axis(lambda r: r.sum() * r[0], 1, t), x, symbolic={0: ("n", 3)})
-        np.testing.assert_allclose(got, x.sum(1) * x[:, 0])
-    else:
-        with sg.Graph():
-            t = sg.placeholder(("n", 3), sg.float32)
-            with pytest.raises(sg.GraphError, match="symbolic number of lanes"):
-                snp.apply_along_axis(lambda r: r.sum(), 1, t)
-
-
 def test_vectorize_and_apply_along_axis_through_the_batching_transform(run):
-    from stablegraph.ops.numpy_like import functional
-
-    saved = list(functional._VECTORIZE)
-    functional.use_vectorize(sg.vectorize)
-    try:
-        x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
-        got = run(
-            lambda t: [
-                snp.apply_along_axis(lambda r: r * r[0], 1, t),
-                snp.vectorize(lambda s, u: snp.where(s > u, s, u * 2))(t, t[0]),
-                snp.vectorize(lambda r: r.max(), signature="(n)->()")(t),
-            ],
-            x,
-            symbolic={0: ("n", 3)},
-        )
-    finally:
-        functional._VECTORIZE[:] = saved
+    """One batched computation over a symbolic number of lanes (transforms/numpy_mapping.py maps
+    with sg.vectorize)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    got = run(
+        lambda t: [
+            snp.apply_along_axis(lambda r: r * r[0], 1, t),
+            snp.vectorize(lambda s, u: snp.where(s > u, s, u * 2))(t, t[0]),
+            snp.vectorize(lambda r: r.max(), signature="(n)->()")(t),
+            snp.apply_along_axis(lambda r: r.sum() * r[0], 1, t),
+        ],
+        x,
+        symbolic={0: ("n", 3)},
+    )
+    np.testing.assert_allclose(got[3], x.sum(1) * x[:, 0])
     np.testing.assert_allclose(got[0], x * x[:, :1])
     np.testing.assert_allclose(got[1], np.where(x > x[0], x, x[0] * 2))
     np.testing.assert_allclose(got[2], x.max(axis=1))
