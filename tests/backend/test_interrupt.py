@@ -20,9 +20,15 @@ LONG = 1.5  # seconds the interrupted run would take
 
 @pytest.fixture(autouse=True)
 def _no_run_left_behind():
-    """Each test ends when the programs it abandoned have ended, so none burns a core later."""
-    yield
-    assert interrupt.wait_abandoned(timeout=60)
+    """Each test runs with Python's own Ctrl-C handler (a library another test file loaded into
+    this worker may have put its own there: in the whole suite one did, and no SIGINT came back as
+    KeyboardInterrupt), and ends when the programs it abandoned have ended, so none burns a core later."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+        assert interrupt.wait_abandoned(timeout=60)
+    finally:
+        signal.signal(signal.SIGINT, before if before is not None else signal.SIG_DFL)
 
 
 def _loop(n, start):
