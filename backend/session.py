@@ -183,7 +183,7 @@ class Session(Unpicklable):
         signature = tuple([(t, arr.shape) for t, arr in fed])
         program = self._cache.get((fetch_ts, signature))
         if program is None:
-            program = self._cache[(fetch_ts, signature)] = self._compile(fetch_ts, fed, signature)
+            program = self._cache[(fetch_ts, signature)] = self._compile(fetch_ts, fed)
         return program
 
     def _convert_feeds(self, feeds) -> list:
@@ -216,7 +216,7 @@ class Session(Unpicklable):
         )  # fmt: skip
         return plan, text, body.nodes
 
-    def _compile(self, fetch_ts, fed, signature, writes=None) -> Program:
+    def _compile(self, fetch_ts, fed, writes=None) -> Program:
         start = time.perf_counter()
         plan, text, nodes = self._planned(fetch_ts, fed, writes)
         executable = compile_text(
@@ -228,8 +228,8 @@ class Session(Unpicklable):
         elif previous is None:
             reason = "first run of these fetches"
         else:
-            reason = change_reason(previous, signature)
-        self._last_signature[fetch_ts] = signature
+            reason = change_reason(previous, plan.feed_signature)
+        self._last_signature[fetch_ts] = plan.feed_signature
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start))
         return Program(executable, plan, text, nodes)
@@ -278,7 +278,7 @@ class Session(Unpicklable):
             key = ("initialize", tuple(writes))
             program = self._cache.get(key)
             if program is None:
-                program = self._cache[key] = self._compile((), [], (), writes)
+                program = self._cache[key] = self._compile((), [], writes)
             program.execute(self._state, self.stats, [])
 
     def _variables(self, var_list) -> list:
