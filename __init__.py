@@ -65,7 +65,7 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import checkpoint_policies, constant, lax, nn, random
+from .ops import checkpoint_policies, constant, debug, lax, nn, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.casting import cast
@@ -73,6 +73,7 @@ from .ops.checkpoint import checkpoint, remat
 from .ops.control_api import cond, fori_loop, map, scan, switch, while_loop  # noqa: A004
 from .ops.custom_jvp import custom_jvp
 from .ops.custom_vjp import custom_vjp
+from .ops.debug import numpy_function, pure_callback, py_func
 from .ops.nn.reuse import AUTO_REUSE
 from .ops.primitives.constants import dim_size
 from .ops.primitives.elementwise import stop_gradient
@@ -168,5 +169,5 @@ __all__ = [
     "sharding", "Mesh", "NamedSharding", "PartitionSpec", "devices", "make_mesh", "sharding_constraint", "shard",
     "spmd", "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index",
     "distributed", "process_index", "process_count", "DistributedError",
-    "AUTO_REUSE", "ensure_shape",
+    "AUTO_REUSE", "ensure_shape", "debug", "pure_callback", "py_func", "numpy_function",
 ]  # fmt: skip

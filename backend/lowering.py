@@ -25,11 +25,17 @@ from ..sharding import Mesh, sdy_mesh, sdy_sharding
 
 
 class LoweringPass(Services):
-    """What the lowering offers lower rules (besides the node's concrete types, the bindings, the
-    mesh, the platform and the training switch's value, fields of their context): a body lowered
-    inline."""
+    """What the lowering of one module offers lower rules (besides the node's concrete types, the
+    bindings, the mesh, the platform and the training switch's value, fields of their context):
+    a body lowered inline, the host callbacks the program is compiled with, and the token that
+    orders its ordered effects (one chain per body: a loop body's effects run in order in every
+    iteration)."""
 
     name = "the lowering"
+
+    def __init__(self):
+        self.host_callbacks: list = []
+        self._tokens: list = [None]  # the last ordered effect's token, per body being lowered
 
     def lower_function(self, ctx, fn, values, extra=()) -> list:
         """Emit a Function's body inline on ``values`` (its params, then its captures).
@@ -39,11 +45,29 @@ class LoweringPass(Services):
         params = fn.params + fn.capture_params
         env = dict(zip(params, values))
         bindings = _body_bindings(params, values, ctx.bindings, fn.name)
-        Walk(env).run(fn.graph.nodes, _lowering(bindings, ctx.mesh, ctx.platform, ctx.training))
+        self._tokens.append(None)
+        try:
+            Walk(env).run(fn.graph.nodes, _lowering(self, bindings, ctx.mesh, ctx.platform, ctx.training))
+        finally:
+            self._tokens.pop()
         return [env[r] for r in (*fn.results, *extra)]
 
+    def host_callback(self, ctx, fn) -> int:
+        self.host_callbacks.append(fn)
+        return len(self.host_callbacks) - 1
 
-LOWERING = LoweringPass()
+    def effect_token(self, ctx):
+        return self._tokens[-1]
+
+    def set_effect_token(self, ctx, value) -> None:
+        self._tokens[-1] = value
+
+
+class ModuleText(str):
+    """A lowered module's StableHLO text, with the Python functions its host callbacks call
+    (``host_callbacks``, by their index): compiling it needs both."""
+
+    host_callbacks: tuple = ()
 
 
 def _body_bindings(params, values, bindings, name: str) -> dict:
@@ -97,11 +121,15 @@ def lower_module(
 ) -> str:
     """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``;
     ``training``: the run writes variables itself (the training switch's value unless fed).
+    Returns a ModuleText.
 
-    ``aliases`` maps argument positions to the result each is donated to. With
+    ``aliases`` maps argument positions to the result each is donated to (not in a program
+    with host callbacks: a callback that raises fails the run, and the Session's variables must
+    outlive it). With
     a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
     PartitionSpec, or None to let XLA choose.
     """
+    lowering = LoweringPass()
     with hlo.new_context(), hlo.ir.Location.unknown():
         module = hlo.ir.Module.create()
         arg_types = [hlo.tensor_type(concrete_type(t, bindings)) for t in args]
@@ -111,12 +139,14 @@ def lower_module(
             def main(*values):
                 env = (
                     Walk(dict(zip(args, values)))
-                    .run(nodes, _lowering(bindings, mesh, platform, training))
+                    .run(nodes, _lowering(lowering, bindings, mesh, platform, training))
                     .env
                 )
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
+        if lowering.host_callbacks:
+            aliases = None
         if mesh is not None:
             _partition(module, main.func_op, mesh, aliases or {}, shardings or ((), ()))
         elif aliases:
@@ -125,7 +155,9 @@ def lower_module(
             module.operation.verify()
         except hlo.ir.MLIRError as e:
             raise GraphError(f"internal error: the lowered module does not verify: {e}") from None
-        return str(module.operation.get_asm(enable_debug_info=True))
+        text = ModuleText(module.operation.get_asm(enable_debug_info=True))
+        text.host_callbacks = tuple(lowering.host_callbacks)
+        return text
 
 
 def _partition(module, func_op, mesh: Mesh, aliases: dict, shardings) -> None:
@@ -162,14 +194,14 @@ def _partition(module, func_op, mesh: Mesh, aliases: dict, shardings) -> None:
     func_op.result_attrs = attrs(fn_type.results, result_specs, {})
 
 
-def _lowering(bindings, mesh=None, platform="cpu", training=False):
+def _lowering(lowering: LoweringPass, bindings, mesh=None, platform="cpu", training=False):
     """The visit that lowers one node: its op's rule under the node's MLIR location."""
 
     def lower_node(walk, node) -> list:
         if any(out in walk.env for out in node.outputs):
             return [walk.env.get(out) for out in node.outputs]  # fed: its value is an argument already
         ctx = RuleContext(
-            LOWERING, node.op, node,
+            lowering, node.op, node,
             in_types=tuple(concrete_type(t, bindings) for t in node.inputs),
             out_types=tuple(concrete_type(o, bindings) for o in node.outputs),
             bindings=bindings, mesh=mesh, platform=platform, training=training,

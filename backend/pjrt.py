@@ -41,6 +41,7 @@ if "jax._src.config" not in sys.modules:
 from jaxlib.cpu import _lapack  # noqa: E402
 
 from ..graph import GraphError  # noqa: E402
+from ..ops.primitives import hlo  # noqa: E402  (the MLIR context a module with callbacks is parsed in)
 from .placement import Tiling, assemble, assemble_local, local_slices, slices  # noqa: E402
 
 XlaRuntimeError = xc.XlaRuntimeError
@@ -713,12 +714,13 @@ def _shape_dtype(value) -> tuple:
     return tuple(value.shape), value.dtype
 
 
-def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None) -> Executable:
+def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()) -> Executable:
     """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
     (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
     come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in
     the text are donated to that result. On several devices the text is an SPMD
-    program (Shardy annotations) partitioned over them. Raises XlaRuntimeError."""
+    program (Shardy annotations) partitioned over them. ``host_callbacks``: the Python
+    functions its callback custom calls name by index. Raises XlaRuntimeError."""
     client = devices[0].client
     options = xc.CompileOptions()
     if len(devices) > 1 or "sdy.mesh" in mlir_text:
@@ -729,7 +731,14 @@ def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None) ->
         build.use_shardy_partitioner = True
         if spans_processes(devices):  # global device ids (positions name no device of another process)
             build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
-    loaded = client.compile_and_load(mlir_text, list(devices), options)
+    if host_callbacks:  # jaxlib takes the functions only with a parsed module
+        with hlo.new_context():
+            module = hlo.ir.Module.parse(mlir_text)
+            loaded = client.compile_and_load(
+                module, xc.DeviceList(tuple(devices)), options, host_callbacks=list(host_callbacks)
+            )
+    else:
+        loaded = client.compile_and_load(mlir_text, list(devices), options)
     return Executable(loaded, devices, arg_types, out_types, n_host)
 
 

@@ -77,8 +77,9 @@ def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) ->
     for one it does not: made in another graph). ``writes`` ({variable:
     tensor}) plans a run that only writes them (initialization), using no feed.
     """
+    effects = ()
     if writes is None:
-        positions, writes = _feeds_and_writes(graph, fetches, fed)
+        positions, writes, effects = _feeds_and_writes(graph, fetches, fed)
     else:
         positions = ()
     bindings = feeding.bind(fed)
@@ -89,7 +90,7 @@ def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) ->
         fetch_slots = tuple(None if "group" in t.op.traits else next(slots) for t in fetches)
     state_out = tuple(writes)
     program = simplify(
-        extract(graph, [*values, *(writes[v] for v in state_out)], [fed[i][0] for i in positions])
+        extract(graph, [*values, *(writes[v] for v in state_out)], [fed[i][0] for i in positions], effects=effects)
     )
     reads = [n for n in program.graph.nodes if "reads_state" in n.op.traits]
     state_in = tuple(SEED if "seed" in n.op.traits else n.attrs.var for n in reads)
@@ -128,12 +129,13 @@ def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) ->
     return plan, Body(nodes, args, tuple(program.results), bindings, shardings)
 
 
-def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor]]:
-    """The positions of the feeds the fetches use, and the variables the run writes.
+def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor], list]:
+    """The positions of the feeds the run uses, the variables it writes, and the effects it runs.
 
     FeedError if a placeholder is unfed; GraphError if two assigns write
     one variable. A variable read in the run whose Generator advances it
-    gets that write too, unless the run writes it already.
+    gets that write too, unless the run writes it already. Effects: see
+    ``_effects``.
     """
     fed_ts = [t for t, _ in fed]
     nodes = graph.ancestors(fetches, stop=fed_ts)
@@ -152,8 +154,28 @@ def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor]
             writes[n.attrs.var] = n.output
     if extra:
         nodes = graph.ancestors([*fetches, *writes.values()], stop=fed_ts)
-    used = {t for n in nodes for t in n.inputs} | set(fetches)
-    return [i for i, t in enumerate(fed_ts) if t in used], writes
+    effects = _effects(graph, nodes, fed_ts)
+    if effects:
+        nodes = graph.ancestors([*fetches, *writes.values(), *(t for n in effects for t in n.inputs)], stop=fed_ts)
+    used = {t for n in (*nodes, *effects) for t in n.inputs} | set(fetches)
+    return [i for i, t in enumerate(fed_ts) if t in used], writes, effects
+
+
+def _effects(graph, nodes, fed_ts) -> list:
+    """The effects (prints, callbacks) a run computing ``nodes`` runs: those that read a value
+    the run computes (or nothing but constants) and whose inputs need no placeholder it leaves unfed."""
+    computed, fed = set(nodes), set(fed_ts)
+    chosen = []
+    for node in graph.nodes:
+        if "effect" not in node.op.traits:
+            continue
+        needs = graph.ancestors(node.inputs, stop=fed_ts)
+        if any("feed" in n.op.traits for n in needs):
+            continue
+        fed_inputs = any(t in fed for t in node.inputs)
+        if fed_inputs or any(n in computed for n in needs) or all("constant" in n.op.traits for n in needs):
+            chosen.append(node)
+    return chosen
 
 
 def _reads_variable(node) -> bool:

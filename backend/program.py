@@ -13,13 +13,14 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..graph import CompileError, ExecutionError, Tensor
+from ..graph import CompileError, Tensor
 from ..graph.display import display_html
 from . import feeds as feeding
 from . import pjrt
+from .lowering import ModuleText
 from .placement import named_from_tiling
 from .planning import Plan
-from .state import with_nodes
+from .state import raise_failed_run, with_nodes
 
 # A program is called from a worker thread when the main thread runs it, so that
 # Ctrl-C reaches Python during the run, if it has a loop (which may never end) or
@@ -85,6 +86,7 @@ class Lowered(str):
 
     def __new__(cls, text: str, devices, mesh=None, arg_types=(), out_types=()):
         self = super().__new__(cls, text)
+        self._callbacks = getattr(text, "host_callbacks", ())
         self._devices = devices
         self._mesh = mesh
         self._types = (tuple(arg_types), tuple(out_types))
@@ -92,9 +94,9 @@ class Lowered(str):
 
     def compile(self) -> Compiled:
         arg_types, out_types = self._types
-        return Compiled(
-            compile_text(str(self), self._devices, (), arg_types, out_types), self._mesh, self._types
-        )
+        text = ModuleText(self)
+        text.host_callbacks = self._callbacks
+        return Compiled(compile_text(text, self._devices, (), arg_types, out_types), self._mesh, self._types)
 
     def _repr_html_(self) -> str:
         return display_html(self)  # viz renders it: cost and memory analysis, the text folded
@@ -138,15 +140,17 @@ _EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the ca
 
 
 def compile_text(text: str, devices, nodes, arg_types=(), out_types=(), n_host=None) -> pjrt.Executable:
-    """Compile ``text`` (or reuse the executable another Session compiled from the same text)."""
-    key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host)
+    """Compile ``text`` (or reuse the executable another Session compiled from the same text and
+    host callbacks: a ModuleText carries them)."""
+    callbacks = getattr(text, "host_callbacks", ())
+    key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host, callbacks)
     with _EXECUTABLES_LOCK:
         exe = _EXECUTABLES.get(key)
         if exe is not None:
             _EXECUTABLES.move_to_end(key)
             return exe
     try:
-        exe = pjrt.compile(text, devices, arg_types, out_types, n_host)
+        exe = pjrt.compile(text, devices, arg_types, out_types, n_host, callbacks)
     except pjrt.XlaRuntimeError as e:
         raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
     with _EXECUTABLES_LOCK:
@@ -277,10 +281,8 @@ class Repeat:
             if values is None:
                 return MISSED
             return self.shape_results(self.program.execute(state, stats, values))
-        except pjrt.XlaRuntimeError as e:
-            raise ExecutionError(
-                with_nodes(f"the program failed while running: {e}", self.program.nodes)
-            ) from None
+        except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
+            raise_failed_run(self.program, e)
         stats.runs += 1
         stats.cache_hits += 1
         self.program.runs += 1

@@ -144,10 +144,8 @@ class State:
             if program.interruptible and threading.get_ident() == interrupt.MAIN_THREAD:
                 return self._call_interruptibly(program, args)
             return program.executable(args)
-        except pjrt.XlaRuntimeError as e:
-            raise ExecutionError(
-                with_nodes(f"the program failed while running: {e}", program.nodes)
-            ) from None
+        except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
+            raise_failed_run(program, e)
 
     def _call_interruptibly(self, program, args) -> list:
         job = interrupt.start(program.executable, args)
@@ -300,6 +298,21 @@ def _lost_message(names, why: dict) -> str:
 
 def _first_line(error) -> str:
     return str(error).split("\n", 1)[0]
+
+
+def raise_failed_run(program, error) -> None:
+    """Raise the error for a failed run: a host callback that raised is an ExecutionError naming
+    it (its API, node and the user's line), with its Python exception as the cause; an XLA
+    failure one with XLA's message and the nodes involved; anything else itself."""
+    for bound in getattr(program.text, "host_callbacks", ()):
+        failure = bound.take_failure()
+        if failure is not None:
+            fn, node = bound.function, bound.node
+            message = f"{fn.what} raised {type(failure).__name__}: {failure}"
+            raise ExecutionError(located(message, fn.location or node.location, node.name)) from failure
+    if not isinstance(error, pjrt.XlaRuntimeError):
+        raise error
+    raise ExecutionError(with_nodes(f"the program failed while running: {error}", program.nodes)) from None
 
 
 def with_nodes(message: str, nodes) -> str:

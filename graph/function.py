@@ -241,14 +241,16 @@ def inline(fn: Function, graph: Graph, args, captures=None, env: dict | None = N
     return [env[r] for r in fn.results]
 
 
-def extract(graph: Graph, outputs, inputs=(), name: str | None = None) -> Function:
+def extract(graph: Graph, outputs, inputs=(), name: str | None = None, effects=()) -> Function:
     """The part of ``graph`` that computes ``outputs`` from ``inputs``, as a Function.
 
     ``inputs`` become the parameters, in order (named after the tensors);
     every other tensor the outputs need is computed by a copy of its node,
-    with the node's name and source line. A placeholder that is needed but
-    not among the inputs is a GraphError. The Session extracts the fetches
-    from the feeds this way before simplifying and lowering.
+    with the node's name and source line. ``effects`` (nodes with the EFFECT
+    trait: prints, callbacks) are copied too, with what they need. A
+    placeholder that is needed but not among the inputs is a GraphError. The
+    Session extracts the fetches from the feeds this way before simplifying
+    and lowering.
     """
     inputs, outputs = tuple(inputs), tuple(outputs)
     fgraph = FunctionGraph(name or graph.name)
@@ -261,7 +263,9 @@ def extract(graph: Graph, outputs, inputs=(), name: str | None = None) -> Functi
             parameter_op, (), attrs, name=t.name.replace(":", "_"), location=t.node.location
         )
         env[t] = param.output
-    Rewriter(env, graph=fgraph).run(graph.ancestors(outputs, stop=inputs), _no_placeholders)
+    needed = graph.ancestors([*outputs, *(t for n in effects for t in n.inputs)], stop=inputs)
+    nodes = sorted({*needed, *effects}, key=lambda n: n.id)
+    Rewriter(env, graph=fgraph).run(nodes, _no_placeholders)
     return Function(fgraph, [env[t] for t in inputs], [env[t] for t in outputs], name=fgraph.name)
 
 

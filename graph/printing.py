@@ -46,7 +46,7 @@ def node_line(node, ref=None) -> str:
     """``name = op[attrs](inputs) : types``; ``ref(tensor)`` names the inputs (default: their names)."""
     attrs = format_attrs(node.attrs)
     ins = ", ".join(ref(t) if ref else t.name for t in node.inputs)
-    types = ", ".join(str(t) for t in node.out_types)
+    types = ", ".join(str(t) for t in node.out_types) or "()"  # an effect (a print) has no outputs
     return f"{node.name} = {node.op.name}{f'[{attrs}]' if attrs else ''}({ins}) : {types}"
 
 

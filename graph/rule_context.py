@@ -13,7 +13,8 @@ needs:
 - batch rules: ``size`` and ``vectorize`` (a body batched);
 - vary rules: ``body`` (the replication analysis of a body);
 - lower rules: ``in_types``, ``out_types``, ``bindings``, ``mesh``,
-  ``platform``, ``training``, ``concrete``, ``dim`` and ``lower_function``.
+  ``platform``, ``training``, ``concrete``, ``dim``, ``lower_function``,
+  ``host_callback``, ``effect_token`` and ``set_effect_token``.
 
 The passes live above graph/ (transforms/, backend/) and the rules below
 them (ops/): the context is how a rule reaches its pass without importing
@@ -59,6 +60,15 @@ class Services:
 
     def lower_function(self, ctx, fn, values, extra=()):
         return self._missing("lowering a body")
+
+    def host_callback(self, ctx, fn):
+        return self._missing("host callbacks")
+
+    def effect_token(self, ctx):
+        return self._missing("the ordered effects' token")
+
+    def set_effect_token(self, ctx, value):
+        return self._missing("the ordered effects' token")
 
 
 class RuleContext:
@@ -132,6 +142,19 @@ class RuleContext:
         """Emit a Function's body inline on ``values`` (its params, then its captures); the values
         of its results, then of the tensors of ``fn`` in ``extra``."""
         return self.services.lower_function(self, fn, values, extra)
+
+    def host_callback(self, fn) -> int:
+        """The index by which the program's custom calls reach ``fn``, a Python function it is
+        compiled with."""
+        return self.services.host_callback(self, fn)
+
+    def effect_token(self):
+        """The value the last ordered effect of the body being lowered gave (None: none yet)."""
+        return self.services.effect_token(self)
+
+    def set_effect_token(self, value) -> None:
+        """Make ``value`` (an ordered effect's result) what the next ordered effect waits for."""
+        self.services.set_effect_token(self, value)
 
 
 __all__ = ["RuleContext", "Services"]

@@ -125,6 +125,16 @@ def _document(graph: Graph, fn: Function | None, locations: bool) -> DocumentMod
 
 
 def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> dict:
+    python = next((n for n in graph.nodes if "host_callback" in n.op.traits), None)
+    if python is not None:
+        raise GraphError(
+            located(
+                f"to_json: node {python.name} ({python.op.name}) calls a Python function, which JSON cannot "
+                "hold (and loading never runs code from a file): build the callback again after from_json",
+                python.location,
+                python.name,
+            )
+        )
     nodes = [
         NodeModel(
             name=n.name,

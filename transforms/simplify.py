@@ -31,7 +31,7 @@ from .patterns import New, match, rules_by_op
 FOLD_LIMIT = 1024  # largest folded constant, in elements
 MAX_PASSES = 10
 _RULES = rules_by_op()
-_NEVER_SHARED = frozenset({"parameter", "feed"})  # traits of inputs: two are two values
+_NEVER_SHARED = frozenset({"parameter", "feed", "effect"})  # two inputs are two values; two prints print twice
 
 
 class _Term:
@@ -69,8 +69,10 @@ def simplify(fn: Function) -> Function:
 
 
 def _live(fn: Function) -> set:
+    """The nodes the results need, and the effects (prints, callbacks: they run whenever their
+    inputs are computed) with what they need."""
     live: set = set()
-    pending = [r.node for r in fn.results]
+    pending = [r.node for r in fn.results] + [n for n in fn.graph.nodes if "effect" in n.op.traits]
     while pending:
         node = pending.pop()
         if node not in live:
