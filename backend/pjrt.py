@@ -161,11 +161,29 @@ def _register_cusolver_kernels(package: str, c_api) -> None:
         xc.register_custom_call_handler(
             "CUDA", functools.partial(extension.register_custom_call_target, c_api)
         )
+        xc.register_custom_type_handler("CUDA", functools.partial(extension.register_custom_type, c_api))
     for name, capsule in solver.registrations().items():
         try:
             xc.register_custom_call_target(
                 name, capsule, platform="CUDA", api_version=1 if name.endswith("_ffi") else 0
             )
+        except Exception:  # jax registered it already
+            continue
+    _register_gpu_callbacks(extension)
+
+
+def _register_gpu_callbacks(extension) -> None:
+    """The plugin's FFI handlers (the Python callback ``xla_ffi_python_gpu_callback`` and its
+    variants) and FFI types (its transpose plan cache: without it a callback program fails to
+    compile, "Type id ... is not registered"), which sg.debug.print and sg.pure_callback need."""
+    for name, value in getattr(extension, "ffi_types", dict)().items():
+        try:
+            xc.register_custom_type(name, value, platform="CUDA")
+        except Exception:  # jax registered it already
+            continue
+    for name, handler in getattr(extension, "ffi_handlers", dict)().items():
+        try:
+            xc.register_custom_call_target(name, handler, platform="CUDA", api_version=1)
         except Exception:  # jax registered it already
             continue
 

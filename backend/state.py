@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 
 from ..graph import ExecutionError, located
+from ..ops.primitives import host_callback
 from . import interrupt, pjrt
 
 
@@ -308,7 +309,10 @@ def raise_failed_run(program, error) -> None:
         failure = bound.take_failure()
         if failure is not None:
             fn, node = bound.function, bound.node
-            message = f"{fn.what} raised {type(failure).__name__}: {failure}"
+            if isinstance(failure, host_callback.CheckFailed):
+                message = f"{fn.what} failed: {failure}"
+            else:
+                message = f"{fn.what} raised {type(failure).__name__}: {failure}"
             raise ExecutionError(located(message, fn.location or node.location, node.name)) from failure
     if not isinstance(error, pjrt.XlaRuntimeError):
         raise error

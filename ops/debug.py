@@ -16,6 +16,7 @@ import numpy as np
 
 from ..graph import GraphError, Tensor, TensorType, dtypes, located, user_location
 from ..graph.tree import describe, flatten, unflatten
+from . import numpy_like as snp
 from .numpy_like import asarray
 from .primitives import host_callback as hc
 
@@ -82,8 +83,8 @@ def _check_format(fmt: str, args, kwargs, location) -> None:
     try:
         fmt.format(*(0 for _ in args), **dict.fromkeys(kwargs, 0))
     except (IndexError, KeyError) as e:
-        raise GraphError(located(f"sg.debug.print: the format {fmt!r} needs {e!r}, which the arguments "
-                                 "do not give", location)) from None  # fmt: skip
+        raise GraphError(located(f"the format {fmt!r} needs {e!r}, which the arguments do not give",
+                                 location)) from None  # fmt: skip
     except (ValueError, TypeError):
         pass  # a format spec for arrays (e.g. {:.3f}): checked when the values are there
 
@@ -151,6 +152,89 @@ def callback(fn, *args, ordered: bool = False, **kwargs) -> None:
     location = user_location()
     tensors, tree = _leaves(args, kwargs, "sg.debug.callback")
     hc.debug_callback(hc.HostFunction(_Caller(fn, tree), "sg.debug.callback", location), tensors, ordered)
+
+
+class _NumericsCheck:
+    """Raises CheckFailed saying how many values of ``x`` are nan or infinite (called only when
+    some are, or for a lane of a vectorized check, where its lane's predicate says so)."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return repr(self.message)
+
+    def __call__(self, ok: np.ndarray, x: np.ndarray) -> None:
+        if ok.all():
+            return
+        lanes = hc.current_lanes()
+        counts = [f"{int(n)} {what}" for n, what in (
+            (np.isnan(x).sum(), "nan"), (np.isposinf(x).sum(), "+inf"), (np.isneginf(x).sum(), "-inf")
+        ) if n]  # fmt: skip
+        lane = f" (lane {', '.join(map(str, lanes))})" if lanes else ""
+        raise hc.CheckFailed(f"{self.message}{lane}: {', '.join(counts)} among {x.size} values of {x.dtype}{list(x.shape)}")
+
+
+class _AssertCheck:
+    """Raises CheckFailed with the message filled with the values (called only when the
+    predicate is False somewhere, or per lane of a vectorized check)."""
+
+    def __init__(self, message: str, tree):
+        self.message, self.tree = message, tree
+
+    def __repr__(self) -> str:
+        return repr(self.message)
+
+    def __call__(self, ok: np.ndarray, *arrays) -> None:
+        if ok.all():
+            return
+        args, kwargs = unflatten(self.tree, [_Shown(a) for a in arrays])
+        lanes = hc.current_lanes()
+        lane = f" (lane {', '.join(map(str, lanes))})" if lanes else ""
+        raise hc.CheckFailed(self.message.format(*args, **kwargs) + lane)
+
+
+def check_numerics(x, message: str):
+    """``x``, checked when the program runs: a run in which it holds a nan or an infinity fails
+    with an ExecutionError naming ``message``, the counts and this line, and leaves the Session's
+    variables as they were (TF1's tf.debugging.check_numerics; jax's checkify float checks).
+
+    It runs whenever x is computed (also in loop bodies, gradients and under vectorize), whether
+    or not its result is used; a passing check costs a reduction, not a call to Python.
+
+        sg.debug.check_numerics(loss, "loss")
+    """
+    location = user_location()
+    if not isinstance(message, str):
+        raise GraphError(located(f"check_numerics wants a message string, got {type(message).__name__}", location))
+    x = x if isinstance(x, Tensor) else asarray(x)
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        raise GraphError(located(f"check_numerics wants a floating tensor, got {x.type}: integers are always finite",
+                                 location))  # fmt: skip
+    ok = snp.isfinite(x)
+    check = hc.HostFunction(_NumericsCheck(message), "sg.debug.check_numerics", location)
+    hc.debug_callback(check, [ok, x], guarded=True)
+    return x
+
+
+def assert_(predicate, message: str, *fmt_args, **fmt_kwargs) -> None:
+    """Check ``predicate`` (a bool Tensor; every element must hold) when the program runs: a run
+    where it fails raises an ExecutionError with ``message.format(*fmt_args, **fmt_kwargs)`` (the
+    values as computed), naming this line; the Session's variables are left as they were (jax's
+    checkify.check).
+
+        sg.debug.assert_(snp.all(p >= 0), "p has negative entries: {}", p)
+    """
+    location = user_location()
+    if not isinstance(message, str):
+        raise GraphError(located(f"assert_ wants a message string, got {type(message).__name__}", location))
+    pred = predicate if isinstance(predicate, Tensor) else asarray(predicate)
+    if pred.dtype != dtypes.bool_:
+        raise GraphError(located(f"assert_ wants a bool predicate, got {pred.type}", location))
+    tensors, tree = _leaves(fmt_args, fmt_kwargs, "sg.debug.assert_")
+    _check_format(message, fmt_args, fmt_kwargs, location)
+    check = hc.HostFunction(_AssertCheck(message, tree), "sg.debug.assert_", location)
+    hc.debug_callback(check, [pred, *tensors], guarded=True)
 
 
 def _result_types(result_types, what: str, location) -> tuple[list[TensorType], object]:
@@ -225,4 +309,4 @@ def _tout_type(t, inputs, location) -> TensorType:
 numpy_function = py_func
 
 
-__all__ = ["callback", "numpy_function", "print", "pure_callback", "py_func"]
+__all__ = ["assert_", "callback", "check_numerics", "numpy_function", "print", "pure_callback", "py_func"]

@@ -36,6 +36,11 @@ VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
 _LANES = threading.local()  # the lane a vectorized callback is being called for (debug.print reads it)
 
 
+class CheckFailed(Exception):
+    """Raised by the function of a run-time check (sg.debug.check_numerics, sg.debug.assert_)
+    that failed; the Session reports it as an ExecutionError at the check's line."""
+
+
 class HostFunction:
     """A Python function a program calls back, and what the call needs at run time.
 
@@ -237,6 +242,9 @@ pure_callback_op = OpDef(
 class DebugCallbackAttrs(Attrs):
     function: HostFunction
     ordered: bool = False
+    # the first input is a bool predicate, and the program calls the function only when it is
+    # False somewhere (a run-time check: passing costs the reduction, not a call to Python)
+    guarded: bool = False
 
 
 def _debug_infer(attrs: DebugCallbackAttrs, *in_types) -> tuple:
@@ -251,10 +259,31 @@ def _debug_lower(ctx, attrs: DebugCallbackAttrs, *values) -> list:
         in_types.append(_token_type())
     out_types = [_token_type()] if attrs.ordered else []
     bound = Bound(attrs.function, ctx.node, (), takes_token=token is not None, gives_token=attrs.ordered)
+    if attrs.guarded:
+        _emit_unless(ctx, bound, operands, in_types)
+        return []
     results = _emit(ctx, bound, operands, in_types, out_types, effect=True)
     if attrs.ordered:
         ctx.set_effect_token(results[0])
     return []
+
+
+def _emit_unless(ctx, bound: Bound, operands, in_types) -> None:
+    """The callback inside a branch taken only where the predicate (operand 0) is not all True."""
+    pred, pred_type = operands[0], in_types[0]
+    if pred_type.ndim:
+        bool_scalar = hlo.scalar_type(dtypes.bool_)
+        reduce = sh.ReduceOp([bool_scalar], [pred], [hlo.constant(np.array(True), dtypes.bool_)],
+                             hlo.dense_i64(range(pred_type.ndim)))  # fmt: skip
+        hlo.reduce_region(reduce.regions[0], dtypes.bool_, lambda a, b: sh.and_(a, b))
+        pred = reduce.results[0]
+    index = sh.convert(hlo.scalar_type(dtypes.int32), sh.not_(pred))  # 0: all passed, 1: call
+
+    def call():
+        _emit(ctx, bound, operands, in_types, [], effect=True)
+        return []
+
+    hlo.case(index, [], [lambda: [], call])
 
 
 def _debug_vjp(ctx, attrs, xs, ys, cts):
@@ -262,7 +291,8 @@ def _debug_vjp(ctx, attrs, xs, ys, cts):
 
 
 def _debug_batch(ctx, attrs: DebugCallbackAttrs, xs, bdims):
-    bind_node(ctx.op, xs, DebugCallbackAttrs(function=attrs.function.batched(tuple(bdims)), ordered=attrs.ordered))
+    batched = attrs.function.batched(tuple(bdims))
+    bind_node(ctx.op, xs, DebugCallbackAttrs(function=batched, ordered=attrs.ordered, guarded=attrs.guarded))
     return [], []
 
 
@@ -294,9 +324,10 @@ def pure_callback(function: HostFunction, result_types, args, vmap_method=None):
     return list(node.outputs)
 
 
-def debug_callback(function: HostFunction, args, ordered: bool = False) -> None:
-    """A debug_callback node calling ``function`` on ``args`` whenever they are computed."""
-    bind_node(debug_callback_op, list(args), DebugCallbackAttrs(function=function, ordered=ordered))
+def debug_callback(function: HostFunction, args, ordered: bool = False, guarded: bool = False) -> None:
+    """A debug_callback node calling ``function`` on ``args`` whenever they are computed (with
+    ``guarded``, only when ``args[0]``, a bool predicate, is False somewhere)."""
+    bind_node(debug_callback_op, list(args), DebugCallbackAttrs(function=function, ordered=ordered, guarded=guarded))
 
 
-__all__ = ["Bound", "HostFunction", "current_lanes", "debug_callback", "pure_callback", "VMAP_METHODS"]
+__all__ = ["Bound", "CheckFailed", "HostFunction", "current_lanes", "debug_callback", "pure_callback", "VMAP_METHODS"]

@@ -332,3 +332,16 @@ def test_a_run_out_of_gpu_memory_names_the_lost_variables_and_refuses_them(gpu_m
                 refused()
         sess.initialize([w])
         np.testing.assert_array_equal(sess.get(w), np.zeros(3, np.float32))
+
+
+def test_host_callbacks_on_gpu(gpu_mesh, capsys):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4,), sg.float32, name="x")
+        sg.debug.print("x on the gpu {}", x)
+        z = sg.pure_callback(np.sinh, sg.TensorType((4,), sg.float32), x * 2)
+    xv = np.linspace(-1, 1, 4).astype(np.float32)
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        got = sess.run(z, {x: xv})
+    np.testing.assert_allclose(got, np.sinh(xv * 2), rtol=1e-6)
+    assert f"x on the gpu {xv}" in capsys.readouterr().out
