@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import FeedError, GraphError, Tensor, extract, located
+from ..ops import numpy_like as snp
 from ..transforms import simplify
 from . import feeds as feeding
 from .lowering import concrete_type
@@ -50,6 +51,7 @@ class Plan:
     out_types: tuple[tuple[tuple, np.dtype], ...]
     aliases: tuple[tuple[int, int], ...]
     trains: bool
+    checks_finite: bool = False  # the last host result is a flag: every fetch and new value finite
 
     @property
     def n_fetched(self) -> int:
@@ -70,12 +72,15 @@ class Body:
     shardings: tuple | None
 
 
-def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) -> tuple[Plan, Body]:
+def plan_run(
+    graph, fetches, fed, layout: MeshLayout, has_state, writes=None, check_finite: bool = False
+) -> tuple[Plan, Body]:
     """Plan a run of ``fetches`` (Tensors) with ``fed`` ([(Tensor, array)]) in the order given.
 
     ``has_state(name)`` says whether the Session holds a variable (FeedError
     for one it does not: made in another graph). ``writes`` ({variable:
     tensor}) plans a run that only writes them (initialization), using no feed.
+    ``check_finite``: see Plan.checks_finite.
     """
     effects = ()
     if writes is None:
@@ -104,13 +109,21 @@ def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) ->
         for k, v in enumerate(state_out)
         if state_in.count(v) == 1
     )
+    results = tuple(program.results)
+    if check_finite:
+        aliases = ()
+        results = (*results[: len(values)], _all_finite(program, results), *results[len(values) :])
     shardings = None
     if layout.mesh is not None:  # a one-device mesh too: rules may need ctx.mesh (sg.spmd)
         shardings = layout.program_specs([fed[i][0] for i in positions], state_in, values, state_out)
+        if check_finite:
+            arg_specs, result_specs = shardings
+            result_specs = list(result_specs)
+            shardings = (arg_specs, (*result_specs[: len(values)], None, *result_specs[len(values) :]))
     arg_types = tuple((fed[i][1].shape, fed[i][1].dtype) for i in positions) + tuple(
         (tuple(t.type.shape), t.type.dtype.np) for t in args[n_fed:]
     )
-    out_types = tuple((ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in program.results))
+    out_types = tuple((ty.shape, ty.dtype.np) for ty in (concrete_type(t, bindings) for t in results))
     plan = Plan(
         fetches=tuple(fetches),
         feed_signature=tuple((t, arr.shape) for t, arr in fed),
@@ -124,9 +137,17 @@ def plan_run(graph, fetches, fed, layout: MeshLayout, has_state, writes=None) ->
         # the training switch's default: on in a run that writes variables itself (a train op, batch
         # norm's updates), not in one whose only writes are Generators' automatic advances
         trains=any(not getattr(writes[v].node.attrs, "auto", False) for v in state_out),
+        checks_finite=check_finite,
     )
     nodes = tuple(n for n in program.graph.nodes if "parameter" not in n.op.traits)
-    return plan, Body(nodes, args, tuple(program.results), bindings, shardings)
+    return plan, Body(nodes, args, results, bindings, shardings)
+
+
+def _all_finite(program, results) -> Tensor:
+    """A bool scalar built into ``program``: every floating value among ``results`` is finite."""
+    with program.graph:
+        flags = [snp.all(snp.isfinite(t)) for t in results if t.dtype.is_floating or t.dtype.is_complex]
+        return snp.all(snp.stack(flags)) if flags else snp.asarray(True)
 
 
 def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor], list]:

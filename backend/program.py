@@ -20,7 +20,7 @@ from . import pjrt
 from .lowering import ModuleText
 from .placement import named_from_tiling
 from .planning import Plan
-from .state import raise_failed_run, with_nodes
+from .state import NonfiniteRun, raise_failed_run, with_nodes
 
 # A program is called from a worker thread when the main thread runs it, so that
 # Ctrl-C reaches Python during the run, if it has a loop (which may never end) or
@@ -64,6 +64,10 @@ class Program:
             outs = state.read(self, args)
         else:
             outs = state.call(self, args)
+        if plan.checks_finite:
+            if not outs[-1]:
+                raise NonfiniteRun()
+            outs = outs[:-1]
         slots = plan.fetch_slots
         return outs if slots is None else [None if i is None else outs[i] for i in slots]
 
@@ -318,7 +322,7 @@ class Repeat:
         plan = program.plan
         simple = (
             not plan.state_in and not plan.state_out and not program.interruptible
-            and plan.fetch_slots is None and len(plan.arg_positions) == n_fed
+            and plan.fetch_slots is None and len(plan.arg_positions) == n_fed and not plan.checks_finite
         )  # fmt: skip
         make = getattr(program.executable, "direct", None)
         if not simple or make is None:

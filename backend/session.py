@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from ..graph import (
+    ExecutionError,
     FeedError,
     Graph,
     GraphError,
@@ -41,13 +42,14 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import checkpoint, distributed, pjrt
+from . import checkpoint, distributed, nonfinite, pjrt
 from . import feeds as feeding
 from .lowering import lower_module
+from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
 from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
-from .state import State
+from .state import NonfiniteRun, State
 from .stats import CompileRecord, SessionStats, change_reason
 
 
@@ -86,7 +88,10 @@ class Session(Unpicklable):
     and XLA lays out the rest; without one, programs run on one device and
     sharding annotations are ignored, so one graph runs on any mesh.
     ``devices=N`` asks for N devices of the default platform (CPU, or what
-    STABLEGRAPH_PLATFORM names; programs run on the first). Use as a context manager or call close().
+    STABLEGRAPH_PLATFORM names; programs run on the first). ``check_numerics=True`` checks every
+    run's fetches and new variable values: one with a nan or an infinity is an ExecutionError
+    saying which node made it first (``find_nonfinite``), and writes no variable (its programs
+    donate nothing). Use as a context manager or call close().
     A Session does not pickle or copy: save its variables with ``save`` and ``restore`` them.
     """
 
@@ -94,7 +99,10 @@ class Session(Unpicklable):
         "save its variables with sess.save(path) and restore them in a new Session (sess.restore)"
     )
 
-    def __init__(self, graph, mesh: Mesh | None = None, seed: int = 0, *, devices: int | None = None):
+    def __init__(
+        self, graph, mesh: Mesh | None = None, seed: int = 0, *, devices: int | None = None,
+        check_numerics: bool = False,
+    ):  # fmt: skip
         where = user_location()
         if not isinstance(graph, Graph):
             raise GraphTypeError(
@@ -127,6 +135,7 @@ class Session(Unpicklable):
         self.devices = mesh.device_list if mesh is not None else _session_devices(devices)
         self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
         self.seed = seed
+        self.check_numerics = bool(check_numerics)
         self.stats = SessionStats()
         self._cache: dict = {}
         self._repeats = Repeats()
@@ -166,6 +175,16 @@ class Session(Unpicklable):
             feeds = feeding.one_of(feeds, feed_dict)
         if self._closed:
             raise FeedError("this Session is closed")
+        try:
+            return self._run(fetches, feeds)
+        except NonfiniteRun:
+            report = self.find_nonfinite(fetches, feeds)
+            raise ExecutionError(
+                "the run made a nan or an infinity (the Session checks numerics); no variable was written\n"
+                f"{report}"
+            ) from None
+
+    def _run(self, fetches, feeds):
         repeat = self._repeats.find(fetches, feeds)
         if repeat is not None:
             results = repeat.run(feeds, self._state, self.stats)
@@ -209,7 +228,8 @@ class Session(Unpicklable):
         if layout.multiprocess:
             fed = layout.as_global(fed)
         layout.check_feeds(fed)
-        plan, body = plan_run(self.graph, fetch_ts, fed, layout, self._state.has_value, writes)
+        check = self.check_numerics and writes is None
+        plan, body = plan_run(self.graph, fetch_ts, fed, layout, self._state.has_value, writes, check)
         text = lower_module(
             body.nodes, body.args, body.results, body.bindings, dict(plan.aliases), layout.mesh,
             body.shardings, self.devices[0].platform, plan.trains,
@@ -233,6 +253,23 @@ class Session(Unpicklable):
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start))
         return Program(executable, plan, text, nodes)
+
+    def find_nonfinite(self, fetches, feeds=None, feed_dict=None) -> NonfiniteReport:
+        """Which node made the first nan or infinity of a run of ``fetches`` with ``feeds``: one run
+        of the same compiled program, with every floating node's value summarized in it (the
+        nodes in graph order, the first non-finite one reported with its op, file:line, library
+        call and inputs' ranges). The run writes no variable.
+
+            print(sess.find_nonfinite(train, {x: bad_batch}))
+        """
+        if feed_dict is not None:
+            feeds = feeding.one_of(feeds, feed_dict)
+        self._check_open()
+        leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
+        fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
+        fed = self._convert_feeds(feeds)
+        self._initialize_missing()
+        return nonfinite.find(self.graph, fetch_ts, fed, self._layout, self._state, self.stats, self.devices)
 
     def lower(self, fetches, feeds=None) -> Lowered:
         """The StableHLO text that ``run(fetches, feeds)`` would compile."""

@@ -123,6 +123,8 @@ class State:
                     raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
                 raise
             n = len(outs) - len(program.plan.state_out)
+            if program.plan.checks_finite and not outs[n - 1]:
+                raise NonfiniteRun()  # nothing stored: the run donated nothing, the old values stand
             self._store(program.plan.state_out, outs[n:])
             return outs[:n]
         finally:
@@ -299,6 +301,11 @@ def _lost_message(names, why: dict) -> str:
 
 def _first_line(error) -> str:
     return str(error).split("\n", 1)[0]
+
+
+class NonfiniteRun(Exception):
+    """A run of a Session with check_numerics=True made a nan or an infinity in a fetch or a new
+    variable value; the Session finds where (sess.find_nonfinite) and raises an ExecutionError."""
 
 
 def raise_failed_run(program, error) -> None:
