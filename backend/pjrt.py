@@ -760,6 +760,26 @@ def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, ho
     return Executable(loaded, devices, arg_types, out_types, n_host)
 
 
+def profile_events(run) -> list[tuple[str, int, float]]:
+    """Call ``run()`` under jaxlib's profiler: the (HLO instruction, start ns, duration ns) of each
+    executable op or fusion XLA reports (events carrying an ``hlo_op``), in the order seen."""
+    from jaxlib import _profile_data, _profiler  # noqa: PLC0415, F401  (_profile_data: the result's type)
+
+    session = _profiler.ProfilerSession(_profiler.ProfileOptions())
+    try:
+        run()
+    finally:
+        data = session.stop_and_get_profile_data()
+    events = []
+    for plane in data.planes:
+        for line in plane.lines:
+            for event in line.events:
+                stats = dict(event.stats)
+                if "hlo_op" in stats:
+                    events.append((str(stats["hlo_op"]), int(event.start_ns), float(event.duration_ns)))
+    return events
+
+
 def placed(devices, tile: Tiling | None = None):
     """Where a value goes: one device (``tile`` None), or split by ``tile`` over ``devices``."""
     return _single(devices[0]) if tile is None else tiled(tuple(devices), tile)

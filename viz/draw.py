@@ -22,7 +22,8 @@ _SOURCE_FORMATS = ("dot", "gv")  # written as DOT text; no layout, no ``dot`` bi
 
 
 def draw(
-    obj, path: str | os.PathLike | None = None, format: str | None = None, *, collapse="auto", expand=()
+    obj, path: str | os.PathLike | None = None, format: str | None = None, *, collapse="auto", expand=(),
+    profile=None,
 ) -> graphviz.Digraph:
     """A graphviz drawing of a Graph, a Function, or what a Tensor (or list of Tensors) needs.
 
@@ -43,9 +44,15 @@ def draw(
         sg.draw(g, "out/model.svg")
         sg.draw(g, expand=["fc1"], collapse=1)
         sg.draw(loss)  # only what loss depends on
+
+    ``profile`` (what ``sess.profile`` gave) shades every box, and every closed group, by its
+    share of the profiled device time (the share is in its tooltip).
     """
     view = build_view(obj)
-    dot = to_dot(view, plan(view, collapse, expand))
+    heat = None
+    if profile is not None:
+        heat = {key: profile.share_of(box.node.name) for key, box in view.boxes.items() if box.node is not None}
+    dot = to_dot(view, plan(view, collapse, expand), heat=heat)
     if path is not None:
         render(dot, path, format)
     return dot

@@ -42,8 +42,11 @@ class Ids:
         return f"{self.prefix}{self.local}{name}"
 
 
-def to_dot(view, opened, focus=None, ids: Ids | None = None, href=None, title=True) -> graphviz.Digraph:
-    """The Digraph of ``view`` with the groups in ``opened`` drawn open (``title``: label it)."""
+def to_dot(
+    view, opened, focus=None, ids: Ids | None = None, href=None, title=True, heat=None
+) -> graphviz.Digraph:
+    """The Digraph of ``view`` with the groups in ``opened`` drawn open (``title``: label it);
+    ``heat`` ({box key: share of a profile's time}) shades boxes and closed groups by it."""
     focus = focus or view.root
     ids = ids or Ids()
     count = _count(focus, opened)
@@ -56,7 +59,7 @@ def to_dot(view, opened, focus=None, ids: Ids | None = None, href=None, title=Tr
         graph_attr.update(nslimit="2", nslimit1="2")
     dot = graphviz.Digraph(name="G", graph_attr=graph_attr, node_attr=styles.NODE, edge_attr=styles.EDGE)
     shown: dict[str, str] = {}  # box key -> id of the box it is drawn in
-    _add_items(dot, focus, opened, ids, shown, href)
+    _add_items(dot, focus, opened, ids, shown, href, styles.Heat(heat) if heat else None)
     _add_links(dot, view, shown, ids, label_key="label" if count <= _EDGE_LABELS else "xlabel")
     return dot
 
@@ -65,12 +68,15 @@ def _count(group, opened) -> int:
     return len(group.boxes) + sum(_count(c, opened) if c in opened else 1 for c in group.children.values())
 
 
-def _add_items(dot, group, opened, ids: Ids, shown: dict, href) -> None:
+def _add_items(dot, group, opened, ids: Ids, shown: dict, href, heat=None) -> None:
     """The group's boxes, then its children: open ones as clusters, closed ones as one box."""
     for box in group.boxes:
         shown[box.key] = ids.box(box)
         attrs = styles.box_attrs(box)
-        dot.node(ids.box(box), label=box_label(box), tooltip=box_tooltip(box), id=ids.box(box), **attrs)
+        tooltip = box_tooltip(box)
+        if heat is not None:
+            attrs, tooltip = heat.shade(attrs, tooltip, [box])
+        dot.node(ids.box(box), label=box_label(box), tooltip=tooltip, id=ids.box(box), **attrs)
     for child in group.children.values():
         library = child.library
         status, counts = styles.status_of(child)
@@ -81,7 +87,7 @@ def _add_items(dot, group, opened, ids: Ids, shown: dict, href) -> None:
                     id=ids.group(child),
                     **styles.cluster_attrs(child, library, status),
                 )
-                _add_items(cluster, child, opened, ids, shown, href)
+                _add_items(cluster, child, opened, ids, shown, href, heat)
             continue
         gid = ids.group(child)
         for box in child.all_boxes():
@@ -89,7 +95,10 @@ def _add_items(dot, group, opened, ids: Ids, shown: dict, href) -> None:
         link = {"href": href(child)} if href else {}
         attrs = styles.group_box_attrs(child, library, status)
         label = group_label(child, counts, library)
-        dot.node(gid, label=label, tooltip=group_tooltip(child), id=gid, **link, **attrs)
+        tooltip = group_tooltip(child)
+        if heat is not None:
+            attrs, tooltip = heat.shade(attrs, tooltip, child.all_boxes())
+        dot.node(gid, label=label, tooltip=tooltip, id=gid, **link, **attrs)
 
 
 def _add_links(dot, view, shown: dict, ids: Ids, label_key: str) -> None:

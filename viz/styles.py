@@ -130,3 +130,20 @@ def legend() -> list[tuple[str, str, str]]:
     rows.append(("gradient", _GRAD["fillcolor"], _GRAD["color"]))
     rows += [(f"{k} (closed)", v["fillcolor"], v["color"]) for k, v in _GROUP_BOXES.items()]
     return rows
+
+
+class Heat:
+    """Shades boxes by their share of a profile's time: white for none, deep red for the box (or
+    closed group, its boxes summed) with the largest share; the share goes in the tooltip."""
+
+    def __init__(self, shares: dict):
+        self.shares = shares
+        self.top = max(shares.values(), default=0.0) or 1.0
+
+    def shade(self, attrs: dict, tooltip: str, boxes) -> tuple[dict, str]:
+        share = sum(self.shares.get(b.key, 0.0) for b in boxes)
+        level = min(share / self.top, 1.0)
+        fade = round(255 * (1 - 0.8 * level))
+        attrs = {**attrs, "style": "filled" + (",rounded" if "rounded" in attrs.get("style", "") else ""),
+                 "fillcolor": f"#ff{fade:02x}{fade:02x}"}  # fmt: skip
+        return attrs, f"{tooltip}\n{share:.1%} of the profiled time"
