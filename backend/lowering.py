@@ -33,7 +33,8 @@ class LoweringPass(Services):
 
     name = "the lowering"
 
-    def __init__(self):
+    def __init__(self, effects: bool = True):
+        self.effects = effects  # False: the user's effects (prints, checks) are left out
         self.host_callbacks: list = []
         self._tokens: list = [None]  # the last ordered effect's token, per body being lowered
 
@@ -55,6 +56,9 @@ class LoweringPass(Services):
     def host_callback(self, ctx, fn) -> int:
         self.host_callbacks.append(fn)
         return len(self.host_callbacks) - 1
+
+    def runs_effects(self, ctx) -> bool:
+        return self.effects
 
     def effect_token(self, ctx):
         return self._tokens[-1]
@@ -117,11 +121,13 @@ def concrete_type(tensor, bindings) -> TensorType:
 
 
 def lower_module(
-    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu", training=False
+    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu", training=False,
+    effects=True,
 ) -> str:
     """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``;
     ``training``: the run writes variables itself (the training switch's value unless fed).
-    Returns a ModuleText.
+    ``effects=False`` leaves the user's effects out (prints, callbacks, checks: a diagnostic
+    program runs without them). Returns a ModuleText.
 
     ``aliases`` maps argument positions to the result each is donated to (not in a program
     with host callbacks: a callback that raises fails the run, and the Session's variables must
@@ -129,7 +135,7 @@ def lower_module(
     a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
     PartitionSpec, or None to let XLA choose.
     """
-    lowering = LoweringPass()
+    lowering = LoweringPass(effects)
     with hlo.new_context(), hlo.ir.Location.unknown():
         module = hlo.ir.Module.create()
         arg_types = [hlo.tensor_type(concrete_type(t, bindings)) for t in args]

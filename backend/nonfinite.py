@@ -6,6 +6,8 @@ and variables it reads first), a summary: how many values are nan, +inf and
 -inf, and the least and greatest of the others. The program returns only
 those tables (it writes no variable), so a single run of the fused program
 gives every node's verdict: no op-by-op re-run that could disagree with it.
+The user's prints and checks are left out of that run (a failing check
+would stop it before the tables are out).
 The first tensor in graph order with a non-finite value is the culprit; its
 node, op, the user's file:line, the library call it belongs to, the forward
 node a gradient node comes from, and its inputs' summaries make the report.
@@ -139,7 +141,7 @@ def find(graph, fetch_ts, fed, layout, state, stats, devices) -> NonfiniteReport
     shardings = None if body.shardings is None else (body.shardings[0], ())
     text = lower_module(
         nodes, body.args, (counts, ranges), body.bindings, None, layout.mesh, shardings,
-        devices[0].platform, plan.trains,
+        devices[0].platform, plan.trains, effects=False,
     )  # fmt: skip
     out_types = (((len(checked), 3), np.dtype(np.int32)), ((len(checked), 2), np.dtype(np.float64)))
     diagnostic = dataclasses.replace(plan, state_out=(), fetch_slots=None, out_types=out_types, aliases=())
@@ -196,8 +198,8 @@ def _recording(fn: Function, owner, book: Book) -> Function:
         book.bodies[key] = tensors
         if tensors:
             counts, ranges = _tables([env[t] for t in tensors])
-            debug_callback(HostFunction(book.recorder(key), "sg.Session.find_nonfinite", owner.location),
-                           [counts, ranges])  # fmt: skip
+            recorder = HostFunction(book.recorder(key), "sg.Session.find_nonfinite", owner.location, diagnostic=True)
+            debug_callback(recorder, [counts, ranges])
         return results
 
     return function(body, [p.type for p in fn.params], name=fn.name)

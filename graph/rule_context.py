@@ -14,7 +14,7 @@ needs:
 - vary rules: ``body`` (the replication analysis of a body);
 - lower rules: ``in_types``, ``out_types``, ``bindings``, ``mesh``,
   ``platform``, ``training``, ``concrete``, ``dim``, ``lower_function``,
-  ``host_callback``, ``effect_token`` and ``set_effect_token``.
+  ``host_callback``, ``runs_effects``, ``effect_token`` and ``set_effect_token``.
 
 The passes live above graph/ (transforms/, backend/) and the rules below
 them (ops/): the context is how a rule reaches its pass without importing
@@ -63,6 +63,9 @@ class Services:
 
     def host_callback(self, ctx, fn):
         return self._missing("host callbacks")
+
+    def runs_effects(self, ctx):
+        return self._missing("the effects switch")
 
     def effect_token(self, ctx):
         return self._missing("the ordered effects' token")
@@ -147,6 +150,10 @@ class RuleContext:
         """The index by which the program's custom calls reach ``fn``, a Python function it is
         compiled with."""
         return self.services.host_callback(self, fn)
+
+    def runs_effects(self) -> bool:
+        """Whether the program runs the user's effects (a diagnostic program does not)."""
+        return self.services.runs_effects(self)
 
     def effect_token(self):
         """The value the last ordered effect of the body being lowered gave (None: none yet)."""

@@ -52,10 +52,11 @@ class HostFunction:
     new leading axis per level.
     """
 
-    __slots__ = ("fn", "what", "location", "lanes")
+    __slots__ = ("fn", "what", "location", "lanes", "diagnostic")
 
-    def __init__(self, fn, what: str, location, lanes: tuple = ()):
+    def __init__(self, fn, what: str, location, lanes: tuple = (), diagnostic: bool = False):
         self.fn, self.what, self.location, self.lanes = fn, what, location, lanes
+        self.diagnostic = diagnostic  # the library's own (find_nonfinite's recorders): never left out
 
     def __repr__(self) -> str:
         lanes = f" lanes={list(self.lanes)}" if self.lanes else ""
@@ -63,7 +64,7 @@ class HostFunction:
 
     def batched(self, axes: tuple) -> HostFunction:
         """This function under one more vectorize, whose batch axes are ``axes`` (per argument)."""
-        return HostFunction(self.fn, self.what, self.location, (tuple(axes), *self.lanes))
+        return HostFunction(self.fn, self.what, self.location, (tuple(axes), *self.lanes), self.diagnostic)
 
     def call(self, arrays, n_results: int) -> list:
         """The results of calling ``fn`` on ``arrays``, lane by lane if batched."""
@@ -252,6 +253,8 @@ def _debug_infer(attrs: DebugCallbackAttrs, *in_types) -> tuple:
 
 
 def _debug_lower(ctx, attrs: DebugCallbackAttrs, *values) -> list:
+    if not ctx.runs_effects() and not attrs.function.diagnostic:
+        return []
     operands, in_types = list(values), list(ctx.in_types)
     token = ctx.effect_token() if attrs.ordered else None
     if token is not None:

@@ -114,3 +114,22 @@ def test_a_session_that_checks_numerics_names_the_node_and_writes_nothing(deep):
             np.testing.assert_array_equal(checked.get(v), before[v.name])
         checked.set(bias, np.zeros((4,), np.float32))
         assert np.isfinite(checked.run(loss, {x: ones}))  # usable after
+
+
+def test_the_users_checks_and_prints_do_not_stop_the_search(capsys):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+        y = snp.log(x)  # the culprit
+        sg.debug.check_numerics(y, "log of x")
+        sg.debug.print("y is {}", y)
+        z = y * 2
+    xv = np.array([1.0, -1.0, 2.0], np.float32)
+    with sg.Session(g) as sess:
+        with pytest.raises(sg.ExecutionError, match="log of x: 1 nan"):
+            sess.run(z, {x: xv})
+        capsys.readouterr()
+        report = sess.find_nonfinite(z, {x: xv})
+        assert capsys.readouterr().out == ""  # the diagnostic run prints nothing of the user's
+    assert report.op == "log" and report.location.line == _line_of("# the culprit")
+    assert (report.inputs[0].low, report.inputs[0].high) == (-1.0, 2.0)
