@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..graph import CompileError, FeedError, GraphError, TensorType, located
 from ..graph.dims import evaluate, substitute, symbols
 from ..graph.function import bind_symbols
+from ..graph.printing import held_functions
 from ..graph.rewrite import Walk
 from ..graph.rule_context import RuleContext, Services
 from ..ops.primitives import hlo
@@ -33,8 +34,9 @@ class LoweringPass(Services):
 
     name = "the lowering"
 
-    def __init__(self, effects: bool = True):
+    def __init__(self, nodes=(), effects: bool = True):
         self.effects = effects  # False: the user's effects (prints, checks) are left out
+        self.originals = _original_effects(nodes)
         self.host_callbacks: list = []
         self._tokens: list = [None]  # the last ordered effect's token, per body being lowered
 
@@ -60,11 +62,26 @@ class LoweringPass(Services):
     def runs_effects(self, ctx) -> bool:
         return self.effects
 
+    def runs_elsewhere(self, ctx, key) -> bool:
+        return key in self.originals
+
     def effect_token(self, ctx):
         return self._tokens[-1]
 
     def set_effect_token(self, ctx, value) -> None:
         self._tokens[-1] = value
+
+
+def _original_effects(nodes) -> set:
+    """The keys of the effects among ``nodes`` and the bodies they hold that are not a vjp's
+    recomputed copies."""
+    keys, pending = set(), list(nodes)
+    while pending:
+        node = pending.pop()
+        if "effect" in node.op.traits and not node.attrs.recomputed:
+            keys.add(node.attrs.effect_key())
+        pending.extend(n for fn in held_functions(node) for n in fn.graph.nodes)
+    return keys
 
 
 class ModuleText(str):
@@ -135,7 +152,7 @@ def lower_module(
     a ``mesh``, ``shardings`` = (argument specs, result specs) gives each a
     PartitionSpec, or None to let XLA choose.
     """
-    lowering = LoweringPass(effects)
+    lowering = LoweringPass(nodes, effects)
     with hlo.new_context(), hlo.ir.Location.unknown():
         module = hlo.ir.Module.create()
         arg_types = [hlo.tensor_type(concrete_type(t, bindings)) for t in args]

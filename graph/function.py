@@ -223,13 +223,19 @@ def substitute_dim(d, subst):
     return dims.substitute(d, subst)
 
 
-def inline(fn: Function, graph: Graph, args, captures=None, env: dict | None = None) -> list[Tensor]:
+def inline(
+    fn: Function, graph: Graph, args, captures=None, env: dict | None = None, effects: str = "kept"
+) -> list[Tensor]:
     """Copy fn's nodes into ``graph`` with params bound to ``args``; returns its results.
 
     ``captures`` are the values of fn's capture parameters (by default the
     outer tensors fn captured, captured again into ``graph`` if they live
     elsewhere; a control-flow rule passes its node's own capture inputs).
     ``env``, when given, is filled with fn's tensors -> their copies.
+    ``effects="recomputed"`` marks fn's effects (prints, checks) as copies made
+    for a vjp rule that recomputes a body's forward for its backward: the
+    lowering runs such a copy only where the program does not run the
+    original (ctx.runs_elsewhere), so a print prints the forward values once.
     """
     if captures is None:
         captures = fn.captures
@@ -237,8 +243,16 @@ def inline(fn: Function, graph: Graph, args, captures=None, env: dict | None = N
     subst = bind_symbols([p.type for p in fn.params], [a.type for a in args], f"function {fn.name}")
     env = {} if env is None else env
     env.update(zip(fn.params + fn.capture_params, list(args) + caps))
-    Rewriter(env, subst, prefix=fn.name).run(fn.graph.nodes)
+    visit = _recomputed_effect if effects == "recomputed" else None
+    Rewriter(env, subst, prefix=fn.name).run(fn.graph.nodes, visit)
     return [env[r] for r in fn.results]
+
+
+def _recomputed_effect(rewriter, node):
+    """A copy of an effect marked ``recomputed`` (see ``inline``); None (a plain copy) for the rest."""
+    if "effect" not in node.op.traits:
+        return None
+    return rewriter.copy(node, attrs=node.attrs.model_copy(update={"recomputed": True}))
 
 
 def extract(graph: Graph, outputs, inputs=(), name: str | None = None, effects=()) -> Function:

@@ -58,7 +58,8 @@ CONSTANT = frozenset({"constant"})  # no inputs; its fold, called with none, giv
 LAYOUT = frozenset({"layout"})  # may declare its result's mesh layout: ``attrs.sharding`` (a spec, or None)
 WRITES_VARIABLE = frozenset({"writes_variable"})  # its value becomes variable ``attrs.var``'s after the run
 # run for what it does, not for a value (a print, a callback, a check): it has no outputs, runs
-# whenever its inputs are computed (pruning and dead-code elimination keep it), and is never shared
+# whenever its inputs are computed (pruning and dead-code elimination keep it), and is never shared;
+# its attrs have ``recomputed`` (a vjp's copy, graph.inline) and ``effect_key()`` (shared by copies)
 EFFECT = frozenset({"effect"})
 HOST_CALLBACK = frozenset({"host_callback"})  # calls Python from the program: not saved as JSON
 # the structural ops: what the Session and the function machinery make of a node

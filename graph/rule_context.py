@@ -14,7 +14,8 @@ needs:
 - vary rules: ``body`` (the replication analysis of a body);
 - lower rules: ``in_types``, ``out_types``, ``bindings``, ``mesh``,
   ``platform``, ``training``, ``concrete``, ``dim``, ``lower_function``,
-  ``host_callback``, ``runs_effects``, ``effect_token`` and ``set_effect_token``.
+  ``host_callback``, ``runs_effects``, ``runs_elsewhere``, ``effect_token`` and
+  ``set_effect_token``.
 
 The passes live above graph/ (transforms/, backend/) and the rules below
 them (ops/): the context is how a rule reaches its pass without importing
@@ -66,6 +67,9 @@ class Services:
 
     def runs_effects(self, ctx):
         return self._missing("the effects switch")
+
+    def runs_elsewhere(self, ctx, key):
+        return self._missing("the program's effects")
 
     def effect_token(self, ctx):
         return self._missing("the ordered effects' token")
@@ -154,6 +158,11 @@ class RuleContext:
     def runs_effects(self) -> bool:
         """Whether the program runs the user's effects (a diagnostic program does not)."""
         return self.services.runs_effects(self)
+
+    def runs_elsewhere(self, key) -> bool:
+        """Whether the program holds a copy of the effect ``key`` names that is not a vjp's
+        recomputation (then a recomputed copy is left out: see graph.inline)."""
+        return self.services.runs_elsewhere(self, key)
 
     def effect_token(self):
         """The value the last ordered effect of the body being lowered gave (None: none yet)."""

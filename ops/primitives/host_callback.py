@@ -246,6 +246,11 @@ class DebugCallbackAttrs(Attrs):
     # the first input is a bool predicate, and the program calls the function only when it is
     # False somewhere (a run-time check: passing costs the reduction, not a call to Python)
     guarded: bool = False
+    recomputed: bool = False  # a vjp's recomputation of the forward made this copy (graph.inline)
+
+    def effect_key(self) -> int:
+        """What copies of one effect share (the forward's and a vjp's recomputed one)."""
+        return id(self.function.fn)
 
 
 def _debug_infer(attrs: DebugCallbackAttrs, *in_types) -> tuple:
@@ -255,6 +260,8 @@ def _debug_infer(attrs: DebugCallbackAttrs, *in_types) -> tuple:
 def _debug_lower(ctx, attrs: DebugCallbackAttrs, *values) -> list:
     if not ctx.runs_effects() and not attrs.function.diagnostic:
         return []
+    if attrs.recomputed and ctx.runs_elsewhere(attrs.effect_key()):
+        return []  # the program runs the forward's own copy: print once
     operands, in_types = list(values), list(ctx.in_types)
     token = ctx.effect_token() if attrs.ordered else None
     if token is not None:
@@ -295,7 +302,7 @@ def _debug_vjp(ctx, attrs, xs, ys, cts):
 
 def _debug_batch(ctx, attrs: DebugCallbackAttrs, xs, bdims):
     batched = attrs.function.batched(tuple(bdims))
-    bind_node(ctx.op, xs, DebugCallbackAttrs(function=batched, ordered=attrs.ordered, guarded=attrs.guarded))
+    bind_node(ctx.op, xs, attrs.model_copy(update={"function": batched}))
     return [], []
 
 

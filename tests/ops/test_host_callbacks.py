@@ -241,3 +241,31 @@ def test_print_checks_its_format_at_build_time():
             sg.debug.print("x {m}", x)
         with pytest.raises(sg.GraphError, match="format string"):
             sg.debug.print(x)
+
+
+@pytest.mark.parametrize("remat", [False, True])
+def test_prints_in_differentiated_bodies_print_the_forward_once(capsys, remat):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+
+        def step(c, xi):
+            sg.debug.print("scan {}", xi)
+            return c + snp.sin(xi) * c, c
+
+        total, _ = sg.scan(sg.checkpoint(step) if remat else step, sg.constant(1.0), x)
+        picked = sg.cond(x[0] > 0, lambda a: (sg.debug.print("cond {}", a), snp.sin(a))[1], lambda a: a, x[1])
+        kept = sg.checkpoint(lambda a: (sg.debug.print("ckpt {}", a), snp.sin(snp.sin(a)))[1])(x[2])
+        (dx,) = sg.gradients(total + picked + kept, [x])
+    xv = np.array([1.0, 2.0, 3.0], np.float32)
+    want = sorted([f"scan {v}" for v in xv] + [f"cond {xv[1]}", f"ckpt {xv[2]}"])
+    with sg.Session(g) as sess:
+        for fetches in ([dx], [total, picked, kept, dx]):  # the forward pruned away, then fetched
+            got = sess.run(fetches, {x: xv})[-1]
+            lines = sorted(line.split(" ", 1)[1] for line in capsys.readouterr().out.splitlines())
+            assert lines == want, fetches
+    # total = prod_k (1 + sin x_k), so d total / d x_k = total / (1 + sin x_k) * cos x_k
+    prod = np.prod(1 + np.sin(xv.astype(np.float64)))
+    d_total = [prod / (1 + np.sin(v)) * np.cos(v) for v in xv.astype(np.float64)]
+    want_dx = np.array(d_total) + [0.0, np.cos(2.0), np.cos(np.sin(3.0)) * np.cos(3.0)]
+    np.testing.assert_allclose(got, want_dx, rtol=1e-5)
