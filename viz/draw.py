@@ -15,7 +15,7 @@ import os
 import graphviz
 
 from .collapse import plan
-from .emit import to_dot
+from .emit import heat_of, to_dot
 from .view import build_view
 
 _SOURCE_FORMATS = ("dot", "gv")  # written as DOT text; no layout, no ``dot`` binary needed
@@ -49,10 +49,7 @@ def draw(
     share of the profiled device time (the share is in its tooltip).
     """
     view = build_view(obj)
-    heat = None
-    if profile is not None:
-        heat = {key: profile.share_of(box.node.name) for key, box in view.boxes.items() if box.node is not None}
-    dot = to_dot(view, plan(view, collapse, expand), heat=heat)
+    dot = to_dot(view, plan(view, collapse, expand), heat=heat_of(view, profile))
     if path is not None:
         render(dot, path, format)
     return dot

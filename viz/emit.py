@@ -64,6 +64,13 @@ def to_dot(
     return dot
 
 
+def heat_of(view, profile) -> dict | None:
+    """{box key: the share of ``profile``'s time charged to its node}, or None without a profile."""
+    if profile is None:
+        return None
+    return {key: profile.share_of(box.node.name) for key, box in view.boxes.items() if box.node is not None}
+
+
 def _count(group, opened) -> int:
     return len(group.boxes) + sum(_count(c, opened) if c in opened else 1 for c in group.children.values())
 

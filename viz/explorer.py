@@ -23,7 +23,7 @@ from ..graph import Function, Graph
 from ..graph.printing import node_line
 from . import styles
 from .collapse import auto_depth, chunk_crowded, closed_libraries, plan
-from .emit import Ids, to_dot
+from .emit import Ids, heat_of, to_dot
 from .view import build_view
 
 MAX_NODES = 1500  # past this the explorer shows one drawing, scopes closed (about 1.5 kB of page per node)
@@ -35,18 +35,23 @@ _NOISE = re.compile(r"<!--.*?-->\n?|<title>[^<]*</title>\n?", re.S)
 _HINT = "hover a box for its type and source line; click a 3-D box to open its group, a heading to close it"
 
 
-def explorer_html(obj, max_nodes: int = MAX_NODES) -> str:
-    """The explorer of a Graph, Function, Tensor or list of Tensors, as HTML (needs ``dot``)."""
+def explorer_html(obj, max_nodes: int = MAX_NODES, profile=None) -> str:
+    """The explorer of a Graph, Function, Tensor or list of Tensors, as HTML (needs ``dot``);
+    ``profile`` (what ``sess.profile`` gave) shades its boxes by their share of the time.
+
+        IPython.display.HTML(sg.viz.explorer_html(g, profile=prof))
+    """
     view = build_view(obj)
+    heat = heat_of(view, profile)
     uid = f"sgx-{uuid.uuid4().hex[:10]}"
     if len(view.boxes) <= max_nodes:
-        body = _panels(view, uid)
+        body = _panels(view, uid, heat)
     else:
-        body = _overview(view, len(view.boxes))
+        body = _overview(view, len(view.boxes), heat)
     return _page(uid, body, _listing(obj))
 
 
-def _panels(view, uid: str) -> str:
+def _panels(view, uid: str, heat=None) -> str:
     """Every group's panel, nested as the groups are, with its SVG drawn by one ``dot`` run.
 
     A small graph starts with its panels open, library calls closed; a bigger
@@ -61,7 +66,9 @@ def _panels(view, uid: str) -> str:
     def href(child) -> str:
         return f"#{uid}-p{child.index}"
 
-    sources = [to_dot(view, {g}, g, Ids(f"{uid}-", f"p{g.index}-"), href, title=False).source for g in groups]
+    sources = [
+        to_dot(view, {g}, g, Ids(f"{uid}-", f"p{g.index}-"), href, title=False, heat=heat).source for g in groups
+    ]
     svgs = dict(zip(groups, _render(sources)))
     return _panel(view.root, svgs, uid, start)
 
@@ -98,9 +105,9 @@ def _panel(group, svgs: dict, uid: str, start) -> str:
     )
 
 
-def _overview(view, n: int) -> str:
+def _overview(view, n: int, heat=None) -> str:
     """A too-big graph: one drawing with its scopes closed, and how to see inside."""
-    svg = to_dot(view, plan(view, "auto")).pipe(format="svg", encoding="utf-8")
+    svg = to_dot(view, plan(view, "auto"), heat=heat).pipe(format="svg", encoding="utf-8")
     note = (
         f"{n} nodes: more than the explorer draws, so groups are closed here; "
         'sg.draw(g, expand=["scope"]) draws any of them open.'

@@ -64,6 +64,8 @@ def test_trace_and_drawing(digits_step, tmp_path):
     assert dot.count('fillcolor="#ff3333"') == 1  # the node with the largest share: the deepest shade
     top_share = f"{prof.rows[0].share:.1%} of the profiled time"
     assert top_share in dot
+    page = sg.viz.explorer_html(g, profile=prof)  # the Jupyter explorer, shaded the same way
+    assert "#ff3333" in page and top_share in page
 
 
 def test_profile_arguments():
