@@ -86,9 +86,11 @@ def _original_effects(nodes) -> set:
 
 class ModuleText(str):
     """A lowered module's StableHLO text, with the Python functions its host callbacks call
-    (``host_callbacks``, by their index): compiling it needs both."""
+    (``host_callbacks``, by their index): compiling it needs both. ``portable``: the text
+    without source locations (what the persistent compile cache keys on)."""
 
     host_callbacks: tuple = ()
+    portable: str = ""
 
 
 def _body_bindings(params, values, bindings, name: str) -> dict:
@@ -180,6 +182,7 @@ def lower_module(
             raise GraphError(f"internal error: the lowered module does not verify: {e}") from None
         text = ModuleText(module.operation.get_asm(enable_debug_info=True))
         text.host_callbacks = tuple(lowering.host_callbacks)
+        text.portable = module.operation.get_asm(enable_debug_info=False)
         return text
 
 

@@ -145,7 +145,7 @@ def find(graph, fetch_ts, fed, layout, state, stats, devices) -> NonfiniteReport
     )  # fmt: skip
     out_types = (((len(checked), 3), np.dtype(np.int32)), ((len(checked), 2), np.dtype(np.float64)))
     diagnostic = dataclasses.replace(plan, state_out=(), fetch_slots=None, out_types=out_types, aliases=())
-    executable = compile_text(text, layout.devices, nodes, diagnostic.arg_types, out_types, 2)
+    executable, _ = compile_text(text, layout.devices, nodes, diagnostic.arg_types, out_types, 2)
     got_counts, got_ranges = Program(executable, diagnostic, text, nodes).execute(
         state, stats, [arr for _, arr in fed]
     )

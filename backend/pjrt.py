@@ -732,14 +732,8 @@ def _shape_dtype(value) -> tuple:
     return tuple(value.shape), value.dtype
 
 
-def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()) -> Executable:
-    """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
-    (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
-    come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in
-    the text are donated to that result. On several devices the text is an SPMD
-    program (Shardy annotations) partitioned over them. ``host_callbacks``: the Python
-    functions its callback custom calls name by index. Raises XlaRuntimeError."""
-    client = devices[0].client
+def _options(mlir_text: str, devices) -> xc.CompileOptions:
+    """The compile options of a program (an SPMD one on several devices or a mesh)."""
     options = xc.CompileOptions()
     if len(devices) > 1 or "sdy.mesh" in mlir_text:
         options.num_partitions = len(devices)
@@ -749,6 +743,18 @@ def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, ho
         build.use_shardy_partitioner = True
         if spans_processes(devices):  # global device ids (positions name no device of another process)
             build.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
+    return options
+
+
+def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()) -> Executable:
+    """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
+    (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
+    come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in
+    the text are donated to that result. On several devices the text is an SPMD
+    program (Shardy annotations) partitioned over them. ``host_callbacks``: the Python
+    functions its callback custom calls name by index. Raises XlaRuntimeError."""
+    client = devices[0].client
+    options = _options(mlir_text, devices)
     if host_callbacks:  # jaxlib takes the functions only with a parsed module
         with hlo.new_context():
             module = hlo.ir.Module.parse(mlir_text)
@@ -758,6 +764,39 @@ def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, ho
     else:
         loaded = client.compile_and_load(mlir_text, list(devices), options)
     return Executable(loaded, devices, arg_types, out_types, n_host)
+
+
+def serialize(executable: Executable) -> bytes:
+    """The compiled program as bytes ``deserialize`` loads (in this process or another)."""
+    return executable._exe.serialize()
+
+
+def deserialize(
+    data: bytes, mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()
+) -> Executable:
+    """The Executable ``serialize`` gave, loaded for ``devices`` (the program compiled from
+    ``mlir_text``; its callbacks given again, as many as it was compiled with: jaxlib crashes
+    on a program loaded without them). Raises XlaRuntimeError for bytes it cannot load."""
+    client = devices[0].client
+    loaded = client.deserialize_executable(
+        data, xc.DeviceList(tuple(devices)), _options(mlir_text, devices), host_callbacks=list(host_callbacks)
+    )
+    return Executable(loaded, devices, arg_types, out_types, n_host)
+
+
+def machine_identity(devices) -> str:
+    """What besides the program decides compiled code: jaxlib's version, the platform and its
+    version, the devices (kind and id, in order) and the process count."""
+    client = devices[0].client
+    kinds = ",".join(f"{d.device_kind}:{d.id}" for d in devices)
+    version = getattr(client, "platform_version", "")
+    return f"jaxlib {jaxlib_version()} {client.platform} {version} [{kinds}] processes={len({d.process_index for d in devices})}"
+
+
+def jaxlib_version() -> str:
+    from jaxlib import version  # noqa: PLC0415
+
+    return version.__version__
 
 
 def profile_events(run) -> list[tuple[str, int, float]]:

@@ -184,7 +184,8 @@ def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor]
 
 def _effects(graph, nodes, fed_ts) -> list:
     """The effects (prints, callbacks) a run computing ``nodes`` runs: those that read a value
-    the run computes (or nothing but constants) and whose inputs need no placeholder it leaves unfed."""
+    the run computes or is fed (or nothing but constants), and whose inputs need no placeholder
+    it leaves unfed."""
     computed, fed = set(nodes), set(fed_ts)
     chosen = []
     for node in graph.nodes:
@@ -193,8 +194,8 @@ def _effects(graph, nodes, fed_ts) -> list:
         needs = graph.ancestors(node.inputs, stop=fed_ts)
         if any("feed" in n.op.traits for n in needs):
             continue
-        fed_inputs = any(t in fed for t in node.inputs)
-        if fed_inputs or any(n in computed for n in needs) or all("constant" in n.op.traits for n in needs):
+        reads_feed = any(t in fed for n in (node, *needs) for t in n.inputs)
+        if reads_feed or any(n in computed for n in needs) or all("constant" in n.op.traits for n in needs):
             chosen.append(node)
     return chosen
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..graph import CompileError, Tensor
 from ..graph.display import display_html
 from . import feeds as feeding
-from . import pjrt
+from . import disk_cache, pjrt
 from .lowering import ModuleText
 from .placement import named_from_tiling
 from .planning import Plan
@@ -100,7 +100,8 @@ class Lowered(str):
         arg_types, out_types = self._types
         text = ModuleText(self)
         text.host_callbacks = self._callbacks
-        return Compiled(compile_text(text, self._devices, (), arg_types, out_types), self._mesh, self._types)
+        exe, _ = compile_text(text, self._devices, (), arg_types, out_types)
+        return Compiled(exe, self._mesh, self._types)
 
     def _repr_html_(self) -> str:
         return display_html(self)  # viz renders it: cost and memory analysis, the text folded
@@ -143,25 +144,51 @@ _EXECUTABLES_KEPT = 64
 _EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the cache
 
 
-def compile_text(text: str, devices, nodes, arg_types=(), out_types=(), n_host=None) -> pjrt.Executable:
-    """Compile ``text`` (or reuse the executable another Session compiled from the same text and
-    host callbacks: a ModuleText carries them)."""
+def compile_text(
+    text: str, devices, nodes, arg_types=(), out_types=(), n_host=None, disk: bool = False
+) -> tuple[pjrt.Executable, str]:
+    """The executable of ``text`` (a ModuleText carries its host callbacks) and where it came
+    from: "shared" (another Session in this process compiled it), "disk" (the persistent
+    cache, with ``disk``), else "compiled" with why the disk cache missed."""
     callbacks = getattr(text, "host_callbacks", ())
     key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host, callbacks)
     with _EXECUTABLES_LOCK:
         exe = _EXECUTABLES.get(key)
         if exe is not None:
             _EXECUTABLES.move_to_end(key)
-            return exe
-    try:
-        exe = pjrt.compile(text, devices, arg_types, out_types, n_host, callbacks)
-    except pjrt.XlaRuntimeError as e:
-        raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
+            return exe, "shared"
+    entry, exe, how = None, None, "compiled"
+    if disk:
+        entry = disk_cache.key(
+            getattr(text, "portable", "") or text, pjrt.machine_identity(devices),
+            _types_key(arg_types), _types_key(out_types), n_host,
+        )  # fmt: skip
+        exe, why = _load(entry, text, devices, arg_types, out_types, n_host, callbacks)
+        how = "disk" if exe is not None else f"compiled (disk cache: {why})"
+    if exe is None:
+        try:
+            exe = pjrt.compile(text, devices, arg_types, out_types, n_host, callbacks)
+        except pjrt.XlaRuntimeError as e:
+            raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
+        if entry is not None:
+            disk_cache.store(entry, pjrt.serialize(exe), len(callbacks))
     with _EXECUTABLES_LOCK:
         _EXECUTABLES[key] = exe
         if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
             _EXECUTABLES.popitem(last=False)
-    return exe
+    return exe, how
+
+
+def _load(entry: str, text, devices, arg_types, out_types, n_host, callbacks):
+    """The executable of a disk cache entry and "hit", or None and why it missed (an entry
+    jaxlib cannot load is a miss too: it is compiled and written again)."""
+    payload, why = disk_cache.load(entry, len(callbacks))
+    if payload is None:
+        return None, why
+    try:
+        return pjrt.deserialize(payload, text, devices, arg_types, out_types, n_host, callbacks), "hit"
+    except Exception as e:  # noqa: BLE001  (jaxlib's errors for bytes it cannot load vary)
+        return None, f"entry not loadable ({type(e).__name__})"
 
 
 def _types_key(types) -> tuple:

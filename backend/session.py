@@ -240,8 +240,8 @@ class Session(Unpicklable):
     def _compile(self, fetch_ts, fed, writes=None) -> Program:
         start = time.perf_counter()
         plan, text, nodes = self._planned(fetch_ts, fed, writes)
-        executable = compile_text(
-            text, self._layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched
+        executable, source = compile_text(
+            text, self._layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched, disk=True
         )
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
@@ -252,7 +252,7 @@ class Session(Unpicklable):
             reason = change_reason(previous, plan.feed_signature)
         self._last_signature[fetch_ts] = plan.feed_signature
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
-        self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start))
+        self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start, source))
         return Program(executable, plan, text, nodes)
 
     def find_nonfinite(self, fetches, feeds=None, feed_dict=None) -> NonfiniteReport:
@@ -379,7 +379,7 @@ class Session(Unpicklable):
                 if not pjrt.holds_whole(buf):
                     shape, dtype = pjrt.type_of(buf)
                     text = self._layout.gather_text(v, shape, dtype)
-                    gather = compile_text(text, self.devices, (), [(shape, dtype)], [(shape, dtype)])
+                    gather, _ = compile_text(text, self.devices, (), [(shape, dtype)], [(shape, dtype)])
                     buf = gather([buf])[0]
                 out.append(np.array(pjrt.to_numpy(buf)))  # a copy: the buffer may be donated next
             return out

@@ -7,17 +7,20 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class CompileRecord:
-    """One compile: which fetches, the reason, and how long lowering+compiling took."""
+    """One compile: which fetches, the reason, how long lowering+compiling took, and where the
+    executable came from (``source``: "compiled", with why the persistent cache missed; "disk",
+    loaded from it; "shared", compiled by another Session in this process)."""
 
     fetches: tuple[str, ...]
     reason: str
     seconds: float
+    source: str = "compiled"
 
     def __str__(self) -> str:
         shown = ", ".join(self.fetches[:4]) + (
             f", ... ({len(self.fetches)} fetches)" if len(self.fetches) > 4 else ""
         )
-        return f"compile of [{shown}]: {self.reason} ({self.seconds * 1e3:.0f} ms)"
+        return f"compile of [{shown}]: {self.reason}; {self.source} ({self.seconds * 1e3:.0f} ms)"
 
 
 @dataclass
@@ -40,8 +43,21 @@ class SessionStats:
     def reasons(self) -> list[str]:
         return [r.reason for r in self.records]
 
+    @property
+    def disk_hits(self) -> int:
+        """How many programs came from the persistent compile cache instead of XLA."""
+        return sum(r.source == "disk" for r in self.records)
+
+    @property
+    def disk_misses(self) -> list[str]:
+        """Why each program the persistent cache did not have was compiled (cache off, no entry...)."""
+        return [r.source.partition("disk cache: ")[2].rstrip(")") for r in self.records if "disk cache:" in r.source]
+
     def __str__(self) -> str:
-        lines = [f"{self.runs} runs, {self.compiles} compiles, {self.cache_hits} cache hits"]
+        lines = [
+            f"{self.runs} runs, {self.compiles} compiles ({self.disk_hits} from the disk cache), "
+            f"{self.cache_hits} cache hits"
+        ]
         lines += [f"  {r}" for r in self.records]
         return "\n".join(lines)
 

@@ -7,7 +7,9 @@ many ops into one graph and fetch them all from one run.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -22,6 +24,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.load_profile("stablegraph")
+
+# the persistent compile cache writes to a directory of this test process's own, never the user's
+# ~/.cache/stablegraph (tests of the cache itself point it elsewhere)
+os.environ.setdefault("STABLEGRAPH_CACHE_DIR", tempfile.mkdtemp(prefix="stablegraph-test-cache-"))
 
 
 @pytest.fixture(scope="module")

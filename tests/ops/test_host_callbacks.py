@@ -102,13 +102,16 @@ def test_an_effect_runs_when_its_inputs_are_computed_and_not_otherwise():
         y = snp.exp(x)
         sg.debug.callback(lambda mean, top: seen.append(("x", float(mean), top.copy())), y.mean(), top=snp.sort(y))
         sg.debug.callback(lambda v: seen.append(("other", v.copy())), other)  # never fed below
-        z = snp.log(x)  # reads x, not y: the first callback does not run for it
+        z = snp.log(x)  # does not use y, but the run is fed x: the first callback runs too
+        q = sg.placeholder((), sg.float32, name="q")
+        twice = q * 2  # a run of this is not fed x: no callback can run
     xv = np.array([0.3, -1.0, 2.0], np.float32)
     with sg.Session(g) as sess:
         for _ in range(2):
             sess.run(y, {x: xv})
         sess.run(z, {x: xv})
-    assert [s[0] for s in seen] == ["x", "x"]  # the run of z computes nothing the callbacks read
+        sess.run(twice, {q: 1.0})
+    assert [s[0] for s in seen] == ["x", "x", "x"]
     for _, mean, top in seen:
         np.testing.assert_allclose(mean, np.exp(xv).mean(), rtol=1e-6)
         np.testing.assert_allclose(top, np.sort(np.exp(xv)), rtol=1e-6)
