@@ -295,11 +295,15 @@ class Repeat:
 
     def run(self, feeds, state, stats):
         """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""
+        return self.run_values(() if feeds is None else feeds.values(), state, stats)
+
+    def run_values(self, given, state, stats):
+        """``run`` for the feeds' values alone, in the order of the feeds it was made for."""
         direct = self.direct
         if direct is not None and self.raw:
-            values = () if feeds is None else feeds.values()
+            values = given
         else:
-            values = self.values_for(feeds)
+            values = self.values_for(given)
             if values is None:
                 return MISSED
         if direct is None:
@@ -308,7 +312,7 @@ class Repeat:
             results = direct(values)
         except pjrt.ArgumentMismatch:  # a feed of another type or shape: converted and checked here,
             self.raw = False  # and from now on before the lean call (no miss per run)
-            values = self.values_for(feeds)
+            values = self.values_for(given)
             if values is None:
                 return MISSED
             return self.shape_results(self.program.execute(state, stats, values))
@@ -319,12 +323,10 @@ class Repeat:
         self.program.runs += 1
         return results
 
-    def values_for(self, feeds) -> list | None:
+    def values_for(self, given) -> list | None:
         """The feeds' values as the program takes them (FeedError as the full path gives it), or
         None when one has another shape than last time (the full path finds its program)."""
-        if feeds is None:
-            return []
-        values = list(feeds.values())
+        values = list(given)
         for i, (v, (dt, shape)) in enumerate(zip(values, self.specs)):
             if type(v) is not np.ndarray or v.dtype is not dt:
                 v = values[i] = feeding.convert(self.tensors[i], v)
@@ -356,3 +358,4 @@ class Repeat:
             return None
         kind = self.kind
         return make(self.keys if kind is dict else kind if kind is list or kind is tuple else None)
+

@@ -48,7 +48,7 @@ from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .profiling import Profile
 from .planning import SEED, Plan, plan_run
-from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_leaf, is_flat
+from .program import MISSED, Lowered, Program, Repeat, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
 from .state import NonfiniteRun, State
 from .stats import CompileRecord, SessionStats, change_reason
@@ -184,6 +184,25 @@ class Session(Unpicklable):
                 "the run made a nan or an infinity (the Session checks numerics); no variable was written\n"
                 f"{report}"
             ) from None
+
+    def make_callable(self, fetches, feed_list=()) -> StepCallable:
+        """TF1's ``Session.make_callable``: a function of the values of ``feed_list`` (tensors or
+        names, in that order) that runs ``fetches``, as ``run(fetches, dict(zip(feed_list,
+        values)))`` does. Resolving the fetches and feeds and finding the program happen once,
+        so a call costs little more than jaxlib's dispatch.
+
+            step = sess.make_callable([loss, train], [x, y])
+            for xb, yb in batches:
+                value, _ = step(xb, yb)
+        """
+        self._check_open()
+        feeds = tuple(feeding.resolve(self.graph, f) for f in feed_list)
+        if len(set(feeds)) < len(feeds):
+            raise FeedError(located("make_callable: a tensor appears twice in feed_list", user_location()))
+        leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
+        for leaf in leaves:
+            feeding.resolve(self.graph, leaf)  # an unknown fetch is an error now, not at the first call
+        return StepCallable(self, fetches, feeds)
 
     def _run(self, fetches, feeds):
         repeat = self._repeats.find(fetches, feeds)
@@ -436,3 +455,33 @@ class Session(Unpicklable):
             }
         )
         return found
+
+
+class StepCallable:
+    """What ``sess.make_callable(fetches, feed_list)`` gives: ``step(*values)`` runs the fetches
+    with the feeds in ``feed_list`` order. After the first call it holds the run's Repeat and
+    calls it straight (no fetch flattening, no table lookup); a call with other shapes goes
+    through ``Session.run`` and takes that shape's Repeat."""
+
+    __slots__ = ("session", "fetches", "feeds", "repeat")
+
+    def __init__(self, session, fetches, feeds: tuple):
+        self.session, self.fetches, self.feeds = session, fetches, feeds
+        self.repeat: Repeat | None = None
+
+    def __call__(self, *values):
+        if len(values) != len(self.feeds):
+            names = ", ".join(t.name for t in self.feeds)
+            raise FeedError(f"this callable takes {len(self.feeds)} feed values ({names}), got {len(values)}")
+        session, repeat = self.session, self.repeat
+        if repeat is not None and not session.check_numerics and not session._closed:
+            out = repeat.run_values(values, session._state, session.stats)
+            if out is not MISSED:
+                return out
+        feeds = dict(zip(self.feeds, values))
+        out = session.run(self.fetches, feeds)
+        self.repeat = session._repeats.find(self.fetches, feeds)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<step of the session: feeds {[t.name for t in self.feeds]}>"

@@ -5,8 +5,9 @@ one process with their repeats interleaved, so machine noise hits both
 alike. Prints the median per-call time of each and their ratio; the goal is
 stablegraph/jax <= 1.0 (issue 10). A second case fetches a dict ``{"z": z}`` with feeds
 given by name (``{"x": a, "y": b}``) beside a jitted function returning a
-dict, and a third feeds a Python float (``s * y``); their ratios are printed
-too. The last line is the plain case's ratio.
+dict, a third feeds a Python float (``s * y``), and a fourth calls the step
+``sess.make_callable(z, [x, y])`` gave; their ratios are printed too. The last
+line is the plain case's ratio.
 Run with ``make bench`` or ``python benchmarks/dispatch.py``.
 
 ``--profile`` also prints where ``sess.run`` spends its time (cProfile).
@@ -34,6 +35,16 @@ def stablegraph_call(a: np.ndarray, b: np.ndarray):
     sess = sg.Session(g)
     feeds = {x: a, y: b}
     return lambda: sess.run(z, feeds)
+
+
+def stablegraph_callable(a: np.ndarray, b: np.ndarray):
+    g = sg.Graph("dispatch_callable")
+    with g:
+        x = sg.placeholder(a.shape, sg.float32, name="x")
+        y = sg.placeholder(b.shape, sg.float32, name="y")
+        z = x + y
+    step = sg.Session(g).make_callable(z, [x, y])
+    return lambda: step(a, b)
 
 
 def jax_call(a: np.ndarray, b: np.ndarray):
@@ -95,6 +106,7 @@ def main() -> None:
     fns = {
         "stablegraph": stablegraph_call(a, b),
         "jax": jax_call(a, b),
+        "make_callable": stablegraph_callable(a, b),
         "stablegraph dict": stablegraph_dict_call(a, b),
         "jax dict": jax_dict_call(a, b),
         "stablegraph scalar": stablegraph_scalar_call(a, b),
@@ -111,6 +123,7 @@ def main() -> None:
         print(f"  {name:<19} {seconds * 1e6:8.1f} us")
     if args.profile:
         profile(fns["stablegraph"], 20 * args.calls, top=25)
+    print(f"sess.make_callable(z, [x, y]) step: ratio {med['make_callable'] / med['jax']:.2f} (goal <= 1.0)")
     print(f"dict fetch, feeds by name: ratio {med['stablegraph dict'] / med['jax dict']:.2f}")
     print(f"a Python float feed (s * y): ratio {med['stablegraph scalar'] / med['jax scalar']:.2f}")
     print(f"ratio stablegraph/jax: {med['stablegraph'] / med['jax']:.2f}")
