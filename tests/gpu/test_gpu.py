@@ -345,3 +345,18 @@ def test_host_callbacks_on_gpu(gpu_mesh, capsys):
         got = sess.run(z, {x: xv})
     np.testing.assert_allclose(got, np.sinh(xv * 2), rtol=1e-6)
     assert f"x on the gpu {xv}" in capsys.readouterr().out
+
+
+def test_nonfinite_search_and_checks_on_gpu(gpu_mesh):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4,), sg.float32, name="x")
+        y = snp.log(x)  # nan for the negative entry
+        sg.debug.check_numerics(y, "log of x")
+        z = (y * 2).sum()
+    xv = np.array([1.0, -1.0, 2.0, 3.0], np.float32)
+    with sg.Session(g, mesh=gpu_mesh) as sess:
+        with pytest.raises(sg.ExecutionError, match="log of x: 1 nan"):
+            sess.run(z, {x: xv})
+        report = sess.find_nonfinite(z, {x: xv})
+    assert report.op == "log" and report.value.nan == 1
