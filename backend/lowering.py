@@ -140,7 +140,15 @@ def concrete_type(tensor, bindings) -> TensorType:
 
 
 def lower_module(
-    nodes, args, fetches, bindings, aliases=None, mesh=None, shardings=None, platform="cpu", training=False,
+    nodes,
+    args,
+    fetches,
+    bindings,
+    aliases=None,
+    mesh=None,
+    shardings=None,
+    platform="cpu",
+    training=False,
     effects=True,
 ) -> str:
     """StableHLO text of main(args) -> fetches over ``nodes`` (in graph order), to run on ``platform``;

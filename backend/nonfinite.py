@@ -54,7 +54,9 @@ class Summary:
         return not (self.nan or self.pos_inf or self.neg_inf)
 
     def __str__(self) -> str:
-        bad = ", ".join(f"{n} {w}" for n, w in ((self.nan, "nan"), (self.pos_inf, "+inf"), (self.neg_inf, "-inf")) if n)
+        bad = ", ".join(
+            f"{n} {w}" for n, w in ((self.nan, "nan"), (self.pos_inf, "+inf"), (self.neg_inf, "-inf")) if n
+        )
         span = f"min {self.low:.6g} max {self.high:.6g}" if self.low <= self.high else "no finite value"
         return f"{self.name} {self.type}: {span}" + (f", {bad}" if bad else "")
 
@@ -87,7 +89,11 @@ class NonfiniteReport:
     def __str__(self) -> str:
         if not self.found:
             return f"every value of the run is finite ({self.checked} floating tensors checked)"
-        kinds = [w for n, w in ((self.value.nan, "nan"), (self.value.pos_inf, "+inf"), (self.value.neg_inf, "-inf")) if n]
+        kinds = [
+            w
+            for n, w in ((self.value.nan, "nan"), (self.value.pos_inf, "+inf"), (self.value.neg_inf, "-inf"))
+            if n
+        ]
         made = " and ".join(kinds)
         head = located(f"node '{self.node}' ({self.op}) made {made}", self.location)
         lines = [f"{head}; first in graph order of {self.checked} floating tensors"]
@@ -177,7 +183,9 @@ def _copy_with_recording_bodies(node, book: Book) -> None:
     if not held:
         return
     update = {
-        key: tuple(_recording(f, node, book) for f in value) if isinstance(value, tuple) else _recording(value, node, book)
+        key: tuple(_recording(f, node, book) for f in value)
+        if isinstance(value, tuple)
+        else _recording(value, node, book)
         for key, value in held.items()
     }
     bind_node(node.op, list(node.inputs), node.attrs.model_copy(update=update), name=f"{node.name}_diagnosed")
@@ -194,11 +202,19 @@ def _recording(fn: Function, owner, book: Book) -> Function:
         caps = [graph.capture(c) for c in fn.captures]  # the same captures, in the same order
         results = inline(fn, graph, list(params), captures=caps, env=env)
         tensors = [t for t in fn.params if _floating(t.type)]
-        tensors += [o for n in fn.graph.nodes if "parameter" not in n.op.traits for o in n.outputs if _floating(o.type)]
+        tensors += [
+            o
+            for n in fn.graph.nodes
+            if "parameter" not in n.op.traits
+            for o in n.outputs
+            if _floating(o.type)
+        ]
         book.bodies[key] = tensors
         if tensors:
             counts, ranges = _tables([env[t] for t in tensors])
-            recorder = HostFunction(book.recorder(key), "sg.Session.find_nonfinite", owner.location, diagnostic=True)
+            recorder = HostFunction(
+                book.recorder(key), "sg.Session.find_nonfinite", owner.location, diagnostic=True
+            )
             debug_callback(recorder, [counts, ranges])
         return results
 
@@ -283,7 +299,9 @@ def _first_in_bodies(node, book: Book) -> NonfiniteReport | None:
     summaries = {t: _summary(t, t.type, c, r) for t, c, r in zip(tensors, counts, ranges)}
     made = tensors[k].node
     inputs = [summaries[t] for t in made.inputs if t in summaries]
-    where = f"iteration {iteration} of {body_name}, the body of '{node.name}' ({node.op.name}, {node.location})"
+    where = (
+        f"iteration {iteration} of {body_name}, the body of '{node.name}' ({node.op.name}, {node.location})"
+    )
     checked = sum(len(t) for t in book.bodies.values())
     return _made(made, made.op.name, summaries[tensors[k]], inputs, checked, None, where)
 

@@ -746,7 +746,9 @@ def _options(mlir_text: str, devices) -> xc.CompileOptions:
     return options
 
 
-def compile(mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()) -> Executable:
+def compile(
+    mlir_text: str, devices, arg_types=(), out_types=(), n_host=None, host_callbacks=()
+) -> Executable:
     """Compile StableHLO text for ``devices``; ``arg_types`` and ``out_types`` list the
     (shape, numpy dtype) of its arguments and results, of which the first ``n_host``
     come back as numpy (all by default). Arguments marked ``tf.aliasing_output`` in

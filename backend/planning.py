@@ -95,7 +95,9 @@ def plan_run(
         fetch_slots = tuple(None if "group" in t.op.traits else next(slots) for t in fetches)
     state_out = tuple(writes)
     program = simplify(
-        extract(graph, [*values, *(writes[v] for v in state_out)], [fed[i][0] for i in positions], effects=effects)
+        extract(
+            graph, [*values, *(writes[v] for v in state_out)], [fed[i][0] for i in positions], effects=effects
+        )
     )
     reads = [n for n in program.graph.nodes if "reads_state" in n.op.traits]
     state_in = tuple(SEED if "seed" in n.op.traits else n.attrs.var for n in reads)
@@ -177,7 +179,9 @@ def _feeds_and_writes(graph, fetches, fed) -> tuple[list[int], dict[str, Tensor]
         nodes = graph.ancestors([*fetches, *writes.values()], stop=fed_ts)
     effects = _effects(graph, nodes, fed_ts)
     if effects:
-        nodes = graph.ancestors([*fetches, *writes.values(), *(t for n in effects for t in n.inputs)], stop=fed_ts)
+        nodes = graph.ancestors(
+            [*fetches, *writes.values(), *(t for n in effects for t in n.inputs)], stop=fed_ts
+        )
     used = {t for n in (*nodes, *effects) for t in n.inputs} | set(fetches)
     return [i for i, t in enumerate(fed_ts) if t in used], writes, effects
 

@@ -104,7 +104,9 @@ class Profile:
         return self.table()
 
     def __repr__(self) -> str:
-        return f"<Profile {len(self.rows)} nodes, {self.total_us:.1f} us/run, {self.attributed:.0%} attributed>"
+        return (
+            f"<Profile {len(self.rows)} nodes, {self.total_us:.1f} us/run, {self.attributed:.0%} attributed>"
+        )
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..graph import CompileError, Tensor
 from ..graph.display import display_html
-from . import feeds as feeding
 from . import disk_cache, pjrt
+from . import feeds as feeding
 from .lowering import ModuleText
 from .placement import named_from_tiling
 from .planning import Plan
@@ -358,4 +358,3 @@ class Repeat:
             return None
         kind = self.kind
         return make(self.keys if kind is dict else kind if kind is list or kind is tuple else None)
-

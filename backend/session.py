@@ -46,8 +46,8 @@ from . import checkpoint, distributed, nonfinite, pjrt, profiling
 from . import feeds as feeding
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
-from .profiling import Profile
 from .planning import SEED, Plan, plan_run
+from .profiling import Profile
 from .program import MISSED, Lowered, Program, Repeat, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
 from .state import NonfiniteRun, State
@@ -314,7 +314,9 @@ class Session(Unpicklable):
                 self.run(fetches, feeds)
 
         events = pjrt.profile_events(run_all)
-        return profiling.attribute(self.graph, program.nodes, program.executable.hlo_text(), events, int(runs))
+        return profiling.attribute(
+            self.graph, program.nodes, program.executable.hlo_text(), events, int(runs)
+        )
 
     def lower(self, fetches, feeds=None) -> Lowered:
         """The StableHLO text that ``run(fetches, feeds)`` would compile."""

@@ -51,7 +51,11 @@ class SessionStats:
     @property
     def disk_misses(self) -> list[str]:
         """Why each program the persistent cache did not have was compiled (cache off, no entry...)."""
-        return [r.source.partition("disk cache: ")[2].rstrip(")") for r in self.records if "disk cache:" in r.source]
+        return [
+            r.source.partition("disk cache: ")[2].rstrip(")")
+            for r in self.records
+            if "disk cache:" in r.source
+        ]
 
     def __str__(self) -> str:
         lines = [

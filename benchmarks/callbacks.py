@@ -65,7 +65,9 @@ def main() -> None:
         np.testing.assert_allclose(fn(), np.cos(np.sinh(a * 2)), rtol=1e-5, err_msg=name)
         per_call(fn, 100)
     med = measure(fns, args.calls, args.repeats)
-    print(f"pure_callback(np.sinh) between two ops on float32[64], numpy in and out (median of {args.repeats} x {args.calls})")
+    print(
+        f"pure_callback(np.sinh) between two ops on float32[64], numpy in and out (median of {args.repeats} x {args.calls})"
+    )
     for name, seconds in med.items():
         print(f"  {name:<12} {seconds * 1e6:8.1f} us")
 
@@ -76,7 +78,9 @@ def main() -> None:
     print(f"digits MLP training step (batch 256), median of {args.repeats} x {max(args.calls // 10, 10)}")
     for name, seconds in step_med.items():
         print(f"  {name:<15} {seconds * 1e6:8.1f} us")
-    print(f"check_numerics=True costs: ratio {step_med['check_numerics'] / step_med['unchecked']:.2f} (goal < 1.3)")
+    print(
+        f"check_numerics=True costs: ratio {step_med['check_numerics'] / step_med['unchecked']:.2f} (goal < 1.3)"
+    )
     print(f"ratio stablegraph/jax: {med['stablegraph'] / med['jax']:.2f}")
 
 

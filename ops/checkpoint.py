@@ -81,7 +81,9 @@ def _checkpoint_vjp(ctx, attrs: CheckpointAttrs, xs, ys, cts):
         inputs, saved, out_cts = args[:n_in], args[n_in : n_in + n_saved], args[n_in + n_saved :]
         env = dict(zip(body.results[k:], saved))  # kept from the forward pass: not recomputed
         n = len(body.params)
-        inline(body, current_graph(), list(inputs[:n]), captures=list(inputs[n:]), env=env, effects="recomputed")
+        inline(
+            body, current_graph(), list(inputs[:n]), captures=list(inputs[n:]), env=env, effects="recomputed"
+        )
         seeds: dict = {}
         for j, ct in zip(live, out_cts):
             r = body.results[j]

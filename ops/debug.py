@@ -35,7 +35,9 @@ def _leaves(args, kwargs, what: str) -> tuple[list[Tensor], object]:
             tensors.append(asarray(leaf))
         except GraphError:
             raise GraphError(
-                located(f"{what} takes Tensors, arrays and numbers, got {type(leaf).__name__}", user_location())
+                located(
+                    f"{what} takes Tensors, arrays and numbers, got {type(leaf).__name__}", user_location()
+                )
             ) from None
     return tensors, tree
 
@@ -75,7 +77,9 @@ def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A0
     location = user_location()
     tensors, tree = _leaves(args, kwargs, "sg.debug.print")
     _check_format(fmt, args, kwargs, location)
-    hc.debug_callback(hc.HostFunction(_Printer(fmt, tree, location), "sg.debug.print", location), tensors, ordered)
+    hc.debug_callback(
+        hc.HostFunction(_Printer(fmt, tree, location), "sg.debug.print", location), tensors, ordered
+    )
 
 
 def _check_format(fmt: str, args, kwargs, location) -> None:
@@ -127,7 +131,9 @@ class _Caller:
             return out
         leaves, tree = flatten(out)
         if _loose(tree) != _loose(self.out_tree):
-            raise TypeError(f"the callback returned {describe(tree)}, its result types declare {describe(self.out_tree)}")
+            raise TypeError(
+                f"the callback returned {describe(tree)}, its result types declare {describe(self.out_tree)}"
+            )
         return leaves
 
 
@@ -172,7 +178,9 @@ class _NumericsCheck:
             (np.isnan(x).sum(), "nan"), (np.isposinf(x).sum(), "+inf"), (np.isneginf(x).sum(), "-inf")
         ) if n]  # fmt: skip
         lane = f" (lane {', '.join(map(str, lanes))})" if lanes else ""
-        raise hc.CheckFailed(f"{self.message}{lane}: {', '.join(counts)} among {x.size} values of {x.dtype}{list(x.shape)}")
+        raise hc.CheckFailed(
+            f"{self.message}{lane}: {', '.join(counts)} among {x.size} values of {x.dtype}{list(x.shape)}"
+        )
 
 
 class _AssertCheck:
@@ -206,7 +214,9 @@ def check_numerics(x, message: str):
     """
     location = user_location()
     if not isinstance(message, str):
-        raise GraphError(located(f"check_numerics wants a message string, got {type(message).__name__}", location))
+        raise GraphError(
+            located(f"check_numerics wants a message string, got {type(message).__name__}", location)
+        )
     x = x if isinstance(x, Tensor) else asarray(x)
     if not x.dtype.is_floating and not x.dtype.is_complex:
         raise GraphError(located(f"check_numerics wants a floating tensor, got {x.type}: integers are always finite",
@@ -285,7 +295,9 @@ def py_func(func, inp, Tout, stateful: bool = True, name: str | None = None):  #
     signature (the call is made whenever its result is needed).
     """
     location = user_location()
-    inputs = [t if isinstance(t, Tensor) else asarray(t) for t in (inp if isinstance(inp, list | tuple) else [inp])]
+    inputs = [
+        t if isinstance(t, Tensor) else asarray(t) for t in (inp if isinstance(inp, list | tuple) else [inp])
+    ]
     single = not isinstance(Tout, list | tuple)
     types = [_tout_type(t, inputs, location) for t in ([Tout] if single else Tout)]
     function = hc.HostFunction(_Caller(func, flatten((tuple(inputs), {}))[1]), "sg.py_func", location)
@@ -299,7 +311,9 @@ def _tout_type(t, inputs, location) -> TensorType:
     try:
         dt = dtypes.dtype(t)
     except (GraphError, TypeError, ValueError):
-        raise GraphError(located(f"py_func's Tout wants dtypes or sg.TensorTypes, got {t!r}", location)) from None
+        raise GraphError(
+            located(f"py_func's Tout wants dtypes or sg.TensorTypes, got {t!r}", location)
+        ) from None
     if not inputs:
         raise GraphError(located("py_func with a dtype for Tout takes its shape from the first input: give "
                                  "sg.TensorTypes when there is no input", location))  # fmt: skip

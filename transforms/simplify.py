@@ -31,7 +31,9 @@ from .patterns import New, match, rules_by_op
 FOLD_LIMIT = 1024  # largest folded constant, in elements
 MAX_PASSES = 10
 _RULES = rules_by_op()
-_NEVER_SHARED = frozenset({"parameter", "feed", "effect"})  # two inputs are two values; two prints print twice
+_NEVER_SHARED = frozenset(
+    {"parameter", "feed", "effect"}
+)  # two inputs are two values; two prints print twice
 
 
 class _Term:

@@ -22,7 +22,12 @@ _SOURCE_FORMATS = ("dot", "gv")  # written as DOT text; no layout, no ``dot`` bi
 
 
 def draw(
-    obj, path: str | os.PathLike | None = None, format: str | None = None, *, collapse="auto", expand=(),
+    obj,
+    path: str | os.PathLike | None = None,
+    format: str | None = None,
+    *,
+    collapse="auto",
+    expand=(),
     profile=None,
 ) -> graphviz.Digraph:
     """A graphviz drawing of a Graph, a Function, or what a Tensor (or list of Tensors) needs.

@@ -67,7 +67,8 @@ def _panels(view, uid: str, heat=None) -> str:
         return f"#{uid}-p{child.index}"
 
     sources = [
-        to_dot(view, {g}, g, Ids(f"{uid}-", f"p{g.index}-"), href, title=False, heat=heat).source for g in groups
+        to_dot(view, {g}, g, Ids(f"{uid}-", f"p{g.index}-"), href, title=False, heat=heat).source
+        for g in groups
     ]
     svgs = dict(zip(groups, _render(sources)))
     return _panel(view.root, svgs, uid, start)

@@ -26,7 +26,17 @@ import threading
 
 import numpy as np
 
-from ...graph import EFFECT, HOST_CALLBACK, ZERO_DERIVATIVE, Attrs, GraphError, OpDef, TensorType, dtypes, located
+from ...graph import (
+    EFFECT,
+    HOST_CALLBACK,
+    ZERO_DERIVATIVE,
+    Attrs,
+    GraphError,
+    OpDef,
+    TensorType,
+    dtypes,
+    located,
+)
 from ...graph.attrs import DTypeAttr, ShapeAttr
 from . import batching, hlo
 from .hlo import ir, sh
@@ -337,7 +347,17 @@ def pure_callback(function: HostFunction, result_types, args, vmap_method=None):
 def debug_callback(function: HostFunction, args, ordered: bool = False, guarded: bool = False) -> None:
     """A debug_callback node calling ``function`` on ``args`` whenever they are computed (with
     ``guarded``, only when ``args[0]``, a bool predicate, is False somewhere)."""
-    bind_node(debug_callback_op, list(args), DebugCallbackAttrs(function=function, ordered=ordered, guarded=guarded))
+    bind_node(
+        debug_callback_op, list(args), DebugCallbackAttrs(function=function, ordered=ordered, guarded=guarded)
+    )
 
 
-__all__ = ["Bound", "CheckFailed", "HostFunction", "current_lanes", "debug_callback", "pure_callback", "VMAP_METHODS"]
+__all__ = [
+    "Bound",
+    "CheckFailed",
+    "HostFunction",
+    "current_lanes",
+    "debug_callback",
+    "pure_callback",
+    "VMAP_METHODS",
+]

@@ -50,7 +50,9 @@ def _run(cache_dir, *, wait=True):
 
 def _fields(out: str) -> tuple[float, int, int, str, int]:
     loss = float(next(line for line in out.splitlines() if line.startswith("LOSS")).split()[1])
-    _, hits, compiles, misses = next(line for line in out.splitlines() if line.startswith("DISK")).split(" ", 3)
+    _, hits, compiles, misses = next(line for line in out.splitlines() if line.startswith("DISK")).split(
+        " ", 3
+    )
     return loss, int(hits), int(compiles), misses, out.count("first x 0.0")
 
 
@@ -103,7 +105,10 @@ def _one_run(x_value) -> tuple[np.ndarray, str]:
         (lambda b: b[:-5] + bytes([b[-5] ^ 0xFF]) + b[-4:], "corrupt entry (checksum)"),
         (lambda b: b"NOTOURS!" + b[8:], "foreign entry"),
         (lambda b: b[:8] + (99).to_bytes(4, "little") + b[12:], "entry of format 99, not 1"),
-        (lambda b: b[:12] + (3).to_bytes(4, "little") + b[16:], "entry compiled with 3 host callbacks, not 0"),
+        (
+            lambda b: b[:12] + (3).to_bytes(4, "little") + b[16:],
+            "entry compiled with 3 host callbacks, not 0",
+        ),
     ],
 )
 def test_a_damaged_entry_is_a_miss_then_written_again(fresh, damage, why):

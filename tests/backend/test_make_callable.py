@@ -24,7 +24,9 @@ def test_a_callable_step_equals_run():
         for _ in range(3):
             np.testing.assert_allclose(f(a, b)["z"], np.sin(a) * b, rtol=1e-6)
         np.testing.assert_allclose(f(a[:3], b[:3])["z"], np.sin(a[:3]) * b[:3], rtol=1e-6)  # a new shape
-        np.testing.assert_allclose(f(a.astype(np.float64), b)["z"], np.sin(a) * b, rtol=1e-6)  # cast as run does
+        np.testing.assert_allclose(
+            f(a.astype(np.float64), b)["z"], np.sin(a) * b, rtol=1e-6
+        )  # cast as run does
         step = sess.make_callable([z, total], [x, y])
         for _ in range(4):
             got_z, _ = step(a, b)

@@ -108,7 +108,9 @@ def test_a_session_that_checks_numerics_names_the_node_and_writes_nothing(deep):
         bias = next(v for v in g.trainable_variables if v.name == "layer4/bias")
         checked.set(bias, np.full((4,), -100.0, np.float32))
         before = {v.name: checked.get(v) for v in g.trainable_variables}
-        with pytest.raises(sg.ExecutionError, match=r"nan or an infinity[\s\S]*node 'log[^']*' \(log\) made -inf"):
+        with pytest.raises(
+            sg.ExecutionError, match=r"nan or an infinity[\s\S]*node 'log[^']*' \(log\) made -inf"
+        ):
             checked.run([loss, train], {x: ones})
         for v in g.trainable_variables:
             np.testing.assert_array_equal(checked.get(v), before[v.name])

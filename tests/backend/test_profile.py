@@ -49,7 +49,9 @@ def test_the_digits_step_is_attributed_to_graph_nodes(digits_step):
     assert any(k.startswith("fc1 (dense)") for k in prof.by_call())
     assert any(k.startswith("adam") for k in prof.by_call())  # the gradient's nodes: in the optimizer's call
     text = str(prof)
-    assert re.search(r"profile of 20 runs: [\d.]+ us of device time per run, \d+% charged to graph nodes", text)
+    assert re.search(
+        r"profile of 20 runs: [\d.]+ us of device time per run, \d+% charged to graph nodes", text
+    )
     assert prof.rows[0].node in text
 
 

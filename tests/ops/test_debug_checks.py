@@ -51,14 +51,26 @@ def test_passing_checks_change_nothing(model):
     np.testing.assert_allclose(got_loss, np.log(xv).sum(), rtol=1e-6)
     assert got_same == got_loss
     np.testing.assert_allclose(got_dx, 0.5 / np.sqrt(xv), rtol=1e-6)
-    np.testing.assert_allclose(got_w, 1 - 0.1 * (1 + np.array([xv.sum(), 0, 0])), rtol=1e-6)  # 1/w + d(total)/dw
+    np.testing.assert_allclose(
+        got_w, 1 - 0.1 * (1 + np.array([xv.sum(), 0, 0])), rtol=1e-6
+    )  # 1/w + d(total)/dw
 
 
 @pytest.mark.parametrize(
     "fetch, xv, tag, message",
     [
-        ("train", [1.0, 0.0, 2.0], "check: loss", r"check_numerics failed: loss: 1 -inf among 1 values of float32\[\]"),
-        ("train", [200.0, 1.0, 1.0], "check: x", r"assert_ failed: x too big: \[200\.\s+1\.\s+1\.\] \(max 200\.0\)"),
+        (
+            "train",
+            [1.0, 0.0, 2.0],
+            "check: loss",
+            r"check_numerics failed: loss: 1 -inf among 1 values of float32\[\]",
+        ),
+        (
+            "train",
+            [200.0, 1.0, 1.0],
+            "check: x",
+            r"assert_ failed: x too big: \[200\.\s+1\.\s+1\.\] \(max 200\.0\)",
+        ),
         ("train", [1.0, 7.0, 2.0], "check: scan", r"pole in the scan: 1 \+inf among 1 values"),
         ("dx", [1.0, -4.0, 2.0], "check: grad", r"sqrt of x: 1 nan among 3 values of float32\[3\]"),
     ],
@@ -80,7 +92,9 @@ def test_a_vectorized_check_names_the_lane(model):
     g, w, x, loss, same, train, dx, m, logs = model
     mv = np.array([[1.0, 2.0], [3.0, 4.0], [0.0, 5.0]], np.float32)
     with sg.Session(g) as sess:
-        np.testing.assert_allclose(sess.run(logs, {m: mv[:2].repeat(2, 0)[:3] + 1}), np.log(mv[:2].repeat(2, 0)[:3] + 1), rtol=1e-6)
+        np.testing.assert_allclose(
+            sess.run(logs, {m: mv[:2].repeat(2, 0)[:3] + 1}), np.log(mv[:2].repeat(2, 0)[:3] + 1), rtol=1e-6
+        )
         with pytest.raises(sg.ExecutionError, match=r"row log \(lane 2\): 1 -inf among 2 values") as err:
             sess.run(logs, {m: mv})
     assert f"{HERE}:{_line_of('check: vmap')}" in str(err.value)

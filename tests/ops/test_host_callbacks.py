@@ -56,7 +56,9 @@ def test_prints_run_in_every_iteration_of_loop_bodies_in_order(capsys):
             return c + xi, c * xi
 
         total, _ = sg.scan(step, sg.constant(0.0), x)
-        count = sg.while_loop(lambda i: i < 3, lambda i: (sg.debug.print("while {}", i), i + 1)[1], sg.constant(0))
+        count = sg.while_loop(
+            lambda i: i < 3, lambda i: (sg.debug.print("while {}", i), i + 1)[1], sg.constant(0)
+        )
         picked = sg.cond(total > 0, lambda a: (sg.debug.print("taken {}", a), a * 2)[1], lambda a: a, total)
     xv = np.array([1.0, 2.0, -0.5, 4.0], np.float32)
     with sg.Session(g) as sess:
@@ -100,7 +102,9 @@ def test_an_effect_runs_when_its_inputs_are_computed_and_not_otherwise():
         x = sg.placeholder((3,), sg.float32, name="x")
         other = sg.placeholder((3,), sg.float32, name="other")
         y = snp.exp(x)
-        sg.debug.callback(lambda mean, top: seen.append(("x", float(mean), top.copy())), y.mean(), top=snp.sort(y))
+        sg.debug.callback(
+            lambda mean, top: seen.append(("x", float(mean), top.copy())), y.mean(), top=snp.sort(y)
+        )
         sg.debug.callback(lambda v: seen.append(("other", v.copy())), other)  # never fed below
         z = snp.log(x)  # does not use y, but the run is fed x: the first callback runs too
         q = sg.placeholder((), sg.float32, name="q")

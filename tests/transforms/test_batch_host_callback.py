@@ -29,7 +29,12 @@ def test_debug_callback_batch_rule_calls_once_per_lane():
     with g:
         m = sg.placeholder((4, 3), sg.float32, name="m")
         s = sg.placeholder((), sg.float32, name="s")
-        out = sg.vmap(lambda r: (sg.debug.callback(lambda v, k: seen.append((v.copy(), float(k))), snp.exp(r), s), r.sum())[1])(m)
+        out = sg.vmap(
+            lambda r: (
+                sg.debug.callback(lambda v, k: seen.append((v.copy(), float(k))), snp.exp(r), s),
+                r.sum(),
+            )[1]
+        )(m)
     mv = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
     with sg.Session(g) as sess:
         np.testing.assert_allclose(sess.run(out, {m: mv, s: 2.5}), mv.sum(1), rtol=1e-6)

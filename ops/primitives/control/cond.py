@@ -76,7 +76,9 @@ def _branch_vjp(ctx, fn, n: int, lo: int, hi: int, diff, live, num_rest: int):
         own = list(range(n)) + list(range(lo, hi))
         graph = current_graph()
         start = len(graph.nodes)
-        outs = inline(fn, graph, [rest[p] for p in own[:n]], captures=[rest[p] for p in own[n:]], effects="recomputed")
+        outs = inline(
+            fn, graph, [rest[p] for p in own[:n]], captures=[rest[p] for p in own[n:]], effects="recomputed"
+        )
         seeds: dict = {}
         for j, ct in zip(live, cts):
             o = outs[j]

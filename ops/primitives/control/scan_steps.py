@@ -37,7 +37,9 @@ class Step:
         c_t, x_t, ct_y = rest[:nc], rest[nc : nc + self.nx], rest[nc + self.nx :]
         cap_params = [graph.capture(self.caps[m]) for m in dk]
         self.fwd_start = len(graph.nodes)
-        outs = inline(body, graph, list(c_t) + list(x_t), captures=self.caps, env=self.env, effects="recomputed")
+        outs = inline(
+            body, graph, list(c_t) + list(x_t), captures=self.caps, env=self.env, effects="recomputed"
+        )
         self.bwd_start = len(graph.nodes)
         seeds: dict = {}
         pairs = [(outs[j], c) for j, c in zip(dc, ct_c)] + [
