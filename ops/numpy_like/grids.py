@@ -19,7 +19,7 @@ from .creation import linspace
 from .indexing import take
 from .manipulation import moveaxis, ravel, reshape, stack
 from .math_ufuncs import log10
-from .ufuncs import multiply, power, sign, true_divide, where
+from .ufuncs import greater, logical_and, multiply, power, sign, true_divide, where
 
 
 def indices(dimensions, dtype=dtypes.int32, sparse: bool = False):
@@ -177,11 +177,12 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     sgn = sign(lo)
     y = logspace(log10(true_divide(lo, sgn)), log10(true_divide(hi, sgn)), num, endpoint=endpoint)
     out = multiply(y, sgn)
-    if num > 0:  # the ends exactly, as numpy does
+    if num > 0:  # the ends exactly, as numpy does, where defined (ends nonzero, of one sign)
         first = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * max(lo.ndim, hi.ndim))
-        out = where(first == 0, lo, out)
+        defined = logical_and(greater(multiply(lo, sgn), 0), greater(multiply(hi, sgn), 0))
+        out = where(logical_and(first == 0, defined), lo, out)
         if endpoint and num > 1:
-            out = where(first == num - 1, hi, out)
+            out = where(logical_and(first == num - 1, defined), hi, out)
     if axis != 0:
         out = moveaxis(out, 0, axis)
     return out if dtype is None else convert(out, dtypes.dtype(dtype))

@@ -290,6 +290,10 @@ def igamma(ty: TensorType, a, x, which: str):
 def _igamma(ty: TensorType, a, x, which: str):
     e = Emitter(ty)
     one, zero = e.const(1.0), e.const(0.0)
+    # subnormal operands are zeros, as the arithmetic flushes them (float32's are flushed already):
+    # x = 5e-324 must take the x = 0 edge, not the series with log x = -744
+    normal = e.const(float(np.finfo(ty.dtype.np).tiny))
+    a, x = (e.select(e.cmp(sh.abs(v), normal, "LT"), sh.multiply(v, zero), v) for v in (a, x))
     inf = e.const(np.inf)
     # scipy's edges: P(0, x > 0) = 1, P(inf, x < inf) = 0; nan at (0, 0), (inf, inf) and outside
     a_zero, a_inf = e.cmp(a, zero, "EQ"), e.cmp(a, inf, "EQ")
@@ -297,6 +301,11 @@ def _igamma(ty: TensorType, a, x, which: str):
     bad = sh.or_(e.cmp(a, zero, "LT"), e.cmp(x, zero, "LT"))
     bad = sh.or_(bad, sh.or_(e.cmp(a, a, "NE"), e.cmp(x, x, "NE")))
     bad = sh.or_(bad, sh.or_(sh.and_(a_zero, at_zero), sh.and_(a_inf, at_inf)))
+    if which == "grad_a":
+        # dP/da at a = 0 is its limit -E1(x) (P = 1 - a E1(x) + O(a^2)): the loops give it at
+        # a = 1e-100, O(a) away (at the smallest normal a, Gamma(a) ~ 1e308 flushes the fraction's terms)
+        a = e.select(a_zero, e.const(1e-100), a)
+        a_zero = e.cmp(a, zero, "EQ")
     edge_a = sh.or_(a_zero, a_inf)
     # far past the mode Q = x^a e^-x / Gamma(a) (...) underflows: P = 1 (and the fraction would never
     # settle at x ~ max, where its terms overflow)
@@ -324,16 +333,22 @@ def _igamma(ty: TensorType, a, x, which: str):
                            sh.multiply(pre_s, ds))  # fmt: skip
         dq_fraction = sh.add(sh.multiply(q_fraction, sh.subtract(log_xf, chlo.digamma(a))),
                              sh.multiply(pre_f, dh))  # fmt: skip
-        out = e.select(series, dp_series, sh.negate(dq_fraction))
-        edge = zero
-    elif which == "lower":
-        out = e.select(series, p_series, sh.subtract(one, q_fraction))
-        edge = e.select(lower, one, zero)
+        # P falls as a grows (dP/da <= 0): the sign is kept where the slope underflows to 0
+        out = sh.negate(sh.abs(e.select(series, dp_series, sh.negate(dq_fraction))))
+        # P falls as a grows: its slope where P is 1 (or 0 at a = inf) is -0; +0 at x = 0, where P = 0 for all a
+        edge = e.select(at_zero, zero, e.const(-0.0))
     else:
         small = sh.and_(
             sh.not_(settled), sh.and_(e.cmp(a, e.const(SMALL_A), "LE"), e.cmp(x, e.const(SMALL_X), "LE"))
         )
         q_small = _upper_small_a(e, e.select(small, a, e.const(SMALL_A)), e.select(small, x, one))
+    if which == "lower":
+        # where Q is small P = 1 - Q keeps P's last digits (the series loses them as a -> 0)
+        near_one = sh.and_(small, e.cmp(q_small, e.const(0.5), "LT"))
+        out = e.select(series, p_series, sh.subtract(one, q_fraction))
+        out = e.select(near_one, sh.subtract(one, q_small), out)
+        edge = e.select(lower, one, zero)
+    elif which == "upper":
         out = e.select(small, q_small, e.select(series, sh.subtract(one, p_series), q_fraction))
         edge = e.select(lower, zero, one)
     out = e.select(sh.or_(sh.or_(at_zero, at_inf), edge_a), edge, out)

@@ -179,9 +179,12 @@ def _check_reals(name: str, *tys: TensorType) -> TensorType:
 
 
 def _igamma_dx(a, x):
-    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
-    log_x = _ew("log", x)
-    return _ew("exp", ad.sub(ad.sub(ad.mul(ad.sub(a, _one(a)), log_x), x), bind(lgamma, a)))
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a), with x^0 = 1 at x = 0 (P(1, x) = 1 - e^-x has slope
+    1 there; (a - 1) log x alone is 0 * -inf = nan)."""
+    power = ad.mul(ad.sub(a, _one(a)), _ew("log", x))
+    at_one_zero = prims.and_(prims.compare(a, _one(a), "EQ"), prims.compare(x, ad.zeros_like(x), "EQ"))
+    power = ad.select(at_one_zero, ad.full_like(a, 0.0), power)
+    return _ew("exp", ad.sub(ad.sub(power, x), bind(lgamma, a)))
 
 
 def _igamma_op(name: str, which: str, sign: float, doc: str) -> OpDef:

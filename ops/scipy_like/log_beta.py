@@ -24,6 +24,7 @@ import math
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
+from .partials import with_partials
 
 # B_2k / (2k (2k - 1)), k = 1 .. 8
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400)
@@ -54,18 +55,29 @@ def _one_minus_log1p_ratio(t):
 
 
 def _log1p_ratio(lo, hi):
-    """log1p(t) and hi log1p(t) = lo log1p(t) / t for t = lo / hi (t may flush to 0 where hi is huge)."""
+    """log1p(t) and hi log1p(t) = lo log1p(t) / t for t = lo / hi, log1p(t) / t being 1 less the
+    series of _one_minus_log1p_ratio: its quotient's derivatives would divide by t^2, which flushes
+    to 0 (nan) for t = 10 / 3.4e38, and t itself may flush where hi is huge."""
     t = snp.true_divide(lo, hi)
     r = snp.log1p(t)
-    flushed = snp.equal(t, 0)
-    per_t = snp.where(flushed, 1.0, snp.true_divide(r, snp.where(flushed, 1.0, t)))
+    per_t = snp.subtract(1.0, _one_minus_log1p_ratio(t))
     return r, snp.multiply(lo, per_t)
+
+
+# log(lo / hi) with the partials 1 / lo and -1 / hi: the chain rule through the quotient overflows
+# (its cotangent (lo - 1/2) hi / lo = 1.6e308 times lo / hi^2 at hi = 1.7e308, nan) or flushes
+# (d(lo / hi) / d lo = 1 / hi, subnormal, made 0)
+_log_ratio = with_partials(
+    "log_ratio",
+    lambda lo, hi: snp.log(snp.true_divide(lo, hi)),
+    lambda lo, hi: (snp.true_divide(1.0, lo), snp.negative(snp.true_divide(1.0, hi))),
+)
 
 
 def _both_large(lo, hi):
     c = snp.add(lo, hi)
     r, hi_r = _log1p_ratio(lo, hi)
-    log_lo_c = snp.subtract(snp.log(snp.true_divide(lo, hi)), r)
+    log_lo_c = snp.subtract(_log_ratio(lo, hi), r)
     out = snp.subtract(
         snp.multiply(snp.subtract(lo, 0.5), log_lo_c), snp.subtract(hi_r, snp.multiply(r, 0.5))
     )
@@ -74,16 +86,30 @@ def _both_large(lo, hi):
     return snp.add(out, w)
 
 
-def gamma_ratio_log(lo, hi):
-    """log Gamma(hi) - log Gamma(lo + hi) for hi >= 8 and lo + hi >= 8: -lo log(hi) + lo - (c - 1/2)
-    log1p(lo/hi) + w(hi) - w(c), its lo - hi log1p(lo/hi) written lo (1 - log1p(t)/t)."""
+def _ratio_terms(lo, hi):
+    """The two small terms of log Gamma(hi) - log Gamma(lo + hi) + lo log(hi) (hi, lo + hi >= 8):
+    lo - (c - 1/2) log1p(lo/hi), its lo - hi log1p(lo/hi) written lo (1 - log1p(t)/t), and w(hi) - w(c)."""
     c = snp.add(lo, hi)
     t = snp.true_divide(lo, hi)
     r = snp.log1p(t)
-    out = snp.multiply(snp.negative(lo), snp.log(hi))
     lo_minus_hi_r = snp.multiply(lo, _one_minus_log1p_ratio(t))  # lo - hi log1p(lo / hi), no cancellation
-    out = snp.add(out, snp.subtract(lo_minus_hi_r, snp.multiply(snp.subtract(lo, 0.5), r)))
-    return snp.add(out, snp.subtract(stirling_correction(hi), stirling_correction(c)))
+    front = snp.subtract(lo_minus_hi_r, snp.multiply(snp.subtract(lo, 0.5), r))
+    return front, snp.subtract(stirling_correction(hi), stirling_correction(c))
+
+
+def gamma_ratio_log(lo, hi):
+    """log Gamma(hi) - log Gamma(lo + hi) for hi >= 8 and lo + hi >= 8: -lo log(hi) + lo - (c - 1/2)
+    log1p(lo/hi) + w(hi) - w(c)."""
+    front, w = _ratio_terms(lo, hi)
+    return snp.add(snp.add(snp.multiply(snp.negative(lo), snp.log(hi)), front), w)
+
+
+def gamma_ratio_log_scaled(lo, hi):
+    """log Gamma(hi) - log Gamma(lo + hi) + lo log(hi) (hi, lo + hi >= 8): small where gamma_ratio_log
+    is about -lo log(hi), so a caller that subtracts the log itself keeps every digit (Student's t
+    at df = 1e4, where -log(hi)/2 and log(df)/2 would cancel to 1e-12)."""
+    front, w = _ratio_terms(lo, hi)
+    return snp.add(front, w)
 
 
 def _lgamma(x):
@@ -111,4 +137,4 @@ def log_beta(a, b):
     return snp.where(snp.logical_and(snp.equal(hi, math.inf), snp.logical_not(snp.isnan(lo))), at_inf, out)
 
 
-__all__ = ["gamma_ratio_log", "log_beta", "stirling_correction"]
+__all__ = ["gamma_ratio_log", "gamma_ratio_log_scaled", "log_beta", "stirling_correction"]

@@ -104,9 +104,13 @@ def _pole(x):
 
 def beta(a, b):
     """The beta function Gamma(a) Gamma(b) / Gamma(a + b); +inf at the poles of Gamma(a) or
-    Gamma(b) (a or b a non-positive integer), as scipy."""
+    Gamma(b) (a or b a non-positive integer), a zero of Gamma(a) Gamma(b)'s sign at those of
+    Gamma(a + b) alone, as scipy."""
     a, b = _floats(a, b)
-    sign = snp.multiply(snp.multiply(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(snp.add(a, b)))
+    numerator_sign = snp.multiply(_gamma_sign(a), _gamma_sign(b))
+    sign = snp.where(
+        _pole(snp.add(a, b)), numerator_sign, snp.multiply(numerator_sign, _gamma_sign(snp.add(a, b)))
+    )
     sign = snp.where(snp.logical_or(_pole(a), _pole(b)), 1.0, sign)
     return snp.multiply(sign, snp.exp(betaln(a, b)))
 
@@ -230,12 +234,21 @@ def entr(x):
     return snp.where(snp.less(x, 0), -math.inf, snp.negative(_xlogx(x)))
 
 
-def _log_ratio(x, y):
+def _log_ratio_value(x, y):
     """log(x / y) for x, y > 0: of the quotient where it is a normal float (exact near x == y),
     else log x - log y (the quotient would overflow, or flush to 0 as XLA's CPU code does)."""
     r = snp.true_divide(x, y)
     normal = snp.logical_and(snp.greater_equal(r, float(np.finfo(x.dtype.np).tiny)), snp.less(r, math.inf))
     return snp.where(normal, snp.log(snp.where(normal, r, 1.0)), snp.subtract(snp.log(x), snp.log(y)))
+
+
+# with the partials 1/x and -1/y: the chain rule through the quotient, (1/r)(1/y), passes through a
+# subnormal 1/r (flushed to 0) where r is near the largest float (x = 2, y = 1.2e-38 in float32)
+_log_ratio = with_partials(
+    "log_ratio",
+    _log_ratio_value,
+    lambda x, y: (snp.true_divide(1.0, x), snp.negative(snp.true_divide(1.0, y))),
+)
 
 
 # x log(x / y) with the partials log(x / y) + 1 and -x / y

@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sp
 
+from . import closed_forms_beta as cfb
+from . import closed_forms_discrete as cfd
+from . import closed_forms_pareto as cfp
+from . import closed_forms_shapes as cfsh
 from . import closed_forms_special as cfs
+from . import closed_forms_truncnorm as cft
 
 L = np.longdouble
 _PI = L(np.pi)
@@ -331,6 +336,7 @@ _LOCSCALE_METHODS = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
 _GUMBEL_L = {"pdf": "pdf", "logpdf": "logpdf", "cdf": "sf", "sf": "cdf", "logcdf": "logsf", "logsf": "logcdf"}
 
 FORMS = {
+    **cfb.FORMS,
     "norm.pdf": _norm_pdf,
     "norm.logpdf": _norm_logpdf,
     "norm.cdf": cfs.ndtr,
@@ -357,4 +363,11 @@ FORMS = {
     "gumbel_r.ppf": _gumbel_r_ppf,
     **{f"gumbel_l.{m}": _reflect(_gumbel_r(r)) for m, r in _GUMBEL_L.items()},
     "gumbel_l.ppf": _gumbel_l_ppf,
+    **cfp.FORMS,
+    **cft.FORMS,
+    **cfsh.FORMS,
+    **cfd.FORMS,
 }
+
+# value references where scipy's float64 value is off (signatures_stats uses them instead of scipy's)
+VALUES = {**cfp.VALUES, **cfsh.VALUES, **cfb.VALUES}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 
 import jax.scipy.stats as jstats
+import numpy as np
 import scipy.special
 import scipy.stats
 
@@ -79,15 +80,37 @@ def _takes(name: str, method: str) -> tuple[bool, bool]:
     return "loc" in params, "scale" in params
 
 
-def _scipy_ref(call):
+def _scipy_ref(call, fallback=None):
     """scipy.stats' value, with its special functions' overflow errors (boost raises on some
-    points of a vectorized call) turned into inf/nan results."""
+    points of a vectorized call) turned into inf/nan results. One raising point must not take
+    the whole call's reference with it (then jax in float64 would judge every point): an
+    elementwise call that raises is redone point by point, and a point that still raises gets
+    ``fallback``'s value (binom.pmf and nbinom.pmf at p = 2.2e-308: boost's ibeta_derivative
+    overflows where exp(logpmf) is finite), else nan (jax's value judges it)."""
 
     def ref(*args):
         with scipy.special.errstate(all="ignore"):
-            return call(scipy, *args)
+            try:
+                return call(scipy, *args)
+            except (ArithmeticError, ValueError):
+                shapes = {np.shape(a) for a in args}
+                if len(shapes) != 1 or len(next(iter(shapes))) != 1:
+                    raise
+                return np.array([_point(call, fallback, [a[i] for a in args]) for i in range(len(args[0]))])
 
     return ref
+
+
+def _point(call, fallback, point):
+    """scipy's value at one point, fallback's (else nan) where it raises."""
+    for fn in (call, fallback):
+        if fn is None:
+            continue
+        try:
+            return float(fn(scipy, *point))
+        except (ArithmeticError, ValueError):
+            continue
+    return np.nan
 
 
 # methods whose derivatives jax does not define (betainc in a, b) or defines only to first order
@@ -106,7 +129,14 @@ def _sig(name: str, method: str, kinds: tuple[str, ...], order: int = 2) -> Sig:
     order = min(order, _ORDER.get(f"{name}.{method}", 2))
     form = cfst.FORMS.get(f"{name}.{method}")
     closed = cfs.derivatives(form) if form is not None and order > 0 else {}
-    return Sig(kinds, call=call, ref=_scipy_ref(call), order=order, defined_only=True, **closed)
+    fallback = None
+    if method == "pmf":
+
+        def fallback(xp, *args):
+            return np.exp(getattr(xp.stats, name).logpmf(*args))
+
+    ref = cfst.VALUES.get(f"{name}.{method}") or _scipy_ref(call, fallback)
+    return Sig(kinds, call=call, ref=ref, order=order, defined_only=True, **closed)
 
 
 def _entries(name: str) -> dict[str, Sig]:
@@ -145,17 +175,338 @@ STATS: dict[str, Sig] = {
 }
 
 DIFFERENCES: dict[str, str] = {
-    "pareto.logpdf:value:inf": (
-        "b = max: ours is log b - (b + 1) log z, finite (-1.2e308 at z = 2); scipy's log of "
-        "b / z**(b + 1) is log(0) = -inf, jax's +inf"
+    "poisson.logpmf[loc]@float32:value:inf": (
+        "k = 0.5 with loc = -2.5 (mu = 2 and 3): k - loc = 3 is on the support; jax answers -inf (it "
+        "finds k itself off the integers), ours the log-pmf at 3, -1.7123188 and -1.4959234 against "
+        "scipy's -1.7123179 and -1.4959226: 8 ulps, the float32 lgamma(4) (XLA's, 7 ulps high) in "
+        "3 log mu - lgamma(4) - mu"
     ),
-    "pareto.logpdf@float64:d2:inf": (
-        "d2/db2 of log b is -1/b**2, -inf at the smallest normal b (ours); jax's float64 gives nan"
+    "truncnorm.logcdf:d1:inf": (
+        "x one smallest normal above the bound a = 0 (1.2e-38, 2.2e-308): ndtr(x) - ndtr(0) rounds "
+        "to 0 (in scipy's float64 too), so the log cdf is -inf as on the end itself and ours has the "
+        "end's one-sided slopes, d/dx +inf and d/da -inf, of the sign and past the size of the true "
+        "+-1/x (8.5e37, 4.5e307); jax's are nan, the reference's F is 0 (nan)"
+    ),
+    "truncnorm.logcdf:d2:inf": (
+        "d2/dx2 at the points of truncnorm.logcdf:d1:inf: ours the end's -inf (the true -1/x**2 "
+        "overflows to -inf in both dtypes); jax's nan"
+    ),
+    "truncnorm.logsf:d1:inf": (
+        "x one smallest normal below the bound b = 0 (-1.2e-38, -2.2e-308): ndtr(0) - ndtr(x) rounds "
+        "to 0, the log sf is -inf as on the end, and ours has the end's one-sided slopes, d/dx -inf "
+        "and d/db +inf (the true -+1/|x|: 8.5e37, 4.5e307); jax's are nan, the reference's S is "
+        "scipy's rounding residue (1e-16), hence its -+6.5e15"
+    ),
+    "pareto.pdf:d2:nan": (
+        "d2/db2 at x = max, b = the smallest normal: ours -0, the closed form's -2 log(z) z**-b / z "
+        "(-5.2e-37 in float32, -7.9e-306 in float64; closed_forms_pareto) is lost to the subnormal "
+        "1/z (XLA flushes it): 44 and 35 smallest normals from it, jax's nan"
+    ),
+    "pareto.ppf:d1:nan": (
+        "d/dq at q = 1, b = max: the slope of (1 - q)**(-1/b) is +inf there, but its factor 1/b "
+        "(2.9e-39 in float32, 5.6e-309 in float64) is subnormal and XLA flushes it to 0: ours is 0 "
+        "(the value, +inf, is right); jax's is nan"
     ),
     "laplace.cdf:d2:ulps": (
         "at the kink z = 0 the second derivative has two sides: ours is the right side's (-1/2, the "
         "side whose formula also gives the first derivative there), jax's the left side's (+1/2)"
     ),
+    # beta and t (issue 20 part 2, group beta): every failing point of each key was looked at
+    "beta.logcdf@float64:value:inf": (
+        "b = 2.2e-308, x = 0.5, a = 0.1 and 0.5: the cdf is about b times the integral of "
+        "t**(a-1) / (1 - t) over [0, x] (2.2e-307 and 7.8e-308, normal floats), whose logs -706.1 "
+        "and -707.8 are ours; scipy and jax flush the cdf to 0 (-inf)"
+    ),
+    "t.pdf[locscale]:value:nan": (
+        "scale = tiny (and df = inf at scale 0.5): jax's nan (its z**2 / df overflows to inf, "
+        "times 0, or inf - inf at df = inf); ours the density, within 60 ulps of the long double "
+        "reference in float32 (exp of a log density of -45 to -265, whose own ulp is 4e-6 to 3e-5) "
+        "and within 100 ulps in float64"
+    ),
+    "t.pdf[locscale]:value:inf": (
+        "scale = tiny with x - loc of 0 to 2.5: the density is 1e37 (float32) or 1e307 (float64), "
+        "finite; jax overflows it to inf, ours is its value to the exp amplification of the log "
+        "density's last ulp (tens of ulps)"
+    ),
+    # gamma and chi2 (issue 20 part 2, group gamma): every failing point of each key was looked at;
+    # the categories, their counts and examples are in each reason
+    "chi2.cdf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [96 pts, e.g. (0, 1.19e-07), (0, "
+        "0.001)]"
+    ),
+    "chi2.cdf:d1:nan": (
+        "first derivatives (nan): at a = inf the cdf is its limit (scipy's, e.g. sf 1 and logsf 0 for "
+        "finite x; 1 - 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives "
+        "the limit and 0 slopes, jax nan [6 pts, e.g. (1, inf), (0.5, inf)]; at the smallest normal a "
+        "(chi2: df, whose df / 2 is subnormal and is the shape 0, P = 1, Q = 0) ours gives the a -> 0 "
+        "limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit -E1(x)); where Q = a E1(x) is "
+        "subnormal it flushes to 0 (logsf -inf where scipy's float64 is -88 / -709); jax is nan, or 0 / "
+        "the subnormal's tiny terms [5 pts, e.g. (2, 1.18e-38), (3, 1.18e-38)]; at x = inf the cdf is its"
+        " limit for every a: ours gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. "
+        "(inf, 1.18e-38), (inf, 1.19e-07)]"
+    ),
+    "chi2.cdf@float64:value:nan": (
+        "values (nan): at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, "
+        "P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit"
+        " -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is "
+        "-88 / -709); jax is nan, or 0 / the subnormal's tiny terms [3 pts, e.g. (1, 2.23e-308), (0.5, "
+        "2.23e-308)]"
+    ),
+    "chi2.cdf[locscale]@float32:value:nan": (
+        "values (nan): at a = inf the cdf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - "
+        "0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and "
+        "0 slopes, jax nan [4 pts, e.g. (2, inf, -2.5, 1.18e-38), (3.4e+38, inf, 0, 0.5)]"
+    ),
+    "chi2.logcdf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [108 pts, e.g. (0, 1.19e-07), (0, "
+        "0.001)]"
+    ),
+    "chi2.logcdf:d1:nan": (
+        "first derivatives (nan): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [87 pts, e.g. (0, 2.5), (0, 3)]; at a ="
+        " inf the logcdf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0 at the "
+        "support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0 slopes,"
+        " jax nan [11 pts, e.g. (0, inf), (-0, inf)]; at the smallest normal a (chi2: df, whose df / 2 is"
+        " subnormal and is the shape 0, P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log "
+        "0 = -inf, slopes 0 or the limit -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf "
+        "-inf where scipy's float64 is -88 / -709); jax is nan, or 0 / the subnormal's tiny terms [14 "
+        "pts, e.g. (1, 1.18e-38), (0.5, 1.18e-38)]; at x = inf the logcdf is its limit for every a: ours "
+        "gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. (inf, 1.18e-38), (inf, "
+        "1.19e-07)]"
+    ),
+    "chi2.logcdf[locscale]@float64:value:inf": (
+        "values (inf): scale -> 0 or max: z = (x - loc) / scale overflows to inf (or flushes): ours gives"
+        " the support end's value there (cdf 1, sf 0), jax nan or the flushed side [6 pts, e.g. "
+        "(1.8e+308, 1, 0, 1.8e+308), (1.8e+308, 1, 1, 1.8e+308)]"
+    ),
+    "chi2.logcdf[locscale]@float32:value:nan": (
+        "values (nan): at a = inf the logcdf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1"
+        " - 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [4 pts, e.g. (2, inf, -2.5, 1.18e-38), (3.4e+38, inf, 0, 0.5)]"
+    ),
+    "chi2.logpdf@float32:value:nan": (
+        "values (nan): at x = 0, df = 2 (the exponential density 1/2) ours is 1/2 less lgamma(1)'s "
+        "float32 error (0.49999976, as jax's gammaln(1) = 4.8e-7); jax's value is nan there (0 * log 0) "
+        "[4 pts, e.g. (0, 2), (-0, 2)]"
+    ),
+    "chi2.logsf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [96 pts, e.g. (0, 1.19e-07), (0, "
+        "0.001)]"
+    ),
+    "chi2.logsf:d1:nan": (
+        "first derivatives (nan): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for "
+        "finite x; 1 - 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives "
+        "the limit and 0 slopes, jax nan [6 pts, e.g. (1, inf), (0.5, inf)]; at x = inf the logsf is its "
+        "limit for every a: ours gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. (inf,"
+        " 1.18e-38), (inf, 1.19e-07)]"
+    ),
+    "chi2.logsf:value:nan": (
+        "values (nan): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 "
+        "- 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [6 pts, e.g. (2, inf), (3, inf)]"
+    ),
+    "chi2.logsf[locscale]@float32:value:inf": (
+        "values (inf): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 "
+        "- 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [4 pts, e.g. (2, inf, -2.5, 1.18e-38), (3.4e+38, inf, 0, 0.5)]"
+    ),
+    "chi2.logsf[locscale]:value:nan": (
+        "values (nan): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 "
+        "- 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [78 pts, e.g. (1, inf, 0, 0.5), (1, inf, 0, 1.18e-38)]"
+    ),
+    "chi2.pdf@float32:value:nan": (
+        "values (nan): at x = 0, df = 2 (the exponential density 1/2) ours is 1/2 less lgamma(1)'s "
+        "float32 error (0.49999976, as jax's gammaln(1) = 4.8e-7); jax's value is nan there (0 * log 0) "
+        "[4 pts, e.g. (0, 2), (-0, 2)]"
+    ),
+    "chi2.sf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [96 pts, e.g. (0, 1.19e-07), (0, "
+        "0.001)]"
+    ),
+    "chi2.sf:d1:nan": (
+        "first derivatives (nan): at the smallest normal a (chi2: df, whose df / 2 is subnormal and is "
+        "the shape 0, P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0"
+        " or the limit -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's "
+        "float64 is -88 / -709); jax is nan, or 0 / the subnormal's tiny terms [11 pts, e.g. (1, "
+        "1.18e-38), (0.5, 1.18e-38)]; at a = inf the sf is its limit (scipy's, e.g. sf 1 and logsf 0 for "
+        "finite x; 1 - 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives "
+        "the limit and 0 slopes, jax nan [6 pts, e.g. (1, inf), (0.5, inf)]; at x = inf the sf is its "
+        "limit for every a: ours gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. (inf,"
+        " 1.18e-38), (inf, 1.19e-07)]"
+    ),
+    "chi2.sf[locscale]@float32:value:nan": (
+        "values (nan): at a = inf the sf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0"
+        " at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0"
+        " slopes, jax nan [4 pts, e.g. (2, inf, -2.5, 1.18e-38), (3.4e+38, inf, 0, 0.5)]"
+    ),
+    "gamma.cdf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [36 pts, e.g. (0, 1.18e-38), (0, "
+        "1.19e-07)]"
+    ),
+    "gamma.cdf:d1:nan": (
+        "first derivatives (nan): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [2 pts, e.g. (1.4e-45, 1), (4.94e-324, "
+        "1)]; at a = inf the cdf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0 at the "
+        "support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0 slopes,"
+        " jax nan [4 pts, e.g. (0.5, inf), (1.18e-38, inf)]; at x = inf the cdf is its limit for every a:"
+        " ours gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. (inf, 1.18e-38), (inf, "
+        "1.19e-07)]"
+    ),
+    "gamma.logcdf:d1:inf": (
+        "first derivatives (inf): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [45 pts, e.g. (0, 1.18e-38), (0, "
+        "1.19e-07)]; at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, P "
+        "= 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit "
+        "-E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is -88"
+        " / -709); jax is nan, or 0 / the subnormal's tiny terms [1 pts, e.g. (0.5, 2.23e-308)]"
+    ),
+    "gamma.logcdf:d1:nan": (
+        "first derivatives (nan): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [66 pts, e.g. (0, 1), (0, 1.5)]; at a ="
+        " inf the logcdf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0 at the "
+        "support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0 slopes,"
+        " jax nan [6 pts, e.g. (0, inf), (-0, inf)]; at x = inf the logcdf is its limit for every a: ours"
+        " gives 0 slopes, jax nan (igamma's slopes at x = inf) [37 pts, e.g. (inf, 1.18e-38), (inf, "
+        "1.19e-07)]; at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, P "
+        "= 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit "
+        "-E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is -88"
+        " / -709); jax is nan, or 0 / the subnormal's tiny terms [1 pts, e.g. (0.5, 2.23e-308)]"
+    ),
+    "gamma.logcdf@float32:value:inf": (
+        "values (inf): at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, "
+        "P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit"
+        " -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is "
+        "-88 / -709); jax is nan, or 0 / the subnormal's tiny terms [1 pts, e.g. (1.18e-38, 1.18e-38)]"
+    ),
+    "gamma.logsf:d1:inf": (
+        "first derivatives (inf): at the smallest normal a (chi2: df, whose df / 2 is subnormal and is "
+        "the shape 0, P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0"
+        " or the limit -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's "
+        "float64 is -88 / -709); jax is nan, or 0 / the subnormal's tiny terms [8 pts, e.g. (0.5, "
+        "1.18e-38), (1, 1.18e-38)]"
+    ),
+    "gamma.logsf:d1:nan": (
+        "first derivatives (nan): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [78 pts, e.g. (0, 1), (-0, 1)]; below "
+        "the support (x < 0) the logsf is a constant: ours gives its slopes 0, jax's are nan (its clamp's"
+        " 0 times the formula's infinite slope at 0) [490 pts, e.g. (-1, 1.18e-38), (-1, 1.19e-07)]; at a"
+        " = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0 at the "
+        "support's end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0 slopes,"
+        " jax nan [36 pts, e.g. (-1, inf), (-0.5, inf)]; at x = inf the logsf is its limit for every a: "
+        "ours gives 0 slopes, jax nan (igamma's slopes at x = inf) [74 pts, e.g. (inf, 1.18e-38), (inf, "
+        "1.19e-07)]; at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, P "
+        "= 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit "
+        "-E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is -88"
+        " / -709); jax is nan, or 0 / the subnormal's tiny terms [4 pts, e.g. (1, 1.18e-38), (2, "
+        "1.18e-38)]"
+    ),
+    "gamma.logsf:value:inf": (
+        "values (inf): at the smallest normal a (chi2: df, whose df / 2 is subnormal and is the shape 0, "
+        "P = 1, Q = 0) ours gives the a -> 0 limits (P = 1, Q = 0 and log 0 = -inf, slopes 0 or the limit"
+        " -E1(x)); where Q = a E1(x) is subnormal it flushes to 0 (logsf -inf where scipy's float64 is "
+        "-88 / -709); jax is nan, or 0 / the subnormal's tiny terms [2 pts, e.g. (0.5, 1.18e-38), (0.5, "
+        "2.23e-308)]"
+    ),
+    "gamma.logsf:value:nan": (
+        "values (nan): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 "
+        "- 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [10 pts, e.g. (1, inf), (2, inf)]; at the smallest normal a (chi2: df, "
+        "whose df / 2 is subnormal and is the shape 0, P = 1, Q = 0) ours gives the a -> 0 limits (P = 1,"
+        " Q = 0 and log 0 = -inf, slopes 0 or the limit -E1(x)); where Q = a E1(x) is subnormal it "
+        "flushes to 0 (logsf -inf where scipy's float64 is -88 / -709); jax is nan, or 0 / the "
+        "subnormal's tiny terms [1 pts, e.g. (2.23e-308, 2.23e-308)]"
+    ),
+    "gamma.logsf[locscale]:value:nan": (
+        "values (nan): at a = inf the logsf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 "
+        "- 0 at the support's end, where a huge x / tiny scale overflows to inf): ours gives the limit "
+        "and 0 slopes, jax nan [92 pts, e.g. (1, inf, 0, 1), (1, inf, 0, 0.5)]"
+    ),
+    "gamma.pdf@float64:d1:ulps": (
+        "first derivatives (ulps): at x = 1 + eps, a = 2 the density's slope (1 - x) e^-x is -8.17e-17: "
+        "ours is that, jax's float64 slope (the reference here) cancels (a - 1)/x - 1 to -5.55e-17 [1 "
+        "pts, e.g. (1, 2)]"
+    ),
+    "gamma.pdf[locscale]@float32:value:ulps": (
+        "values (ulps): at x = 1, a = 0.5, loc = -2.5, scale = 0.5 (z = 7) the density is exp(-7.85): the "
+        "float32 rounding of that exponent (ulp 4.8e-7) is 8 ulps of the density (ours 0.0003889058, jax "
+        "0.00038890602, scipy 0.000388906020); jax sums the log terms in another order"
+    ),
+    "chi2.pdf@float32:d1:ulps": (
+        "first derivatives (ulps): at x = 1.2e-38, df = 1e-3 the density is exp(86.6) and its slope in df "
+        "carries the float32 ulp of that exponent (7.6e-6 relative): ours 3.8935462e37, jax 3.8935166e37, "
+        "float64 3.8935106e37"
+    ),
+    "gamma.sf:d1:nan": (
+        "first derivatives (nan): at the support's end x = 0 (with the +-subnormal x that flush to 0, and"
+        " chi2's x = tiny whose x / 2 flushes) the slope in x is one-sided: ours is the right-hand one, "
+        "the density (inf for a < 1, 1 at a = 1, chi2's 1/2 at df = 2; in float32 1 - 5e-7 from "
+        "lgamma(1)'s error, as jax's), as _common.clamp keeps the whole slope at the support's end for "
+        "every distribution; the log methods divide it by cdf = 0 (inf, or 0/0 = nan for a > 1, where the"
+        " value is -inf); jax's lax.clamp gives the left side's 0 [78 pts, e.g. (0, 1), (-0, 1)]; below "
+        "the support (x < 0) the sf is a constant: ours gives its slopes 0, jax's are nan (its clamp's 0 "
+        "times the formula's infinite slope at 0) [490 pts, e.g. (-1, 1.18e-38), (-1, 1.19e-07)]; at a = "
+        "inf the sf is its limit (scipy's, e.g. sf 1 and logsf 0 for finite x; 1 - 0 at the support's "
+        "end, where a huge x / tiny scale overflows to inf): ours gives the limit and 0 slopes, jax nan "
+        "[36 pts, e.g. (-1, inf), (-0.5, inf)]; at x = inf the sf is its limit for every a: ours gives 0 "
+        "slopes, jax nan (igamma's slopes at x = inf) [62 pts, e.g. (inf, 1), (inf, 1)]"
+    ),
+    "gumbel_r.logpdf[locscale]@float64:value": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2; 4.5 / 2.2e-308): ours is the density's limit there (log density -inf, density 0); scipy and jax evaluate -z - exp(-z) as inf - inf = nan",
+    "gumbel_r.pdf[locscale]@float64:value": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2; 4.5 / 2.2e-308): ours is the density's limit there (log density -inf, density 0); scipy and jax evaluate -z - exp(-z) as inf - inf = nan",
+    "gumbel_l.logpdf[locscale]@float64:value": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2; 4.5 / 2.2e-308): ours is the density's limit there (log density -inf, density 0); scipy and jax evaluate -z - exp(-z) as inf - inf = nan",
+    "gumbel_l.pdf[locscale]@float64:value": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2; 4.5 / 2.2e-308): ours is the density's limit there (log density -inf, density 0); scipy and jax evaluate -z - exp(-z) as inf - inf = nan",
+    "gumbel_r.logpdf[locscale]@float32:value": "x = -max, loc = max, scale = max: x - loc overflows float32 to -inf although z is -2 (scipy's float64: -94.1); ours takes the -inf it rounds to (-inf, as for every z past the largest float), jax's inf - inf is nan: neither has it",
+    "gumbel_r.logsf[locscale]@float32:value:zero sign": "where (x - loc) / scale overflows float32 to -inf (loc = max with scale <= 1/2 or x = -max), ours is log sf(-inf) = log 1 = +0 exactly; scipy's float64 z is finite (-6.8e38) and jax's float32 log1p(-0) gives -0 (the sign of a log of a number just below 1)",
+    "cauchy.logcdf[locscale]@float64:value:nan": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2 or 2.2e-308; x = 2, loc = -2.5, scale = 2.2e-308): ours is the tail -log(pi |z|) from log(scale) - log|x - loc| - log(pi) (-711.6, -1419.3); scipy's overflowed z gives -inf, jax's nan",
+    "cauchy.logsf[locscale]@float64:value:nan": "z = (x - loc) / scale past the largest float64 (x = 1, loc = max, scale = 1/2 or 2.2e-308; x = 2, loc = -2.5, scale = 2.2e-308): ours is the tail -log(pi |z|) from log(scale) - log|x - loc| - log(pi) (-711.6, -1419.3); scipy's overflowed z gives -inf, jax's nan",
+    "cauchy.cdf[locscale]@float32:value:ulps": "x = -max, loc = max, scale = max: x - loc overflows float32 to -inf although z is -2 (cdf 0.148): ours is cdf(-inf) = 0, jax's 6e-9; neither has it",
+    "vonmises.pdf:d1": "at x = 2 pi -+ 1e-15 (float32: 2 pi -+ 4e-7) with kappa = 1.3e154 or max, cos x - 1 rounds to 0 (its true -1e-31 times kappa is below -1e123: the density is 0); ours and scipy's value there are the density at x = 0, and ours carries that value's slope in kappa (1.5e-155, 1.7e-78, 1.1e-20), jax nan, -inf or 0, the long-double closed form (closed_forms_shapes) 0",
+    "vonmises.pdf@float64:d2": "the points of vonmises.pdf:d1 (x = 2 pi -+ 1e-15, kappa = 1.3e154: ours 7.9e61 for d2/dx dkappa, -6.4e-233 for d2/dkappa2, the closed form 0, jax 5.2e61 and 0); and at (0.5, 10), (+-1, 3) d2/dkappa2 = p (L_kk + L_k**2) sums terms 20-80x its size: ours and jax's float64 are both ~1e-12 relative off the long-double closed form (ours by 2e-17 more)",
 }  # fmt: skip
 
 OPEN = "found by the sweep and not fixed yet: reported in issue 20's note (part 2), each line's example beside it"
@@ -168,191 +519,41 @@ OPEN = "found by the sweep and not fixed yet: reported in issue 20's note (part 
 PENDING: dict[str, str] = {
     "truncnorm.sf@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308, 0.0, 1.0) ours np.float64(1.1102230246251565e-16) jax np.float64(-0.0) ref np.float64(-0.0)
     "truncnorm.logsf@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308, 0.0, 1.0) ours np.float64(1.1102230246251565e-16) jax np.float64(-0.0) ref np.float64(-0.0)
-    "bernoulli.logpmf:d1:inf": OPEN,  # (0.5, 0.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "bernoulli.logpmf:d1:nan": OPEN,  # (0.5, 0.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "bernoulli.logpmf:d2:inf": OPEN,  # (0.5, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "bernoulli.logpmf:d2:nan": OPEN,  # (0.5, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "bernoulli.logpmf[loc]:value:inf": OPEN,  # (inf, 0.0, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "bernoulli.logpmf[loc]:value:nan": OPEN,  # (inf, 0.0, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "bernoulli.pmf:d1:nan": OPEN,  # (-0.0, -inf) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "bernoulli.pmf:d2:inf": OPEN,  # (1.0, 1.0000000031710769e-30) ours np.float32(0.0) jax np.float32(-inf) ref np.float64(140737488355328.0)
-    "bernoulli.pmf:d2:nan": OPEN,  # (-0.0, 1.1754943508222875e-38) ours np.float32(4.2535296e+37) jax np.float32(nan) ref np.float64(8.507059173023462e+37)
     "bernoulli.pmf:d2:ulps": OPEN,  # (-0.0, 1.1754943508222875e-38) ours np.float32(1906.9181) jax np.float32(7627.6724) ref np.float64(7627.672048965364)
-    "bernoulli.pmf[loc]:value:nan": OPEN,  # (inf, 0.0, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "beta.cdf@float64:value:ulps": OPEN,  # (0.5, 2.2250738585072014e-308, 2.2250738585072014e-308) ours np.float64(0.5000000000000275) jax np.float64(0.4999999999999789) ref np.float64(0.0)
     "beta.cdf[locscale]@float64:value:ulps": OPEN,  # (0.5, 10000.0, 10000.0, 0.0, 1.0) ours np.float64(0.5000000000149827) jax np.float64(0.4999999999850222) ref np.float64(0.4999999999999989)
-    "beta.logcdf@float64:value:inf": OPEN,  # (0.5, 0.1, 2.2250738585072014e-308) ours np.float64(-706.1011293044797) jax np.float64(-inf) ref np.float64(-inf)
     "beta.logcdf@float64:value:ulps": OPEN,  # (0.5, 2.2250738585072014e-308, 2.2250738585072014e-308) ours np.float64(-0.6931471805598902) jax np.float64(-0.6931471805599875) ref np.float64(-0.693
     "beta.logcdf[locscale]@float64:value:ulps": OPEN,  # (0.5, 10000.0, 10000.0, 0.0, 1.0) ours np.float64(-0.6931471805299799) jax np.float64(-0.6931471805899009) ref np.float64(-0.6931471805599453)
-    "beta.logpdf:d1:inf": OPEN,  # (-0.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(inf) ref np.float64(inf)
-    "beta.logpdf:d1:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "beta.logpdf@float64:d1:ulps": OPEN,  # (1.0, 0.1, 10.0) ours np.float64(12.685969297505226) jax np.float64(12.685968777377663) ref np.float64(12.685968777377663)
-    "beta.logpdf:d2:inf": OPEN,  # (-0.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(inf) jax np.float32(-inf) ref np.float64(-inf)
-    "beta.logpdf:d2:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "beta.logpdf:d2:ulps": OPEN,  # (1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(0.5) jax np.float32(1.0) ref np.float64(1.0)
-    "beta.logpdf[locscale]:value:inf": OPEN,  # (-1.0, 0.5, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(inf) jax np.float32(-inf) ref np.float64(-inf)
-    "beta.logpdf[locscale]:value:nan": OPEN,  # (-1.0, 0.5, inf, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "beta.logsf:value:inf": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 0.10000000149011612) ours np.float32(0.0) jax np.float32(-inf) ref np.float64(-82.75994808844112)
-    "beta.logsf:value:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-0.693141) ref np.float64(-0.693147180559
+    "beta.logpdf@float32:d2:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
+    "beta.logpdf@float32:d2:ulps": OPEN,  # (1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(0.5) jax np.float32(1.0) ref np.float64(1.0)
+    "beta.logsf@float64:value:inf": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 0.10000000149011612) ours np.float32(0.0) jax np.float32(-inf) ref np.float64(-82.75994808844112)
+    "beta.logsf@float64:value:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-0.693141) ref np.float64(-0.693147180559
     "beta.logsf[locscale]@float64:value:ulps": OPEN,  # (0.5, 10000.0, 10000.0, 0.0, 1.0) ours np.float64(-0.6931471805299799) jax np.float64(-0.6931471805899009) ref np.float64(-0.6931471805599431)
     "beta.pdf:d1:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "beta.pdf@float64:d1:ulps": OPEN,  # (0.5, 0.1, 10.0) ours np.float64(-0.009506080637580388) jax np.float64(-0.009506080127923273) ref np.float64(-0.009506080127923273)
     "beta.pdf:d2:inf": OPEN,  # (1.1754943508222875e-38, 2.0, 2.0) ours np.float32(-inf) jax np.float32(nan) ref np.float64(0.0)
     "beta.pdf:d2:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "beta.pdf:d2:ulps": OPEN,  # (1.0, 1.0, 1.0) ours np.float32(-2.5245225e-07) jax np.float32(0.8224661) ref np.float64(0.8224670334241155)
-    "beta.pdf@float64:value:nan": OPEN,  # (-1.0, 2.2250738585072014e-308, nan) ours np.float64(nan) jax np.float64(0.0) ref np.float64(0.0)
-    "beta.pdf@float64:value:ulps": OPEN,  # (1.0, 10.0, 1.0) ours np.float64(10.000000000000002) jax np.float64(9.999995889692238) ref np.float64(9.999995889692238)
-    "beta.pdf[locscale]:value:inf": OPEN,  # (-1.0, 0.5, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "beta.pdf[locscale]:value:nan": OPEN,  # (-1.0, 0.5, inf, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "beta.pdf[locscale]:value:ulps": OPEN,  # (-1.0, 1.0, 10000.0, 0.0, 3.4028234663852886e+38) ours np.float32(2.938741e-35) jax np.float32(0.0) ref np.float64(0.0)
-    "beta.sf:value:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(1.0) jax np.float32(0.5000031) ref np.float64(0.5)
+    "beta.sf@float64:value:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(1.0) jax np.float32(0.5000031) ref np.float64(0.5)
     "beta.sf[locscale]@float64:value:ulps": OPEN,  # (0.5, 10000.0, 10000.0, 0.0, 1.0) ours np.float64(0.5000000000149827) jax np.float64(0.4999999999850222) ref np.float64(0.5)
-    "betabinom.logpmf:d1:nan": OPEN,  # (-1.0, 0.0, 0.5, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.logpmf:d1:ulps": OPEN,  # (0.0, 0.0, 0.5, 1.0) ours np.float32(-0.34657365) jax np.float32(0.0) ref np.float64(0.0)
-    "betabinom.logpmf:d2:nan": OPEN,  # (-1.0, 0.0, 0.5, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.logpmf:d2:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5) ours np.float32(0.41123378) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.logpmf:value:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5) ours np.float32(-4.7683716e-07) jax np.float32(0.0) ref np.float64(0.0)
-    "betabinom.logpmf[loc]:value:inf": OPEN,  # (inf, 0.0, 0.5, 0.5, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "betabinom.logpmf[loc]:value:nan": OPEN,  # (inf, 0.0, 0.5, 0.5, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
     "betabinom.logpmf[loc]:value:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5, 0.0) ours np.float32(-4.7683716e-07) jax np.float32(0.0) ref np.float64(0.0)
-    "betabinom.pmf:d1:nan": OPEN,  # (-1.0, 0.0, 0.5, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.pmf:d1:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5) ours np.float32(5.6963714e-09) jax np.float32(0.0) ref np.float64(0.0)
-    "betabinom.pmf:d2:nan": OPEN,  # (-1.0, 0.0, 0.5, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.pmf:d2:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5) ours np.float32(0.41123354) jax np.float32(0.0) ref np.float64(0.0)
     "betabinom.pmf:value:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5) ours np.float32(0.9999995) jax np.float32(1.0) ref np.float64(1.0)
-    "betabinom.pmf[loc]:value:nan": OPEN,  # (inf, 0.0, 0.5, 0.5, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "betabinom.pmf[loc]:value:ulps": OPEN,  # (0.0, 0.0, 0.5, 0.5, 0.0) ours np.float32(0.9999995) jax np.float32(1.0) ref np.float64(1.0)
-    "binom.logpmf:d1:inf": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "binom.logpmf:d1:nan": OPEN,  # (-1.0, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "binom.logpmf:d1:ulps": OPEN,  # (0.0, 0.0, 1.1754943508222875e-38) ours np.float32(-21.834137) jax np.float32(0.0) ref np.float64(0.0)
-    "binom.logpmf:d2:inf": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(inf) jax np.float32(nan) ref np.float64(nan)
-    "binom.logpmf:d2:nan": OPEN,  # (-1.0, 0.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "binom.logpmf:d2:ulps": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(-0.2056169) jax np.float32(-0.0) ref np.float64(-0.0)
-    "binom.logpmf@float32:value:ulps": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(-4.7683716e-07) jax np.float32(0.0) ref np.float64(0.0)
-    "binom.logpmf[loc]@float32:value:ulps": OPEN,  # (0.0, 0.0, 0.0, 0.0) ours np.float32(-4.7683716e-07) jax np.float32(0.0) ref np.float64(0.0)
-    "binom.pmf:d1:inf": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
+    "binom.logpmf@float32:d2:ulps": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(-0.2056169) jax np.float32(-0.0) ref np.float64(-0.0)
     "binom.pmf:d1:nan": OPEN,  # (-1.0, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "binom.pmf:d1:ulps": OPEN,  # (0.0, 0.0, 1.1754943508222875e-38) ours np.float32(-21.834127) jax np.float32(0.0) ref np.float64(0.0)
     "binom.pmf:d2:inf": OPEN,  # (1.0, 0.5, 1.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
     "binom.pmf:d2:nan": OPEN,  # (-1.0, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "binom.pmf:d2:ulps": OPEN,  # (0.0, 0.0, 1.1754943508222875e-38) ours np.float32(476.5237) jax np.float32(0.0) ref np.float64(0.0)
-    "binom.pmf@float64:value:inf": OPEN,  # (0.0, 10000.0, -0.5) ours np.float64(nan) jax np.float64(inf) ref np.float64(inf)
-    "binom.pmf@float64:value:nan": OPEN,  # (-1.0, 0.0, -0.5) ours np.float64(nan) jax np.float64(0.0) ref np.float64(0.0)
     "binom.pmf:value:ulps": OPEN,  # (0.0, 0.0, 0.0) ours np.float32(0.9999995) jax np.float32(1.0) ref np.float64(1.0)
-    "binom.pmf[loc]@float64:value:inf": OPEN,  # (-1.0, 1.0, 1.0, -2.5) ours np.float64(0.0) jax np.float64(inf) ref np.float64(inf)
-    "binom.pmf[loc]@float64:value:nan": OPEN,  # (-1.0, 0.0, 0.0, nan) ours np.float64(nan) jax np.float64(0.0) ref np.float64(0.0)
     "binom.pmf[loc]:value:ulps": OPEN,  # (0.0, 0.0, 0.0, 0.0) ours np.float32(0.9999995) jax np.float32(1.0) ref np.float64(1.0)
-    "cauchy.cdf[locscale]@float32:value:ulps": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, 3.4028234663852886e+38) ours np.float32(0.0) jax np.float32(6.257263e-09) ref np.float64(0.147583617
-    "cauchy.logcdf[locscale]:value:inf": OPEN,  # (1.0, 3.4028234663852886e+38, 1.0) ours np.float32(-inf) jax np.float32(-18.889523) ref np.float64(-89.86756893791775)
-    "cauchy.logsf[locscale]:value:inf": OPEN,  # (1.0, 0.0, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(-18.889523) ref np.float64(-88.4812746364025)
-    "cauchy.pdf[locscale]:value:ulps": OPEN,  # (2.0, -2.5, 0.5) ours np.float32(0.007763658) jax np.float32(0.0077636545) ref np.float64(0.007763655760580261)
-    "cauchy.ppf[locscale]@float32:value:ulps": OPEN,  # (1.0000000116860974e-07, 0.0, 1.0) ours np.float32(-5.1359175e+06) jax np.float32(-3.1855608e+06) ref np.float64(-3183098.8246397995)
-    "chi2.cdf:d1:inf": OPEN,  # (0.0, 1.1920928955078125e-07) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.cdf:d1:nan": OPEN,  # (0.0, 2.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.cdf@float64:d1:ulps": OPEN,  # (1.0, 100.0) ours np.float64(-4.1278977332587286e-80) jax np.float64(-4.127897733258642e-80) ref np.float64(-4.127897733258642e-80)
-    "chi2.cdf:value:nan": OPEN,  # (2.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(1.0) ref np.float64(1.0000000000000049)
-    "chi2.cdf@float64:value:ulps": OPEN,  # (1.0, 2.220446049250313e-16) ours np.float64(0.9999999999999996) jax np.float64(1.0000000000000004) ref np.float64(1.0000000000000004)
-    "chi2.cdf[locscale]:value:nan": OPEN,  # (3.4028234663852886e+38, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(1.0) ref np.float64(0.0)
-    "chi2.cdf[locscale]@float64:value:ulps": OPEN,  # (1.0, 2.5, 0.0, 1.0) ours np.float64(0.2837899526653125) jax np.float64(0.283789952665313) ref np.float64(0.28378995266531293)
-    "chi2.logcdf:d1:inf": OPEN,  # (0.0, 1.1920928955078125e-07) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.logcdf:d1:nan": OPEN,  # (0.0, 2.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.logcdf@float64:d1:ulps": OPEN,  # (1.0, 100.0) ours np.float64(49.509897186694126) jax np.float64(49.509897186695156) ref np.float64(49.509897186695156)
-    "chi2.logcdf:value:nan": OPEN,  # (2.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(-1.2894228777155313e-39)
-    "chi2.logcdf@float64:value:ulps": OPEN,  # (1.0, 0.1) ours np.float64(-0.029102014203597447) jax np.float64(-0.02910201420359859) ref np.float64(-0.02910201420359832)
-    "chi2.logcdf[locscale]@float64:value:inf": OPEN,  # (2.0, inf, -2.5, 2.2250738585072014e-308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(0.0)
-    "chi2.logcdf[locscale]:value:nan": OPEN,  # (3.4028234663852886e+38, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(-inf)
-    "chi2.logcdf[locscale]@float64:value:ulps": OPEN,  # (1.0, 0.5, 0.0, 0.5) ours np.float64(-0.07033784557006137) jax np.float64(-0.07033784557006124) ref np.float64(-0.07033784557006116)
-    "chi2.logpdf:d1:inf": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "chi2.logpdf:d1:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "chi2.logpdf:d1:ulps": OPEN,  # (1.0, 0.0) ours np.float32(-0.0) jax np.float32(-1.5) ref np.float64(-1.5)
-    "chi2.logpdf:d2:inf": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "chi2.logpdf:d2:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "chi2.logpdf:d2:ulps": OPEN,  # (1.0, 0.0) ours np.float32(0.0) jax np.float32(1.0) ref np.float64(1.0)
-    "chi2.logpdf:value:inf": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-88.52969193111305)
-    "chi2.logpdf:value:nan": OPEN,  # (0.0, 2.0) ours np.float32(-0.69314766) jax np.float32(nan) ref np.float64(-0.6931471805599453)
-    "chi2.logpdf[locscale]:value:inf": OPEN,  # (1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(inf) ref np.float64(-23.642019082855157)
-    "chi2.logpdf[locscale]:value:nan": OPEN,  # (1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(inf) ref np.float64(-23.642019082855157)
-    "chi2.logsf:d1:inf": OPEN,  # (0.0, 1.1920928955078125e-07) ours np.float32(-inf) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.logsf:d1:nan": OPEN,  # (0.0, 2.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.logsf@float64:d1:ulps": OPEN,  # (1.0, 2.220446049250313e-16) ours np.float64(-1.0835285289853143) jax np.float64(0.15163266492815874) ref np.float64(0.15163266492815874)
-    "chi2.logsf:value:inf": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-88.60991480315784)
-    "chi2.logsf:value:nan": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-88.60991480315784)
-    "chi2.logsf@float64:value:ulps": OPEN,  # (1.0, 0.9999999999999999) ours np.float64(-1.1478744644493184) jax np.float64(-1.1478744644493195) ref np.float64(-1.1478744644493275)
-    "chi2.logsf[locscale]:value:inf": OPEN,  # (3.4028234663852886e+38, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-0.0)
-    "chi2.logsf[locscale]:value:nan": OPEN,  # (1.0, inf, 0.0, 0.5) ours np.float32(0.0) jax np.float32(nan) ref np.float64(-0.0)
-    "chi2.logsf[locscale]@float64:value:ulps": OPEN,  # (1.0, 2.5, 0.0, 1.0) ours np.float64(-0.33378179284448334) jax np.float64(-0.33378179284448395) ref np.float64(-0.33378179284448395)
-    "chi2.pdf:d1:inf": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "chi2.pdf:d1:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "chi2.pdf:d1:ulps": OPEN,  # (1.0, -0.5) ours np.float32(-0.0) jax np.float32(-0.2575162) ref np.float64(-0.25751617907941743)
-    "chi2.pdf:d2:inf": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "chi2.pdf:d2:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "chi2.pdf:d2:ulps": OPEN,  # (1.0, -0.5) ours np.float32(0.0) jax np.float32(0.6345935) ref np.float64(0.63459344130285)
-    "chi2.pdf:value:inf": OPEN,  # (1.1754943508222875e-38, 1.1920928955078125e-07) ours np.float32(inf) jax np.float32(5.0705598e+30) ref np.float64(5.070575970092623e+30)
-    "chi2.pdf:value:nan": OPEN,  # (0.0, 2.0) ours np.float32(0.49999976) jax np.float32(nan) ref np.float64(0.5)
-    "chi2.pdf:value:ulps": OPEN,  # (3.0, 30.0) ours np.float32(3.7359046e-10) jax np.float32(3.7359116e-10) ref np.float64(3.7359199002323754e-10)
-    "chi2.pdf[locscale]:value:inf": OPEN,  # (1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(inf) ref np.float64(5.4000971280227194e-11)
-    "chi2.pdf[locscale]:value:nan": OPEN,  # (1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(inf) ref np.float64(5.4000971280227194e-11)
-    "chi2.pdf[locscale]:value:ulps": OPEN,  # (1.1754943508222875e-38, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(1.1967152e+37) jax np.float32(1.1967243e+37) ref np.float64(1.1967230023962
-    "chi2.sf:d1:inf": OPEN,  # (0.0, 1.1920928955078125e-07) ours np.float32(-inf) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.sf:d1:nan": OPEN,  # (0.0, 2.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "chi2.sf@float64:d1:ulps": OPEN,  # (1.0, 100.0) ours np.float64(4.1278977332587286e-80) jax np.float64(4.127897733258642e-80) ref np.float64(4.127897733258642e-80)
-    "chi2.sf:value:nan": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(3.2900534919943195e-39)
-    "chi2.sf@float64:value:ulps": OPEN,  # (1.0, 0.9999999999999999) ours np.float64(0.31731050786291404) jax np.float64(0.3173105078629137) ref np.float64(0.31731050786291115)
-    "chi2.sf[locscale]:value:nan": OPEN,  # (3.4028234663852886e+38, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(1.0)
-    "chi2.sf[locscale]@float64:value:ulps": OPEN,  # (1.0, 2.5, 0.0, 0.5) ours np.float64(0.47378877964334315) jax np.float64(0.4737887796433422) ref np.float64(0.4737887796433422)
-    "expon.cdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "expon.logcdf[locscale]@float32:value:inf": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "expon.logcdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "expon.logcdf[locscale]:value:zero sign": OPEN,  # (1.0, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "expon.logpdf[locscale]:value:inf": OPEN,  # (-1.0, 0.0, 3.4028234663852886e+38) ours np.float32(-88.72284) jax np.float32(-inf) ref np.float64(-inf)
-    "expon.logpdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "expon.logsf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "expon.logsf[locscale]:value:zero sign": OPEN,  # (1.0, 1.0, 1.0) ours np.float32(-0.0) jax np.float32(0.0) ref np.float64(0.0)
-    "expon.pdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "expon.pdf[locscale]:value:ulps": OPEN,  # (-1.1754943508222875e-38, 0.0, 2.0) ours np.float32(0.5) jax np.float32(0.0) ref np.float64(0.0)
-    "expon.sf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(1.0) ref np.float64(1.0)
-    "gamma.cdf:d1:inf": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.cdf:d1:nan": OPEN,  # (0.0, 1.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.cdf@float64:d1:ulps": OPEN,  # (1.0, 30.0) ours np.float64(-4.8994808829848745e-33) jax np.float64(-4.899480882984956e-33) ref np.float64(-4.899480882984956e-33)
-    "gamma.cdf:value:nan": OPEN,  # (inf, inf) ours np.float32(nan) jax np.float32(1.0) ref np.float64(1.0)
-    "gamma.cdf@float64:value:ulps": OPEN,  # (1.0, 2.220446049250313e-16) ours np.float64(0.9999999999999991) jax np.float64(1.0) ref np.float64(1.0000000000000024)
-    "gamma.cdf[locscale]:value:nan": OPEN,  # (2.0, inf, -2.5, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(1.0) ref np.float64(0.0)
-    "gamma.cdf[locscale]@float64:value:ulps": OPEN,  # (2.0, 0.5, -2.5, 1.7976931348623157e+308) ours np.float64(1.7852684755894944e-154) jax np.float64(1.7852684755894908e-154) ref np.float64(1.7852684755
-    "gamma.logcdf:d1:inf": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.logcdf:d1:nan": OPEN,  # (0.0, 1.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.logcdf:d1:ulps": OPEN,  # (1.0, 30.0) ours np.float32(29.032951) jax np.float32(29.033264) ref np.float64(29.033262016978203)
-    "gamma.logcdf:value:inf": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-inf) ref np.float64(-1.019851012213152e-36)
-    "gamma.logcdf:value:nan": OPEN,  # (inf, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.logcdf@float64:value:ulps": OPEN,  # (1.0, 2.220446049250313e-16) ours np.float64(-8.881784197001256e-16) jax np.float64(0.0) ref np.float64(-4.871301903975276e-17)
-    "gamma.logcdf[locscale]:value:nan": OPEN,  # (2.0, inf, -2.5, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(-inf)
-    "gamma.logcdf[locscale]@float64:value:ulps": OPEN,  # (1.0, 0.5, 0.0, 1.0) ours np.float64(-0.17114331524104107) jax np.float64(-0.17114331524104065) ref np.float64(-0.17114331524103613)
-    "gamma.logpdf:d1:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "gamma.logpdf:d2:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "gamma.logpdf[locscale]:value:inf": OPEN,  # (-1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(inf) jax np.float32(-inf) ref np.float64(-inf)
-    "gamma.logpdf[locscale]:value:nan": OPEN,  # (inf, 0.5, inf, 1.0) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "gamma.logsf:d1:inf": OPEN,  # (0.5, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(-1.4259403e-38) ref np.float64(-1.834826615344586e-24)
-    "gamma.logsf:d1:nan": OPEN,  # (1.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "gamma.logsf:d1:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(-9.8053535e+35) jax np.float32(-1.0) ref np.float64(-132458812569718.6)
-    "gamma.logsf:value:inf": OPEN,  # (0.5, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(0.0) ref np.float64(-87.91676762259789)
-    "gamma.logsf:value:nan": OPEN,  # (1.0, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(-0.0)
-    "gamma.logsf@float64:value:ulps": OPEN,  # (1.0, 1.0000000000000002) ours np.float64(-1.0000000000000002) jax np.float64(-0.9999999999999984) ref np.float64(-0.9999999999999992)
-    "gamma.logsf[locscale]:value:inf": OPEN,  # (2.0, inf, -2.5, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-0.0)
-    "gamma.logsf[locscale]:value:nan": OPEN,  # (1.0, inf, 0.0, 1.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(-0.0)
-    "gamma.logsf[locscale]@float64:value:ulps": OPEN,  # (2.2250738585072014e-308, 1.0, -2.5, 1.0) ours np.float64(-2.500000000000002) jax np.float64(-2.5) ref np.float64(-2.5)
-    "gamma.pdf:d1:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "gamma.pdf:d1:ulps": OPEN,  # (1.0, -0.5) ours np.float32(-0.0) jax np.float32(-0.2594423) ref np.float64(-0.2594421858878718)
-    "gamma.pdf:d2:inf": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "gamma.pdf:d2:nan": OPEN,  # (0.0, -0.5) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "gamma.pdf[locscale]:value:inf": OPEN,  # (-1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(inf) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.pdf[locscale]:value:nan": OPEN,  # (inf, 0.5, inf, 1.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "gamma.pdf[locscale]:value:ulps": OPEN,  # (1.0, 0.5, -2.5, 0.5) ours np.float32(0.0003889058) jax np.float32(0.00038890602) ref np.float64(0.00038890602018365765)
-    "gamma.sf:d1:nan": OPEN,  # (-1.0, 1.0000001192092896) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "gamma.sf@float64:d1:ulps": OPEN,  # (1.0, 30.0) ours np.float64(4.8994808829848745e-33) jax np.float64(4.899480882984956e-33) ref np.float64(4.899480882984956e-33)
-    "gamma.sf:value:nan": OPEN,  # (inf, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "gamma.sf@float64:value:ulps": OPEN,  # (1.0, 2.220446049250313e-16) ours np.float64(4.8713019039752375e-17) jax np.float64(4.871301903975264e-17) ref np.float64(4.871301903975276e-17)
-    "gamma.sf[locscale]:value:nan": OPEN,  # (2.0, inf, -2.5, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(1.0)
-    "gamma.sf[locscale]@float64:value:ulps": OPEN,  # (1.0, 1.0, -2.5, 1.0) ours np.float64(0.030197383422318484) jax np.float64(0.0301973834223185) ref np.float64(0.0301973834223185)
-    "gennorm.cdf@float64:d1:nan": OPEN,  # (0.0, 2.2250738585072014e-308) ours np.float64(0.0) jax np.float64(nan) ref np.float64(nan)
+    "gennorm.cdf:d1:nan": OPEN,  # (0.0, 2.2250738585072014e-308) ours np.float64(0.0) jax np.float64(nan) ref np.float64(nan)
     "gennorm.cdf:d1:ulps": OPEN,  # (0.5, 3.0) ours np.float32(0.003766696) jax np.float32(0.0037667593) ref np.float64(0.0037667427159218253)
     "gennorm.cdf@float64:value:ulps": OPEN,  # (1.0, 5.0) ours np.float64(0.9738097843604605) jax np.float64(0.9738097843604611) ref np.float64(0.9738097843604611)
     "gennorm.logpdf:d1:ulps": OPEN,  # (0.0, 100000000.0) ours np.float32(-8.881784e-16) jax np.float32(0.0) ref np.float64(-5.772156642517918e-17)
@@ -364,179 +565,63 @@ PENDING: dict[str, str] = {
     "gennorm.pdf:d2:nan": OPEN,  # (0.0, 1.0) ours np.float32(0.49999976) jax np.float32(nan) ref np.float64(nan)
     "gennorm.pdf:d2:ulps": OPEN,  # (1.0, 10000.0) ours np.float32(1838.5443) jax np.float32(1838.959) ref np.float64(1839.5033666789532)
     "gennorm.pdf@float64:value:ulps": OPEN,  # (0.0, 100000000.0) ours np.float64(0.5000000028860798) jax np.float64(0.500000002886078) ref np.float64(0.500000002886078)
-    "geom.logpmf:d1:inf": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "geom.logpmf:d1:nan": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "geom.logpmf:d1:ulps": OPEN,  # (1.0, 1.0000000031710769e-30) ours np.float32(-5e-31) jax np.float32(-1e-30) ref np.float64(-1.0000000031710769e-30)
-    "geom.logpmf:d2:inf": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "geom.logpmf:d2:nan": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "geom.logpmf:d2:ulps": OPEN,  # (1.0, 0.0) ours np.float32(-0.0) jax np.float32(-1.0) ref np.float64(-1.0)
-    "geom.logpmf[loc]:value:inf": OPEN,  # (inf, 1.1754943508222875e-38, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "geom.logpmf[loc]:value:nan": OPEN,  # (inf, 1.1754943508222875e-38, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
+    "geom.logpmf@float64:d1:ulps": OPEN,  # (10.0, 0.1) ours np.float64(0.0) jax np.float64(-4.440892098500626e-16) ref np.float64(-6.166941957097549e-16): -9 / (1 - p) + 1 / p cancels to a last-digit remainder
     "geom.pmf:d1:nan": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "geom.pmf:d1:ulps": OPEN,  # (1.0, 1.000000013351432e-10) ours np.float32(-5.000003e-21) jax np.float32(-1.0000006e-20) ref np.float64(-1.0000000267528638e-20)
+    "geom.pmf@float32:d1:ulps": OPEN,  # (1.0, 1.000000013351432e-10) ours np.float32(-5.000003e-21) jax np.float32(-1.0000006e-20) ref np.float64(-1.0000000267528638e-20)
     "geom.pmf:d2:inf": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
     "geom.pmf:d2:nan": OPEN,  # (0.5, 1.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
     "geom.pmf:d2:ulps": OPEN,  # (1.0, 1.000000013351432e-10) ours np.float32(2.5000017e-31) jax np.float32(1.0000007e-30) ref np.float64(1.000000040154296e-30)
-    "geom.pmf[loc]:value:nan": OPEN,  # (inf, 1.1754943508222875e-38, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "gumbel_r.cdf:d2:ulps": OPEN,  # (1.1920928955078125e-07) ours np.float32(-2.9802319e-08) jax np.float32(-4.3854648e-08) ref np.float64(-4.3854644184041675e-08)
-    "gumbel_r.logsf:d2:ulps": OPEN,  # (-3.0) ours np.float32(-0.0) jax np.float32(-7.253539e-07) ref np.float64(-7.253539457077386e-07)
-    "gumbel_r.logsf:value:zero sign": OPEN,  # (-10.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "gumbel_r.logsf[locscale]:value:zero sign": OPEN,  # (1.0, 3.4028234663852886e+38, 1.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "laplace.pdf[locscale]:value:ulps": OPEN,  # (1.0, 1.0, 1.1754943508222875e-38) ours np.float32(4.253549e+37) jax np.float32(4.2535164e+37) ref np.float64(4.253529586511731e+37)
-    "mode[axis=-1]:value:exact": OPEN,  # [17] ours np.int32(1) jax np.int32(4) ref np.int64(4)
-    "nbinom.logpmf:d1:inf": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "nbinom.logpmf:d1:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "nbinom.logpmf:d1:ulps": OPEN,  # (0.0, 1.1754943508222875e-38, 0.0) ours np.float32(0.0) jax np.float32(-8.507059e+37) ref np.float64(-8.507059173023462e+37)
-    "nbinom.logpmf:d2:inf": OPEN,  # (0.0, 1.1754943508222875e-38, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(7.237005577332269e+75)
-    "nbinom.logpmf:d2:nan": OPEN,  # (-1.0, 0.10000000149011612, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "nbinom.logpmf:d2:ulps": OPEN,  # (0.0, 0.10000000149011612, 0.0) ours np.float32(0.0) jax np.float32(99.78846) ref np.float64(99.78836210093867)
     "nbinom.logpmf:value:ulps": OPEN,  # (2.0, 10000.0, 0.8999999761581421) ours np.float32(-1040.4841) jax np.float32(-1040.4819) ref np.float64(-1040.4829576385468)
-    "nbinom.logpmf[loc]:value:inf": OPEN,  # (inf, 0.5, 1.1754943508222875e-38, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
-    "nbinom.logpmf[loc]:value:nan": OPEN,  # (inf, 0.5, 1.1754943508222875e-38, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
     "nbinom.logpmf[loc]:value:ulps": OPEN,  # (5.0, 10000.0, 0.9999999403953552, 0.0) ours np.float32(-41.92044) jax np.float32(-41.91887) ref np.float64(-41.91304774654853)
     "nbinom.pmf:d1:nan": OPEN,  # (-1.0, 1.1754943508222875e-38, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "nbinom.pmf:d1:ulps": OPEN,  # (0.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(-4.2535296e+37) jax np.float32(-8.507055e+37) ref np.float64(-8.507059173023462e
-    "nbinom.pmf:d2:inf": OPEN,  # (0.0, 1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(-4.2535296e+37) jax np.float32(-inf) ref np.float64(-8.507059173023462e+37)
     "nbinom.pmf:d2:nan": OPEN,  # (-1.0, 0.10000000149011612, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "nbinom.pmf:d2:ulps": OPEN,  # (0.0, 0.10000000149011612, 1.1754943508222875e-38) ours np.float32(0.007922464) jax np.float32(0.031689856) ref np.float64(0.03168988139987922)
-    "nbinom.pmf@float64:value:inf": OPEN,  # (0.0, 10000.0, 1.5) ours np.float64(nan) jax np.float64(inf) ref np.float64(inf)
-    "nbinom.pmf@float64:value:nan": OPEN,  # (-1.0, 0.0, 0.0) ours np.float64(nan) jax np.float64(0.0) ref np.float64(0.0)
     "nbinom.pmf:value:ulps": OPEN,  # (2.0, 0.10000000149011612, 1.1920928955078125e-07) ours np.float32(0.011168458) jax np.float32(0.011168462) ref np.float64(0.011168467703361875)
-    "nbinom.pmf[loc]@float64:value:inf": OPEN,  # (0.0, 10000.0, 1.5, 0.0) ours np.float64(nan) jax np.float64(inf) ref np.float64(inf)
-    "nbinom.pmf[loc]:value:nan": OPEN,  # (inf, 0.5, 1.1754943508222875e-38, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "nbinom.pmf[loc]:value:ulps": OPEN,  # (5.0, 10000.0, 0.9999999403953552, 0.0) ours np.float32(6.225639e-19) jax np.float32(6.235431e-19) ref np.float64(6.271835282583862e-19)
-    "norm.isf:d1:ulps": OPEN,  # (1.1754943508222875e-38) ours np.float32(-6.5306906e+36) jax np.float32(-0.0) ref np.float64(-0.0)
-    "norm.isf:d2:nan": OPEN,  # (0.0) ours np.float32(nan) jax np.float32(-0.0) ref np.float64(-0.0)
+    "norm.isf@float64:d1:ulps": OPEN,  # (1.1754943508222875e-38) ours np.float32(-6.5306906e+36) jax np.float32(-0.0) ref np.float64(-0.0)
+    "norm.isf@float32:d2:nan": OPEN,  # (0.0) ours np.float32(nan) jax np.float32(-0.0) ref np.float64(-0.0)
     "norm.isf@float64:d2:ulps": OPEN,  # (1e-30) ours np.float64(8.593598572746992e+58) jax np.float64(-0.0) ref np.float64(-0.0)
     "norm.isf[locscale]@float64:value:inf": OPEN,  # (2.2250738585072014e-308, -inf, 1.7976931348623157e+308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(nan)
     "norm.isf[locscale]@float64:value:nan": OPEN,  # (2.2250738585072014e-308, -inf, 1.7976931348623157e+308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(nan)
     "norm.isf[locscale]@float64:value:ulps": OPEN,  # (2.220446049250313e-16, -2.5, 0.5) ours np.float64(1.5629453323509521) jax np.float64(1.562945332350954) ref np.float64(1.562945332350954)
-    "norm.logcdf:d2:ulps": OPEN,  # (-100000000.0) ours np.float32(-1.0) jax np.float32(1e+08) ref np.float64(2254765366617856.0)
+    "norm.logcdf@float64:d2:ulps": OPEN,  # (-100000000.0) ours np.float32(-1.0) jax np.float32(1e+08) ref np.float64(2254765366617856.0)
     "norm.logcdf[locscale]@float64:value:ulps": OPEN,  # (0.5, 0.0, 2.0) ours np.float64(-0.5129840754094245) jax np.float64(-0.5129840754094305) ref np.float64(-0.5129840754094305)
     "norm.logpdf[locscale]@float32:value:inf": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, 3.4028234663852886e+38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-91.64177758527302)
     "norm.logpdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, 3.4028234663852886e+38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-91.64177758527302)
-    "norm.logsf:d2:ulps": OPEN,  # (100000000.0) ours np.float32(-1.0) jax np.float32(1e+08) ref np.float64(2254765366617856.0)
+    "norm.logsf@float64:d2:ulps": OPEN,  # (100000000.0) ours np.float32(-1.0) jax np.float32(1e+08) ref np.float64(2254765366617856.0)
     "norm.logsf[locscale]@float64:value:ulps": OPEN,  # (0.5, 1.0, 2.0) ours np.float64(-0.5129840754094245) jax np.float64(-0.5129840754094305) ref np.float64(-0.5129840754094305)
     "norm.pdf[locscale]:value:nan": OPEN,  # (1.0, 1.0, 1.1754943508222875e-38) ours np.float32(3.3938389e+37) jax np.float32(nan) ref np.float64(3.393825585995906e+37)
     "norm.pdf[locscale]:value:ulps": OPEN,  # (1.0, -2.5, 0.5) ours np.float32(1.8269466e-11) jax np.float32(1.8269431e-11) ref np.float64(1.826944081672919e-11)
     "norm.ppf@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308) ours np.float64(1.196993952672177e+306) jax np.float64(1.1969939526724921e+306) ref np.float64(1.1969939526724921e+306)
-    "norm.ppf:d2:nan": OPEN,  # (0.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
+    "norm.ppf@float32:d2:nan": OPEN,  # (0.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "norm.ppf@float64:d2:ulps": OPEN,  # (1e-30) ours np.float64(-8.593598572746992e+58) jax np.float64(-8.593598572746692e+58) ref np.float64(-8.593598572746692e+58)
     "norm.ppf[locscale]:value:ulps": OPEN,  # (0.9999999403953552, -2.5, 0.5) ours np.float32(0.14735222) jax np.float32(0.14735198) ref np.float64(0.1473520424272987)
-    "pareto.cdf:d1:inf": OPEN,  # (1.0, inf) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.cdf:d1:nan": OPEN,  # (0.0, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.cdf:d1:ulps": OPEN,  # (1.0, 1.1920928955078125e-07) ours np.float32(5.9604645e-08) jax np.float32(1.1920929e-07) ref np.float64(1.1920928955078125e-07)
-    "pareto.cdf:d2:inf": OPEN,  # (1.0, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "pareto.cdf:d2:nan": OPEN,  # (0.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.cdf:d2:ulps": OPEN,  # (1.0, 1.1920928955078125e-07) ours np.float32(-2.9802326e-08) jax np.float32(-1.192093e-07) ref np.float64(-1.1920930376163597e-07)
-    "pareto.cdf:value:ulps": OPEN,  # (3.4028234663852886e+38, 1.1754943508222875e-38) ours np.float32(1.042932e-36) jax np.float32(0.0) ref np.float64(0.0)
-    "pareto.logcdf:d1:inf": OPEN,  # (1.0, inf) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.logcdf:d1:nan": OPEN,  # (0.0, -1.0) ours np.float32(nan) jax np.float32(-0.0) ref np.float64(-0.0)
-    "pareto.logcdf:d1:ulps": OPEN,  # (2.0, 30.0) ours np.float32(0.0) jax np.float32(1.3969839e-08) ref np.float64(1.3969838632242604e-08)
-    "pareto.logcdf:d2:inf": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "pareto.logcdf:d2:nan": OPEN,  # (0.0, -2.0) ours np.float32(nan) jax np.float32(-0.0) ref np.float64(-0.0)
-    "pareto.logcdf:d2:ulps": OPEN,  # (2.0, 30.0) ours np.float32(-0.0) jax np.float32(-2.165325e-07) ref np.float64(-2.1653249899491675e-07)
-    "pareto.logcdf:value:inf": OPEN,  # (0.0, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "pareto.logcdf:value:ulps": OPEN,  # (2.0, 30.0) ours np.float32(0.0) jax np.float32(-9.313226e-10) ref np.float64(-9.313225750491594e-10)
-    "pareto.logcdf:value:zero sign": OPEN,  # (2.0, 10000.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "pareto.logcdf[locscale]:value:ulps": OPEN,  # (1.0, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-1.0842022e-19) ref np.float64(-1.0842021724855044e-19)
-    "pareto.logcdf[locscale]:value:zero sign": OPEN,  # (1.0, 2.5, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-1.4981364335015035e-95)
-    "pareto.logpdf:d1:inf": OPEN,  # (2.0, -inf) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.logpdf:d1:nan": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.logpdf:d1:ulps": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(-0.5) jax np.float32(-1.0) ref np.float64(-1.0)
-    "pareto.logpdf:d2:nan": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.logpdf[locscale]:value:inf": OPEN,  # (1.0, 10000.0, 0.0, 1.1754943508222875e-38) ours np.float32(-873356.4) jax np.float32(inf) ref np.float64(-inf)
-    "pareto.logpdf[locscale]@float32:value:nan": OPEN,  # (2.0, 2.5, -2.5, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-222.68934203322556)
-    "pareto.logsf:d1:nan": OPEN,  # (0.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.logsf:d2:nan": OPEN,  # (0.0, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.logsf:value:zero sign": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(-0.0) jax np.float32(0.0) ref np.float64(0.0)
-    "pareto.logsf[locscale]:value:inf": OPEN,  # (1.0, 0.5, 1.0, 1.1754943508222875e-38) ours np.float32(-0.0) jax np.float32(inf) ref np.float64(0.0)
-    "pareto.logsf[locscale]:value:zero sign": OPEN,  # (1.0, 0.5, 0.0, 3.4028234663852886e+38) ours np.float32(-0.0) jax np.float32(0.0) ref np.float64(0.0)
-    "pareto.pdf:d1:nan": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.pdf:d1:ulps": OPEN,  # (1.0, 1.1920928955078125e-07) ours np.float32(-5.960468e-08) jax np.float32(-1.1920936e-07) ref np.float64(-1.1920930376163594e-07)
-    "pareto.pdf:d2:nan": OPEN,  # (0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.pdf:d2:ulps": OPEN,  # (1.0, 1.1920928955078125e-07) ours np.float32(5.960469e-08) jax np.float32(2.3841875e-07) ref np.float64(2.384186217341283e-07)
-    "pareto.pdf@float64:value:inf": OPEN,  # (1.0, 1.7976931348623157e+308) ours np.float64(1.7976931348622732e+308) jax np.float64(inf) ref np.float64(1.7976931348623157e+308)
-    "pareto.pdf:value:ulps": OPEN,  # (2.0, 10.0) ours np.float32(0.00488281) jax np.float32(0.0048828125) ref np.float64(0.0048828125)
-    "pareto.pdf[locscale]:value:inf": OPEN,  # (1.1754943508222875e-38, 2.5, 0.0, 1.1754943508222875e-38) ours np.float32(2.1267705e+38) jax np.float32(inf) ref np.float64(2.1267647932558654e+38)
-    "pareto.pdf[locscale]:value:ulps": OPEN,  # (0.5, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(1.5333134e-19) jax np.float32(1.5332958e-19) ref np.float64(1.5332934166833742e-19)
-    "pareto.ppf:d1:inf": OPEN,  # (0.0, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.ppf:d1:nan": OPEN,  # (0.0, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.ppf:d1:ulps": OPEN,  # (0.0, -0.5) ours np.float32(-0.0) jax np.float32(-2.0) ref np.float64(-2.0)
-    "pareto.ppf:d2:inf": OPEN,  # (0.0, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.ppf:d2:nan": OPEN,  # (0.0, 0.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.ppf:d2:ulps": OPEN,  # (0.0, -0.5) ours np.float32(-0.0) jax np.float32(2.0) ref np.float64(2.0)
-    "pareto.ppf:value:inf": OPEN,  # (1.0000000031710769e-30, 1.1754943508222875e-38) ours np.float32(inf) jax np.float32(1.0) ref np.float64(1.0)
-    "pareto.ppf:value:nan": OPEN,  # (1.0, inf) ours np.float32(nan) jax np.float32(1.0) ref np.float64(inf)
-    "pareto.ppf:value:ulps": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(2.7182817) jax np.float32(1.0) ref np.float64(1.0)
-    "pareto.ppf[locscale]:value:inf": OPEN,  # (1.0, inf, inf, 1.0) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "pareto.ppf[locscale]:value:nan": OPEN,  # (1.0, inf, 0.0, 1.0) ours np.float32(nan) jax np.float32(1.0) ref np.float64(inf)
-    "pareto.ppf[locscale]@float64:value:ulps": OPEN,  # (0.9999999999999999, 0.5, 0.0, 1.0) ours np.float64(8.112963841460657e+31) jax np.float64(8.112963841460668e+31) ref np.float64(8.112963841460668e+31)
-    "pareto.sf:d1:nan": OPEN,  # (0.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "pareto.sf:d2:nan": OPEN,  # (0.0, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "poisson.cdf:d1:nan": OPEN,  # (-2.0, inf) ours np.float32(nan) jax np.float32(-0.0) ref np.float64(-0.0)
-    "poisson.cdf:value:nan": OPEN,  # (inf, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(1.0)
+    "poisson.cdf@float64:d1:ulps": OPEN,  # (5.0, 2.220446049250313e-16) ours np.float64(-4.498004455778515e-81) jax np.float64(-4.4980044557783865e-81) ref np.float64(-4.4980044557783865e-81): gammaincc's d/dx (ops/primitives/transcendental.py _igamma_dx, the gamma helper's), ~130 ulps where x^5 e^-x is 1e-81
     "poisson.cdf@float64:value:ulps": OPEN,  # (-0.0, 1.5) ours np.float64(0.22313016014843) jax np.float64(0.22313016014842982) ref np.float64(0.22313016014842982)
-    "poisson.cdf[loc]:value:nan": OPEN,  # (-1.0, inf, -inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(1.0)
     "poisson.cdf[loc]@float64:value:ulps": OPEN,  # (-1.0, 2.0, -2.5) ours np.float64(0.40600584970983766) jax np.float64(0.406005849709838) ref np.float64(0.40600584970983794)
-    "poisson.logpmf:d1:nan": OPEN,  # (-2.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "poisson.logpmf:d2:nan": OPEN,  # (-2.0, 0.0) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(nan)
-    "poisson.logpmf[loc]:value:inf": OPEN,  # (0.5, 2.0, -2.5) ours np.float32(-1.7123188) jax np.float32(-inf) ref np.float64(-1.7123179275482192)
-    "poisson.logpmf[loc]:value:nan": OPEN,  # (inf, 0.0, inf) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
     "poisson.pmf:d1:nan": OPEN,  # (-2.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
     "poisson.pmf:d1:ulps": OPEN,  # (-0.0, 1.1754943508222875e-38) ours np.float32(-43.379646) jax np.float32(-86.75929) ref np.float64(-86.75932908565157)
-    "poisson.pmf@float64:d2:inf": OPEN,  # (1.0, 2.2250738585072014e-308) ours np.float64(0.0) jax np.float64(-inf) ref np.float64(-inf)
     "poisson.pmf:d2:nan": OPEN,  # (-2.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "poisson.pmf:d2:ulps": OPEN,  # (-0.0, 1.1754943508222875e-38) ours np.float32(1881.3833) jax np.float32(7525.533) ref np.float64(7525.536249325539)
-    "poisson.pmf[loc]:value:nan": OPEN,  # (inf, 0.0, inf) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "t.logpdf:d1:ulps": OPEN,  # (0.0, 1.8446742974197924e+19) ours np.float32(0.0) jax np.float32(-2.7105058e-20) ref np.float64(-2.710505592772484e-20)
-    "t.logpdf:d2:nan": OPEN,  # (2.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(0.25)
     "t.logpdf:d2:ulps": OPEN,  # (1.0, 1.0000001192092896) ours np.float32(-5.9604645e-08) jax np.float32(0.0) ref np.float64(0.0)
-    "t.logpdf:value:inf": OPEN,  # (0.0, 3.4028234663852886e+38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-0.918938533204674)
-    "t.logpdf:value:nan": OPEN,  # (0.0, 3.4028234663852886e+38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-0.918938533204674)
-    "t.logpdf[locscale]:value:inf": OPEN,  # (1.0, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-45.49866568660802)
-    "t.logpdf[locscale]@float32:value:nan": OPEN,  # (1.0, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(-inf) jax np.float32(nan) ref np.float64(-45.49866568660802)
-    "t.logpdf[locscale]@float64:value:ulps": OPEN,  # (1.0, 10000.0, 0.0, 0.5) ours np.float64(-2.2256164192900254) jax np.float64(-2.2256164192874817) ref np.float64(-2.2256164192879506)
-    "t.pdf:d1:nan": OPEN,  # (1.0, 3.4028234663852886e+38) ours np.float32(-0.0) jax np.float32(nan) ref np.float64(-0.6065306597126334)
-    "t.pdf:d1:ulps": OPEN,  # (1.0, 1.8446742974197924e+19) ours np.float32(-0.24197093) jax np.float32(-0.60653067) ref np.float64(-0.6065306597126334)
-    "t.pdf:d2:nan": OPEN,  # (0.0, 3.4028234663852886e+38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(-1.0)
     "t.pdf:d2:ulps": OPEN,  # (0.0, 1.8446742974197924e+19) ours np.float32(-0.39894262) jax np.float32(-1.0) ref np.float64(-1.0)
-    "t.pdf:value:nan": OPEN,  # (0.0, 3.4028234663852886e+38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(0.39894228040143215)
     "t.pdf:value:ulps": OPEN,  # (3.0, 10.0) ours np.float32(0.011400564) jax np.float32(0.011400558) ref np.float64(0.01140054946454253)
-    "t.pdf[locscale]:value:inf": OPEN,  # (1.0, 0.5, 1.0, 1.1754943508222875e-38) ours np.float32(2.2941624e+37) jax np.float32(inf) ref np.float64(2.2941522467168337e+37)
-    "t.pdf[locscale]@float32:value:nan": OPEN,  # (1.0, 0.5, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(nan) ref np.float64(1.738523471311619e-20)
-    "t.pdf[locscale]@float64:value:ulps": OPEN,  # (1.0, 10000.0, 0.0, 0.5) ours np.float64(0.10800082432047817) jax np.float64(0.10800082432075289) ref np.float64(0.10800082432070224)
     "truncnorm.cdf:d1:nan": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(0.3544375) jax np.float32(nan) ref np.float64(nan)
-    "truncnorm.cdf:d1:ulps": OPEN,  # (1.0, -2.5, 3.4028234663852886e+38) ours np.float32(-0.0028158557) jax np.float32(-0.0028158193) ref np.float64(-0.002815818974877456)
     "truncnorm.cdf:d2:nan": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(-0.17721875) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.cdf:d2:ulps": OPEN,  # (1.1754943508222875e-38, -2.5, 1.0) ours np.float32(4.4619995e-08) jax np.float32(-1.3057665e-08) ref np.float64(-5.6153119145582825e-39)
-    "truncnorm.cdf:value:nan": OPEN,  # (1.0, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
     "truncnorm.logcdf:d1:nan": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(0.3544375) jax np.float32(nan) ref np.float64(nan)
-    "truncnorm.logcdf:d1:ulps": OPEN,  # (1.0, -2.5, 3.4028234663852886e+38) ours np.float32(-0.0033508) jax np.float32(-0.003350759) ref np.float64(-0.003350755759100276)
     "truncnorm.logcdf:d2:nan": OPEN,  # (1.0, 0.0, 1.0) ours np.float32(-0.30284467) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.logcdf:d2:ulps": OPEN,  # (1.0, -2.5, 3.4028234663852886e+38) ours np.float32(-0.008506428) jax np.float32(-0.00850632) ref np.float64(-0.008506317052564417)
-    "truncnorm.logcdf:value:inf": OPEN,  # (1.0, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "truncnorm.logcdf:value:nan": OPEN,  # (1.0, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "truncnorm.logcdf:value:ulps": OPEN,  # (2.0, 0.0, 3.4028234663852886e+38) ours np.float32(-0.046567976) jax np.float32(-0.046567913) ref np.float64(-0.046567912292390184)
     "truncnorm.logcdf:value:zero sign": OPEN,  # (-1.1754943508222875e-38, -2.5, 0.0) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-1.2400473573012523e-16)
-    "truncnorm.logcdf[locscale]:value:ulps": OPEN,  # (1.0, 0.0, inf, 0.0, 0.5) ours np.float32(-0.046567976) jax np.float32(-0.046567913) ref np.float64(-0.046567912292390184)
     "truncnorm.logcdf[locscale]:value:zero sign": OPEN,  # (1.0, 0.0, inf, 0.0, 1.1754943508222875e-38) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "truncnorm.logpdf@float64:d1:inf": OPEN,  # (1.7976931348623157e+308, 0.0, 1.7976931348623157e+308) ours np.float64(-1.7976931348623157e+308) jax np.float64(-inf) ref np.float64(-inf)
-    "truncnorm.logpdf:d1:nan": OPEN,  # (1.0, nan, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "truncnorm.logpdf:d2:nan": OPEN,  # (1.0, 1.0, inf) ours np.float32(0.800902) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.logpdf[locscale]:value:inf": OPEN,  # (1.0, -2.5, 0.0, 0.0, 3.4028234663852886e+38) ours np.float32(-88.936134) jax np.float32(-inf) ref np.float64(-inf)
     "truncnorm.logpdf[locscale]:value:nan": OPEN,  # (inf, 0.0, 1.0, inf, 1.0) ours np.float32(-inf) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.logpdf[locscale]@float32:value:ulps": OPEN,  # (1.0, -2.5, 1.0, 1.0, 0.5) ours np.float32(-0.0456295) jax np.float32(-0.045629546) ref np.float64(-0.04562955877418029)
     "truncnorm.logsf:d1:nan": OPEN,  # (1.0, 0.0, nan) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "truncnorm.logsf@float32:d1:ulps": OPEN,  # (1.1754943508222875e-38, 0.0, 1.0) ours np.float32(5.9604645e-08) jax np.float32(-0.0) ref np.float64(-0.0)
     "truncnorm.logsf:d2:nan": OPEN,  # (1.0, 0.0, inf) ours np.float32(-0.800902) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.logsf:d2:ulps": OPEN,  # (-2.0, -2.5, 1.0) ours np.float32(-0.009281158) jax np.float32(-0.009281219) ref np.float64(-0.009281218631905095)
-    "truncnorm.logsf:value:inf": OPEN,  # (3.4028234663852886e+38, 0.0, 3.4028234663852886e+38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-inf)
-    "truncnorm.logsf:value:nan": OPEN,  # (1.0, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "truncnorm.logsf:value:ulps": OPEN,  # (-2.0, -2.5, 0.0) ours np.float32(-0.03407079) jax np.float32(-0.03407082) ref np.float64(-0.0340708172284853)
+    "truncnorm.logsf@float32:value:ulps": OPEN,  # (-2.0, -2.5, 0.0) ours np.float32(-0.03407079) jax np.float32(-0.03407082) ref np.float64(-0.0340708172284853)
     "truncnorm.logsf:value:zero sign": OPEN,  # (1.1754943508222875e-38, 0.0, 3.4028234663852886e+38) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
-    "truncnorm.logsf[locscale]:value:inf": OPEN,  # (1.0, 0.0, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-3.618502788666132e+75)
-    "truncnorm.logsf[locscale]:value:nan": OPEN,  # (1.0, 0.0, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(-inf) ref np.float64(-3.618502788666132e+75)
     "truncnorm.logsf[locscale]:value:ulps": OPEN,  # (-1.0, -2.5, 0.0, 0.0, 0.5) ours np.float32(-0.03407079) jax np.float32(-0.03407082) ref np.float64(-0.0340708172284853)
     "truncnorm.logsf[locscale]:value:zero sign": OPEN,  # (2.0, 0.0, inf, -2.5, 3.4028234663852886e+38) ours np.float32(0.0) jax np.float32(-0.0) ref np.float64(-0.0)
     "truncnorm.pdf:d1:nan": OPEN,  # (1.0, nan, 0.0) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
@@ -544,27 +629,48 @@ PENDING: dict[str, str] = {
     "truncnorm.pdf[locscale]:value:nan": OPEN,  # (1.0, 0.0, 1.0, 1.0, 1.1754943508222875e-38) ours np.float32(9.942528e+37) jax np.float32(nan) ref np.float64(9.942515961017361e+37)
     "truncnorm.pdf[locscale]@float32:value:ulps": OPEN,  # (1.0, 0.0, inf, -2.5, 0.5) ours np.float32(3.653895e-11) jax np.float32(3.6538876e-11) ref np.float64(3.6538881633458265e-11)
     "truncnorm.sf:d1:nan": OPEN,  # (1.0, 0.0, nan) ours np.float32(0.0) jax np.float32(nan) ref np.float64(nan)
-    "truncnorm.sf@float32:d1:ulps": OPEN,  # (-2.0, -inf, 1.0) ours np.float32(0.007776797) jax np.float32(0.0077767624) ref np.float64(0.007776761330872767)
     "truncnorm.sf:d2:nan": OPEN,  # (1.0, 0.0, inf) ours np.float32(0.48394147) jax np.float32(nan) ref np.float64(nan)
     "truncnorm.sf:d2:ulps": OPEN,  # (1.1754943508222875e-38, -inf, 1.0) ours np.float32(-1.8460643e-08) jax np.float32(-0.0) ref np.float64(8.858298103962719e-17)
-    "truncnorm.sf:value:nan": OPEN,  # (1.0, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(1.0) ref np.float64(1.0)
-    "truncnorm.sf[locscale]:value:nan": OPEN,  # (1.0, 0.0, inf, 0.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "uniform.cdf[locscale]@float32:value:nan": OPEN,  # (-3.4028234663852886e+38, 3.4028234663852886e+38, inf) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)
-    "vonmises.logpdf:d1:ulps": OPEN,  # (0.5, 0.0) ours np.float32(-0.12241745) jax np.float32(-0.0) ref np.float64(-0.0)
-    "vonmises.logpdf:d2:ulps": OPEN,  # (0.5, 0.0) ours np.float32(-0.47942555) jax np.float32(-0.0) ref np.float64(-0.0)
-    "vonmises.logpdf@float32:value:ulps": OPEN,  # (0.0, 10.0) ours np.float32(0.21915102) jax np.float32(0.21915086) ref np.float64(0.21915085047195904)
-    "vonmises.pdf@float64:d1:inf": OPEN,  # (0.0, 1.7976931348623157e+308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(nan)
-    "vonmises.pdf@float64:d1:nan": OPEN,  # (0.0, 1.7976931348623157e+308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(nan)
-    "vonmises.pdf:d1:ulps": OPEN,  # (0.5, 0.0) ours np.float32(-0.019483343) jax np.float32(-0.0) ref np.float64(-0.0)
-    "vonmises.pdf@float64:d2:inf": OPEN,  # (2.2250738585072014e-308, 1.7976931348623157e+308) ours np.float64(inf) jax np.float64(nan) ref np.float64(nan)
-    "vonmises.pdf@float64:d2:nan": OPEN,  # (2.2250738585072014e-308, 1.7976931348623157e+308) ours np.float64(inf) jax np.float64(nan) ref np.float64(nan)
-    "vonmises.pdf:d2:ulps": OPEN,  # (0.5, 0.0) ours np.float32(-0.07630295) jax np.float32(-0.0) ref np.float64(-0.0)
-    "vonmises.pdf:value:ulps": OPEN,  # (0.0, 1.8446742974197924e+19) ours np.float32(1.7134423e+09) jax np.float32(1.7134456e+09) ref np.float64(1713443996.2512026)
-    "wrapcauchy.logpdf:d2:ulps": OPEN,  # (1.5707963705062866, 0.9990000128746033) ours np.float32(-0.0010015965) jax np.float32(-0.0010014772) ref np.float64(-0.0010014879991809278)
-    "wrapcauchy.logpdf@float32:value:ulps": OPEN,  # (0.5, 0.9990000128746033) ours np.float32(-6.6448374) jax np.float32(-6.6448307) ref np.float64(-6.64483048875728)
-    "wrapcauchy.pdf:d1:ulps": OPEN,  # (0.5, 0.9990000128746033) ours np.float32(-0.005094012) jax np.float32(-0.0050940462) ref np.float64(-0.0050940463034361595)
-    "wrapcauchy.pdf:d2:ulps": OPEN,  # (0.5, 0.9990000128746033) ours np.float32(0.030574849) jax np.float32(0.030575052) ref np.float64(0.030575051652202652)
-    "wrapcauchy.pdf:value:ulps": OPEN,  # (0.0, 0.9900000095367432) ours np.float32(31.66653) jax np.float32(31.66656) ref np.float64(31.671864031712435)
-    "gumbel_l.logcdf@float32:d2:ulps": OPEN,  # (-10.0) ours np.float32(-2.2611293e-05) jax np.float32(-2.2631131e-05) ref np.float64(-2.2699621355638685e-05)
-    "gumbel_l.logcdf@float64:d2:ulps": OPEN,  # (-10.0) ours np.float64(-2.269962135541697e-05) jax np.float64(-2.2699621355548754e-05) ref np.float64(-2.2699621355638685e-05)
+    "chi2.cdf:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.cdf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.cdf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logcdf@float64:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logcdf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logcdf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logsf:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logsf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.logsf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.pdf@float64:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.pdf:d2:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.pdf:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.pdf[locscale]:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.sf:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.sf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "chi2.sf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.cdf:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.cdf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.cdf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logcdf:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logcdf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logcdf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logsf@float64:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logsf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.logsf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.pdf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.sf@float64:d1:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.sf@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "gamma.sf[locscale]@float64:value:ulps": OPEN,  # our last digits, worse than jax here: the prefactor exp(a log x - x - lgamma(a)) at a or x = 30-100
+    "vonmises.pdf@float32:value:ulps": OPEN,  # ours worse than jax here: exp(kappa (cos x - 1)) multiplies the rounding of cos x by kappa: at (+-1, 30), (pi/2, 10), (1e4, 3 and 30) one rounding of cos x is up to 9e-7 of the density, ours 5-10 ulps where jax's lands 4-5 ulps off (both within the error of that rounding)
+    "wrapcauchy.logpdf:d2:ulps": OPEN,  # ours worse than jax here: d2/dc2 at small c (1e-7 .. 0.01) and x = 0, pi, 2 pi: the second derivatives of log(1 - c**2) and of -log(1 + c**2 - 2c cos x) are about -2 and +2 and cancel to O(c) (-4e-7 at c = 1e-7); ours keeps an absolute error of a few eps of those terms (float32 -1.25e-6 for -4e-7, jax -5.5e-7; float64 -2.2e-15 for -8.9e-16 at c = 2.2e-16)
+    "wrapcauchy.pdf@float32:d2:ulps": OPEN,  # ours worse than jax here: d2/dx dc at (0.5, 0.75) only: (1 - c**2) / (2 pi ((1 - c)**2 + c chord**2)) differentiates into terms about 100x the result that cancel: ours 0.0180099 for 0.0180101 (1.3e-5), jax 1e-8; this form is the one that keeps c -> 1 (0.999: 15% off before) and the values exact
+    "cauchy.ppf[locscale]@float32:value:ulps": OPEN,  # ours worse than jax here: q = 0.9, loc = -2.5, scale = 1: loc + scale * ppf(q) cancels (-2.5 + 3.0777 = 0.5777), so ppf's rounding (1 ulp of 3.08) is 5 ulps of the sum: ours 0.57768226, jax 0.57768273 (ref 0.57768275)
+    "chi2.logpdf:d1:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "chi2.logpdf:d2:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "chi2.pdf:d1:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "chi2.pdf:d2:inf": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "chi2.pdf:d2:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "gamma.logpdf@float64:d2:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "gamma.pdf:d1:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "gamma.pdf:d2:inf": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
+    "gamma.pdf:d2:nan": OPEN,  # at the smallest normal x the density's slope is 0 * inf inside exp(logpdf) (pdf underflows, (a - 1)/x overflows): ours nan or inf where jax rounds to 0; its other points are limits where ours is right
 }  # fmt: skip

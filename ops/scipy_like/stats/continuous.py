@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
-from ..log_beta import gamma_ratio_log
+from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
 from .inverse import continuous_quantile, tails
@@ -68,23 +68,49 @@ norm = Distribution(
 
 
 # -- Student's t ---------------------------------------------------------------------------------
-def _t_log_gamma_ratio(df):
-    """log Gamma((df + 1) / 2) - log Gamma(df / 2): by Stirling's differences from df = 16 on, where
-    the two gammaln (1.7e156 at df = 1e154) would cancel to nothing (log_beta.py)."""
+def _t_log_norm_const(df):
+    """log Gamma((df + 1) / 2) - log Gamma(df / 2) - log(df pi) / 2. From df = 16 on by Stirling's
+    differences (log_beta.py), with the log(df) / 2 of both parts cancelled on paper: the two
+    gammaln (1.7e156 at df = 1e154) would cancel to nothing, the two logs (44 at df = 3.4e38,
+    where df pi overflows float32) to a few ulps of 44."""
     half = const(0.5, df)
     large = df >= const(16.0, df)
     big = snp.where(large, half * df, const(8.0, df))
     small = snp.where(large, const(1.0, df), df)
     by_gammaln = gammaln(half * (small + const(1.0, df))) - gammaln(half * small)
-    return snp.where(large, -gamma_ratio_log(snp.full_like(big, 0.5), big), by_gammaln)
+    by_gammaln = by_gammaln - half * snp.log(small * const(np.pi, df))
+    # log Gamma(big + 1/2) - log Gamma(big) = log(big) / 2 - scaled, and log(big / df) = -log 2
+    by_stirling = -gamma_ratio_log_scaled(snp.full_like(big, 0.5), big) - const(0.5 * np.log(2 * np.pi), df)
+    return snp.where(large, by_stirling, by_gammaln)
+
+
+def _t_log_kernel(z, df, offset, scale):
+    """(df + 1) / 2 log1p(u), u = z^2 / df, z = offset / scale: the log density's fall in z. Past
+    u = 1 / eps (finite offset) as (df + 1) / 2 (2 log|z| - log df + log1p(df / z^2)), which neither
+    overflows (u = inf at z = 8.5e37, scale = tiny; log|z| = log|offset| - log(scale) where z itself
+    does) nor flushes the slope 1 / (1 + u) (df = tiny); below u = eps (u = 0 at df = 3.4e38 or inf)
+    by the series z^2 (1 + 1/df)(1 - u/2) / 2, whose derivatives do not cancel."""
+    half, one, inf = const(0.5, z), const(1.0, z), const(np.inf, z)
+    eps = const(np.finfo(z.dtype.np).eps, z)
+    t = z * z
+    u = snp.where(df == const(np.inf, df), const(0.0, z), t / df)
+    far = (u > one / eps) & (snp.abs(offset) < inf)
+    zf = snp.where(far, snp.abs(z), one)
+    overflowed = zf == inf
+    log_zf = snp.where(
+        overflowed, snp.log(snp.where(overflowed, snp.abs(offset), one)) - snp.log(scale), snp.log(zf)
+    )
+    by_far = half * (df + one) * (const(2.0, z) * log_zf - snp.log(df) + snp.log1p(df / (zf * zf)))
+    un = snp.where(far, const(0.0, z), u)
+    by_series = half * t * (one + one / df) * (one - half * un)
+    by_log = half * (df + one) * snp.log1p(un)
+    return snp.where(far, by_far, snp.where(un < eps, by_series, by_log))
 
 
 def _t_logpdf(x, df, loc=0.0, scale=1.0):
     z, scale, (df,), bad = _z(x, loc, scale, df)
-    half = const(0.5, z)
-    norm_const = _t_log_gamma_ratio(df) - half * snp.log(df * const(np.pi, df))
-    out = norm_const - snp.log(scale) - half * (df + const(1.0, df)) * snp.log1p(z * z / df)
-    return nan_where(bad, out)
+    x, loc, _ = floats(x, loc, z)
+    return nan_where(bad, _t_log_norm_const(df) - snp.log(scale) - _t_log_kernel(z, df, x - loc, scale))
 
 
 def _t_cdf(x, df, loc=0.0, scale=1.0):
@@ -141,18 +167,49 @@ t = Distribution(
 
 
 # -- gamma and chi2 ------------------------------------------------------------------------------
-def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
-    z, scale, (a,), bad = _z(x, loc, scale, a)
-    inside = z >= const(0.0, z)
-    zs = clamp(z, const(0.0, z))
-    out = xlogy(a - const(1.0, a), zs) - zs - gammaln(a) - snp.log(scale)
+def _gamma_z(x, shape, loc, scale):
+    """_z's results for gamma and chi2, where x lies on the support, and nan z marked bad.
+
+    The support test is on x - loc, not z: a tiny (x - loc) / scale below the support flushes to -0.
+    """
+    z, scale, (shape,), bad = _z(x, loc, scale, shape)
+    x, loc = floats(x, loc)
+    return z, scale, shape, bad | (z != z), x - loc >= const(0.0, loc)
+
+
+def _gamma_log_density(z, a, inside, log_scale, bad, halved: bool = False):
+    """The gamma log density at z (shape a), less log_scale: -inf off the support, nan where bad;
+    ``halved``: at z / 2, less log 2 (chi2), with log(z / 2) as log z - log 2 (z / 2 can flush).
+    Off the support the formula sees z = 1, so its slopes stay finite and the where's 0 holds."""
+    zs = snp.where(inside, z, const(1.0, z))
+    a1 = a - const(1.0, a)
+    if halved:
+        log2 = const(np.log(2.0), z)
+        out = xlogy(a1, zs) - a1 * log2 - zs * const(0.5, z) - gammaln(a) - log_scale - log2
+    else:
+        out = xlogy(a1, zs) - zs - gammaln(a) - log_scale
     return nan_where(bad, snp.where(inside, out, const(-np.inf, z)))
+
+
+def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
+    z, scale, a, bad, inside = _gamma_z(x, a, loc, scale)
+    return _gamma_log_density(z, a, inside, snp.log(scale), bad)
+
+
+def _gamma_tail(fn, z, a, bad):
+    """P(a, z) or Q(a, z) (fn: gammainc or gammaincc) of the standard gamma at z: clamped to the
+    support below, and the support's end (1 or 0) at z = inf for every shape (P(inf, inf) is nan)."""
+    end = const(1.0 if fn is gammainc else 0.0, z)
+    at_end = z == const(np.inf, z)
+    # the formula sees z = 1 at the end, so the slopes it passes through the where stay 0, not 0 * nan
+    inner = fn(a, clamp(snp.where(at_end, const(1.0, z), z), const(0.0, z)))
+    return nan_where(bad, snp.where(at_end, end, inner))
 
 
 def _gamma_probability(fn):
     def probability(x, a, loc=0.0, scale=1.0):
-        z, _, (a,), bad = _z(x, loc, scale, a)
-        return nan_where(bad, fn(a, clamp(z, const(0.0, z))))
+        z, _, a, bad, _ = _gamma_z(x, a, loc, scale)
+        return _gamma_tail(fn, z, a, bad)
 
     return probability
 
@@ -184,16 +241,18 @@ gamma = Distribution(
 )
 
 
+# chi2 is gamma(df / 2, scale=2), halved after the checks: df / 2 of the smallest normal df is
+# subnormal (0 to the incomplete gamma, not an invalid shape), and 2 scale overflows at the largest scale
 def _chi2_logpdf(x, df, loc=0.0, scale=1.0):
-    x, df, loc, scale = floats(x, df, loc, scale)
-    half = const(0.5, df)
-    return _gamma_logpdf(x, half * df, loc, scale + scale)
+    z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
+    return _gamma_log_density(z, df * const(0.5, z), inside, snp.log(scale), bad, halved=True)
 
 
 def _chi2_probability(fn):
     def probability(x, df, loc=0.0, scale=1.0):
-        x, df, loc, scale = floats(x, df, loc, scale)
-        return _gamma_probability(fn)(x, const(0.5, df) * df, loc, scale + scale)
+        z, _, df, bad, _ = _gamma_z(x, df, loc, scale)
+        half = const(0.5, z)
+        return _gamma_tail(fn, z * half, df * half, bad)
 
     return probability
 
@@ -228,11 +287,16 @@ chi2 = Distribution(
 # -- beta ----------------------------------------------------------------------------------------
 def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     z, scale, (a, b), bad = _z(x, loc, scale, a, b)
-    inside = (z >= const(0.0, z)) & (z <= const(1.0, z))
-    zc = clamp(z, const(0.0, z), const(1.0, z))
+    # the support [loc, loc + scale] tested on x - loc: z itself flushes to -0 for x just below loc
+    # when scale is huge (-1 / 3.4e38), which would put such an x on the support
+    x, loc, _ = floats(x, loc, z)
+    inside = (x - loc >= const(0.0, z)) & (x - loc <= scale)
+    # off the support a stand-in 1/2: the ends' infinite log slopes times a zero slope of the clamp
+    # would make the second derivatives nan there, where the density is a constant 0
+    zc = snp.where(inside, clamp(z, const(0.0, z), const(1.0, z)), const(0.5, z))
     one = const(1.0, z)
     out = xlogy(a - one, zc) + xlog1py(b - one, -zc) - betaln(a, b) - snp.log(scale)
-    return nan_where(bad, snp.where(inside, out, const(-np.inf, z)))
+    return nan_where(bad | snp.isnan(z), snp.where(inside, out, const(-np.inf, z)))
 
 
 def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
@@ -241,8 +305,14 @@ def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
+    """I_{1-z}(b, a); 1 - I_z(a, b) where 1 - z rounds to 1 (z below eps/4), which would give 1
+    whatever z (1e-36 at z = a = 1.2e-38, b = 0.1; the complement gives 0, an ulp from it)."""
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
-    return nan_where(bad, betainc(b, a, clamp(const(1.0, z) - z, const(0.0, z), const(1.0, z))))
+    one = const(1.0, z)
+    upper = betainc(b, a, clamp(one - z, const(0.0, z), one))
+    collapsed = (one - z == one) & (z > const(0.0, z))
+    lower = betainc(a, b, snp.where(collapsed, z, const(0.5, z)))
+    return nan_where(bad, snp.where(collapsed, one - lower, upper))
 
 
 def _beta_tails(z, upper, a, b):

@@ -12,11 +12,14 @@ differences of log_ndtr taken in the tail where they keep their digits.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ... import numpy_like as snp
 from ..log1mexp import log1mexp
-from ..special import gammainc, gammaln, i0e, log_ndtr
+from ..partials import with_partials
+from ..special import gammainc, gammaincc, gammaln, i0e, log_ndtr
 from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
 
 
@@ -46,6 +49,57 @@ def _inverse(fn):
     return inverse
 
 
+def _gumbel_r_logpdf_value(z):
+    u = snp.exp(-z)
+    return snp.where(u == const(np.inf, u), -u, -z - u)  # -inf where u overflows, not inf - inf
+
+
+# -z - exp(-z) with the slope expm1(-z): the chain rule's -1 + exp(-z) keeps only exp's rounding near
+# z = 0 (a quarter of the slope at z = 1.2e-7 in float32)
+_gumbel_r_logpdf = with_partials("gumbel_r_logpdf", _gumbel_r_logpdf_value, lambda z: (snp.expm1(-z),))
+
+
+def _gumbel_r_pdf(z):
+    return snp.exp(_gumbel_r_logpdf(z))
+
+
+# gumbel_r's cdf exp(-u), u = exp(-z), and sf -expm1(-u) (exact in both tails), with the density as
+# their slopes: the chain rule's exp(-z) exp(-u) differentiates again through -1 + exp(-z)
+_gumbel_r_cdf = with_partials("gumbel_r_cdf", lambda z: snp.exp(-snp.exp(-z)), lambda z: (_gumbel_r_pdf(z),))
+_gumbel_r_sf = with_partials(
+    "gumbel_r_sf", lambda z: -snp.expm1(-snp.exp(-z)), lambda z: (-_gumbel_r_pdf(z),)
+)
+
+
+def _gumbel_r_logsf_value(z):
+    u = snp.exp(-z)
+    # -0 where u overflows at a finite z: log(1 - e**-u) is a negative number too small to show
+    # (log1mexp's +0 at u = inf is that of z = -inf, where the sf is exactly 1)
+    return snp.where((u == const(np.inf, u)) & snp.isfinite(z), const(-0.0, u), log1mexp(u))
+
+
+def _u_over_expm1(z):
+    """h = u / expm1(u) at u = exp(-z): by its series 1 - u/2 + u**2/12 - u**4/720 + ... below 0.1
+    (the quotient's own slope cancels as u -> 0: 56000 ulps of d2 at z = 10 in float64), 0 where u
+    overflows."""
+    one, u = const(1.0, z), snp.exp(-z)
+    small, huge = u < const(0.1, z), u == const(np.inf, z)
+    us = snp.where(small, u, const(0.0, z))
+    ub = snp.where(small | huge, one, u)
+    u2 = us * us
+    even = const(0.0, z)  # -1/12 + u**2/720 - u**4/30240 + ..., by Horner in u**2
+    for c in (-1 / 47900160, 1 / 1209600, -1 / 30240, 1 / 720, -1 / 12):
+        even = even * u2 + const(c, z)
+    series = one - us * const(0.5, z) - u2 * even
+    # above, u e^-u / (1 - e^-u): no overflow in it or its slopes (u / expm1(u)'s meet inf / inf)
+    far = ub * snp.exp(-ub) / -snp.expm1(-ub)
+    return snp.where(small, series, snp.where(huge, const(0.0, z), far))
+
+
+# log(1 - exp(-exp(-z))) with its slope -u / expm1(u) from the series above
+_gumbel_r_logsf = with_partials("gumbel_r_logsf", _gumbel_r_logsf_value, lambda z: (-_u_over_expm1(z),))
+
+
 def _gumbel(sign: float):
     """gumbel_r's functions of z (sign 1) or gumbel_l's, those of -z (sign -1)."""
 
@@ -53,22 +107,23 @@ def _gumbel(sign: float):
         return z if sign > 0 else -z
 
     # gumbel_r: cdf exp(-u) with u = exp(-z), its complement -expm1(-u): exact in both tails
-    def cdf_r(z):
-        return snp.exp(-snp.exp(-z))
-
     def log_cdf_r(z):
         return -snp.exp(-z)
 
-    def sf_r(z):
-        return -snp.expm1(-snp.exp(-z))
+    log_sf_r = _gumbel_r_logsf
 
-    def log_sf_r(z):
-        return log1mexp(snp.exp(-z))
+    def logpdf(x, loc=0, scale=1):
+        """the log density; -inf where z = -inf comes of finite x and loc (a z past the largest
+        float: the density underflows), nan where x or loc is infinite (scipy's inf - inf)"""
+        x, loc, scale = floats(x, loc, scale)
+        sz = s((x - loc) / scale)
+        out = _gumbel_r_logpdf(sz) - snp.log(scale)
+        infinite = (snp.isinf(x) | snp.isinf(loc)) & (sz == const(-np.inf, sz))
+        return nan_where((scale <= const(0.0, scale)) | infinite, out)
 
-    logpdf = _of_z(lambda z: -s(z) - snp.exp(-s(z)), log_scale=True)
     # (probability, its log) below and above z; gumbel_l's cdf at z is gumbel_r's sf at -z
-    lower = (cdf_r, log_cdf_r) if sign > 0 else (sf_r, log_sf_r)
-    upper = (sf_r, log_sf_r) if sign > 0 else (cdf_r, log_cdf_r)
+    lower = (_gumbel_r_cdf, log_cdf_r) if sign > 0 else (_gumbel_r_sf, log_sf_r)
+    upper = (_gumbel_r_sf, log_sf_r) if sign > 0 else (_gumbel_r_cdf, log_cdf_r)
     if sign > 0:
         ppf = _inverse(lambda q: -snp.log(-snp.log(q)))
     else:
@@ -98,60 +153,157 @@ gumbel_l = Distribution(
 
 # -- pareto: density b / z**(b + 1) on z >= 1 ----------------------------------------------------
 def _pareto_args(x, b, loc, scale):
+    """z held at 1 below the support, the distance x - loc held at scale with it (z times scale),
+    log z, -b log z (the log sf) and the invalid parameters. Where z overflows and x - loc does
+    not (scale -> 0), log z is log(x - loc) - log(scale)."""
     x, b, loc, scale = floats(x, b, loc, scale)
-    z = (x - loc) / scale
+    d = x - loc
+    z = d / scale
     one, zero = const(1.0, z), const(0.0, z)
-    bad = (b <= const(0.0, b)) | (scale <= const(0.0, scale))
-    log_z = snp.log(clamp(z, one))  # 0 below the support
-    # -b log z, the log sf; 0 where log z is (b = inf, the point mass at 1: not inf * 0)
-    log_sf = snp.where(snp.isinf(b) & (log_z == zero), zero, -b * log_z)
-    return z < one, log_z, log_sf, b, scale, bad
+    bad = (b <= zero) | (scale <= zero)
+    zc = clamp(z, one)
+    over = (z == const(np.inf, z)) & snp.isfinite(d)
+    log_z = snp.where(over, snp.log(snp.where(over, d, one)) - snp.log(scale), snp.log(zc))
+    below = z < one
+    # -b log z; 0 below the support (+0, scipy's log sf there) and where b = inf on its end (the
+    # point mass at 1: not inf * 0)
+    log_sf = snp.where(below | (snp.isinf(b) & (log_z == zero)), zero, -b * log_z)
+    # z**-b as a power (exact where it is exact: 2**-30), not exp(log_sf), whose argument's rounding
+    # (b log z's ulp) costs up to tens of ulps; from log_sf where z overflowed; 1 below the support,
+    # where b = inf's power 1**-inf would have the slope inf * 0
+    power = snp.power(zc, -snp.where(below, one, b))
+    sf = snp.where(below, one, snp.where(over, snp.exp(log_sf), power))
+    return _ParetoParts(below, clamp(d, scale), log_z, log_sf, sf, b, scale, bad)
+
+
+class _ParetoParts(NamedTuple):
+    below: object
+    dc: object
+    log_z: object
+    log_sf: object
+    sf: object
+    b: object
+    scale: object
+    bad: object
 
 
 def _pareto_logpdf(x, b, loc=0, scale=1):
-    below, log_z, _, b, scale, bad = _pareto_args(x, b, loc, scale)
-    out = snp.log(b) - (const(1.0, b) + b) * log_z - snp.log(scale)
-    return nan_where(bad, snp.where(below, const(-np.inf, out), out))
+    p = _pareto_args(x, b, loc, scale)
+    out = snp.log(p.b) - (const(1.0, p.b) + p.b) * p.log_z - snp.log(p.scale)
+    return nan_where(p.bad, snp.where(p.below, const(-np.inf, out), out))
+
+
+def _pareto_pdf(x, b, loc=0, scale=1):
+    """b z**-b / (x - loc): the power keeps the digits exp(logpdf) loses to b log z's rounding, and
+    x - loc has no z**-1 / scale to overflow or flush (scale -> 0)"""
+    p = _pareto_args(x, b, loc, scale)
+    out = p.b * p.sf / p.dc
+    return nan_where(p.bad, snp.where(p.below, const(0.0, out), out))
+
+
+# log((1 - exp(-u)) / u) + u/2 = log(sinh(u/2) / (u/2)) as a series in u**2 (Bernoulli numbers'
+# coefficients), to the float64 ulp for u <= 1/4
+_SINHC_LOG = (1 / 24, -1 / 2880, 1 / 181440, -1 / 9676800, 1 / 479001600, -691 / 15692092416000)
+
+
+def _pareto_logcdf_of(p):
+    """log(1 - z**-b): log1p(-z**-b) above u = b log z = 1.5 (log1mexp's switch), log1mexp(u)
+    between, and log(b) + log(log z) + log((1 - exp(-u)) / u) below u = 1/4 (a series): u flushes
+    to 0 as b -> 0, where log1mexp's slope 1/u would be inf, and the second derivatives of
+    log1mexp(b log z) cancel (1/u**2 against 1/u) where the series' do not."""
+    u = -p.log_sf
+    one = const(1.0, u)
+    near = u < const(0.25, u)
+    far = u > const(1.5, u)
+    # each branch's arguments held inside its own range where it is not taken (no inf slope meets a
+    # zero cotangent); on the support's end log(log z) is -inf with the slope +inf of the right side
+    small_b = snp.where(near & ~snp.isinf(p.b), p.b, one)
+    small_log_z = snp.where(near & ~p.below, p.log_z, one)
+    small_u = snp.where(near, u, const(0.0, u))
+    v = small_u * small_u
+    poly = const(_SINHC_LOG[-1], u)
+    for c in reversed(_SINHC_LOG[:-1]):
+        poly = const(c, u) + v * poly
+    series = snp.log(small_b) + snp.log(small_log_z) - small_u * const(0.5, u) + v * poly
+    series = snp.where(p.below, const(-np.inf, u), series)
+    middle = log1mexp(snp.where(near | far, one, u))
+    tail = snp.log1p(-snp.where(far, p.sf, const(0.0, u)))
+    return snp.where(near, series, snp.where(far, tail, middle))
+
+
+def _pareto_cdf_of(p):
+    """1 - z**-b from the power where it is below 1/2 (its slopes keep their digits: exp(-b log z)'s
+    lose b log z's rounding), -expm1(-b log z) above (exact as b log z -> 0)"""
+    half = const(0.5, p.sf)
+    low = p.sf < half
+    return snp.where(low, const(1.0, p.sf) - snp.where(low, p.sf, half), mirror(snp.expm1(p.log_sf)))
 
 
 def _pareto_fn(fn):
     def of_x(x, b, loc=0, scale=1):
-        _, _, log_sf, _, _, bad = _pareto_args(x, b, loc, scale)
-        return nan_where(bad, fn(log_sf))
+        p = _pareto_args(x, b, loc, scale)
+        return nan_where(p.bad, fn(p))
 
     return of_x
 
 
 def _pareto_ppf(q, b, loc=0, scale=1):
-    """loc + scale (1 - q)**(-1 / b)"""
+    """loc + scale (1 - q)**(-1 / b): a power of 1 - q where 1 - q is exact (the power keeps the
+    digits that exp(-log1p(-q) / b) loses to its argument's rounding, up to b's inverse times an
+    ulp), exp(-log1p(-q) / b) where it is not (q -> 0); +inf at q = 1 for b = inf too (scipy's,
+    the limit of every finite b's; 0**-0 is 1)"""
     q, b, loc, scale = floats(q, b, loc, scale)
     bad = (q < const(0.0, q)) | (q > const(1.0, q)) | (b <= const(0.0, b)) | (scale <= const(0.0, scale))
-    return nan_where(bad, loc + scale * snp.exp(-snp.log1p(-q) / b))
+    one, half = const(1.0, q), const(0.5, q)
+    w = one - q
+    exact = (one - w) == q  # 1 - q rounded to nothing (all q >= 1/2, and 1/4, 0.375...)
+    # each branch's q and b held where the other is taken (b -> 0 makes the unused one inf, whose
+    # slope would meet a zero cotangent)
+    power = snp.power(snp.where(exact, w, half), -one / snp.where(exact, b, one))
+    small = snp.exp(-snp.log1p(-snp.where(exact, half, q)) / snp.where(exact, one, b))
+    z = snp.where(exact, power, small)
+    z = snp.where(snp.isinf(b) & (q == one), const(np.inf, q), z)
+    return nan_where(bad, loc + scale * z)
 
 
 pareto = Distribution(
     "pareto",
     "The Pareto distribution with shape b, density b / z**(b + 1) for z = (x - loc) / scale >= 1.",
     logpdf=_pareto_logpdf,
-    pdf=exp_of(_pareto_logpdf),
-    cdf=_pareto_fn(lambda ls: mirror(snp.expm1(ls))),
-    logcdf=_pareto_fn(lambda ls: log1mexp(-ls)),
-    sf=_pareto_fn(snp.exp),
-    logsf=_pareto_fn(lambda ls: ls),
+    pdf=_pareto_pdf,
+    cdf=_pareto_fn(_pareto_cdf_of),
+    logcdf=_pareto_fn(_pareto_logcdf_of),
+    sf=_pareto_fn(lambda p: p.sf),
+    logsf=_pareto_fn(lambda p: p.log_sf),
     ppf=_pareto_ppf,
 )
 
 
 # -- truncnorm: the normal restricted to [a, b] (standardized bounds) ----------------------------
 def _log_diff(big, small):
-    """log(exp(big) - exp(small)) for big >= small (-inf where they are equal or, rounded, reversed)."""
-    return big + snp.log(-snp.expm1(snp.minimum(small - big, const(0.0, big))))
+    """log(exp(big) - exp(small)) for big >= small (-inf where they are equal or, rounded, reversed,
+    and where big is -inf: no mass, not -inf - -inf)."""
+    none = big == const(-np.inf, big)
+    # -(big - small) is -0 where they are equal: the log's slope there is -inf (the one-sided limit
+    # as small rises to big), not the +inf of small - big = +0
+    gap = snp.where(none, const(-1.0, big), -snp.maximum(big - small, const(0.0, big)))
+    return snp.where(none, big, big + snp.log(-snp.expm1(gap)))
 
 
 def _log_mass(lo, hi):
-    """log(ndtr(hi) - ndtr(lo)) for lo <= hi, from the upper tail when lo > 0 (ndtr near 1 loses digits)."""
+    """log(ndtr(hi) - ndtr(lo)) for lo <= hi, from the upper tail when lo > 0 (ndtr near 1 loses
+    digits): log(ndtr(-lo) - ndtr(-hi)). An infinite outer end (lo = -inf, hi = inf) adds no mass
+    to subtract and no slope: log_ndtr's own slope there is inf, and it would meet a zero one."""
     right = lo > const(0.0, lo)
-    return snp.where(right, _log_diff(log_ndtr(-lo), log_ndtr(-hi)), _log_diff(log_ndtr(hi), log_ndtr(lo)))
+    near = snp.where(right, -lo, hi)  # the end whose log_ndtr is the larger
+    far = snp.where(right, -hi, lo)
+    open_end = far == const(-np.inf, far)
+    zero = const(0.0, near)
+    big = log_ndtr(near)
+    small = log_ndtr(snp.where(open_end, zero, far))
+    # the difference's inputs held at (0, -1) where it is not taken
+    diff = _log_diff(snp.where(open_end, zero, big), snp.where(open_end, const(-1.0, near), small))
+    return snp.where(open_end, big, diff)
 
 
 def _truncnorm_args(x, a, b, loc, scale):
@@ -168,11 +320,34 @@ def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
     return nan_where(bad, snp.where(inside, out, const(-np.inf, out)))
 
 
+# below this log probability of the other side (5%), 1 minus it is the more exact of the two
+_LOG_SMALL = float(np.log(0.05))
+
+
 def _truncnorm_log_probability(upper: bool):
     def log_probability(x, a, b, loc=0, scale=1):
         z, a, b, _, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
-        zc = clamp(z, a, b)
-        out = (_log_mass(zc, b) if upper else _log_mass(a, zc)) - log_z
+        zero, minus_inf = const(0.0, z), const(-np.inf, z)
+        inside = (z >= a) & (z <= b)
+        # off [a, b] each side is a constant; its formula's point is held at the far bound there (a
+        # finite log 1), so that no -inf of log_mass(a, a) and its nan slope meets a zero cotangent
+        # (the other side's point also off its own end, where its -inf is not used)
+        if upper:
+            mine = _log_mass(snp.where(inside, z, a), b) - log_z
+            other = _log_mass(a, snp.where(inside & (z > a), z, b)) - log_z
+        else:
+            mine = _log_mass(a, snp.where(inside, z, b)) - log_z
+            other = _log_mass(snp.where(inside & (z < b), z, a), b) - log_z
+        # where the other side holds little (and some mass), 1 minus it keeps the digits that mine's
+        # difference of two logs near log_z cancels (log cdf -2.6e-12, not 0)
+        small = (other < const(_LOG_SMALL, z)) & (other > minus_inf)
+        out = snp.where(small, snp.log1p(-snp.exp(snp.where(small, other, const(_LOG_SMALL, z)))), mine)
+        # the ends of the support where the mass itself underflows (a = 3e38, b = inf in float32):
+        # nothing below a, everything below b
+        none = log_z == minus_inf
+        lo = (z < a) | (none & (z == a))
+        hi = (z > b) | (none & (z == b))
+        out = snp.where(lo, zero if upper else minus_inf, snp.where(hi, minus_inf if upper else zero, out))
         return nan_where(bad, out)
 
     log_probability.__doc__ = (
@@ -202,8 +377,9 @@ def _gennorm_logpdf(x, beta):
 
 def _gennorm_cdf(x, beta):
     x, beta = floats(x, beta)
-    half = const(0.5, x)
-    out = half + half * snp.sign(x) * gammainc(const(1.0, beta) / beta, snp.abs(x) ** beta)
+    half, a, y = const(0.5, x), const(1.0, beta) / beta, snp.abs(x) ** beta
+    # below 0 the upper tail Q/2 itself (1/2 - P/2 cancels as x -> -inf)
+    out = snp.where(x < const(0.0, x), half * gammaincc(a, y), half + half * snp.sign(x) * gammainc(a, y))
     return nan_where(beta <= const(0.0, beta), out)
 
 
@@ -217,35 +393,122 @@ gennorm = Distribution(
 
 
 # -- vonmises and wrapcauchy: distributions of an angle ----------------------------------------------
-def _vonmises_logpdf(x, kappa):
-    x, kappa = floats(x, kappa)
-    # exp(kappa cos x) / (2 pi I0(kappa)), with I0 scaled: i0e(kappa) = exp(-kappa) I0(kappa)
-    out = kappa * (snp.cos(x) - const(1.0, x)) - const(np.log(2 * np.pi), x) - snp.log(i0e(kappa))
-    return nan_where(kappa < const(0.0, kappa), out)
+def _i0_parts(k):
+    """e^-k I0(k) for k >= 0 in three pieces whose slopes do not cancel: I0's power series below 2
+    (i0e's own slope i1e - i0e is -1 + k/2 there, and 0 at its kink k = 0), Hankel's expansion of
+    sqrt(2 pi k) e^-k I0(k) in 1/k from 20 on (10 in float32: there i1e/i0e - 1 -> -1/(2k) loses the
+    digits of the difference), i0e itself between. Returns (small, far, series, hankel, kf, middle):
+    I0 = series below 2, e^-k I0 = hankel / sqrt(2 pi kf) from far_from, middle = i0e(k) between."""
+    one, wide = const(1.0, k), k.dtype.bits == 64
+    far_from, terms = (20.0, 25) if wide else (10.0, 12)
+    small, far = k < const(2.0, k), k >= const(far_from, k)
+    # each branch's argument held on its own side, so the others' 1/k or overflow meet no cotangent
+    ks = snp.where(small, k, const(0.0, k))
+    kf = snp.where(far, k, const(far_from, k))
+    km = snp.where(small | far, const(2.0, k), k)
+    t, series = ks * ks * const(0.25, k), one  # sum_n (k**2 / 4)**n / (n!)**2: 4e-18 at n = 14, k = 2
+    for n in range(14, 0, -1):
+        series = one + series * t * const(1.0 / (n * n), k)
+    hankel, inverse = one, one / kf  # sum_n prod_m (2m - 1)**2 / (8m k)
+    for n in range(terms, 0, -1):
+        hankel = one + hankel * inverse * const((2 * n - 1) ** 2 / (8 * n), k)
+    return small, far, series, hankel, kf, i0e(km)
+
+
+def _vonmises(log: bool):
+    """vonmises' log density (log) or density exp(kappa cos x) / (2 pi I0(kappa)): the density as
+    that quotient (not exp of the log, which spreads the log's rounding over the value)."""
+
+    def density(x, kappa):
+        x, kappa = floats(x, kappa)
+        small, far, series, hankel, kf, middle = _i0_parts(kappa)
+        cos, two_pi = snp.cos(x), const(2 * np.pi, x)
+        ks = snp.where(small, kappa, const(0.0, kappa))
+        near_exponent = ks * cos  # below 2 without the -kappa + kappa of the scaled form
+        exponent = kappa * (cos - const(1.0, x))
+        # far out, -log(2 pi e^-k I0(k)) = log(k / (2 pi)) / 2 - log(hankel), one log of each
+        far_log = exponent + const(0.5, x) * snp.log(kf / two_pi) - snp.log(hankel)
+        if log:
+            rest = snp.where(far, far_log, exponent - snp.log(two_pi * middle))
+            out = snp.where(small, near_exponent - snp.log(series) - snp.log(two_pi), rest)
+        else:  # exp(exponent) sqrt(k / 2 pi) / hankel, rounded once less than exp of the log; as exp of
+            # the log where (kappa sin x)**2 overflows (its d2 would meet 0 * inf)
+            product = kf < const(2e19 if kf.dtype.bits == 32 else 1e150, kf)
+            kp = snp.where(product, kappa, const(1.0, kappa))
+            root = snp.sqrt(snp.where(product, kf, const(1.0, kf)) / two_pi)
+            far_value = snp.exp(kp * (cos - const(1.0, x))) * root / hankel
+            far_value = snp.where(product, far_value, snp.exp(far_log))
+            rest = snp.where(far, far_value, snp.exp(exponent) / (two_pi * middle))
+            out = snp.where(small, snp.exp(near_exponent) / (two_pi * series), rest)
+        return nan_where(kappa < const(0.0, kappa), out)
+
+    density.__doc__ = "the log density" if log else "the density"
+    return density
 
 
 vonmises = Distribution(
     "vonmises",
     "The von Mises distribution of an angle x (any real, 2 pi periodic) with concentration kappa.",
-    logpdf=_vonmises_logpdf,
-    pdf=exp_of(_vonmises_logpdf),
+    logpdf=_vonmises(True),
+    pdf=_vonmises(False),
 )
 
 
-def _wrapcauchy_logpdf(x, c):
-    x, c = floats(x, c)
-    one = const(1.0, x)
-    out = snp.log1p(-c * c) - const(np.log(2 * np.pi), x) - snp.log(one + c * c - (c + c) * snp.cos(x))
-    inside = (x >= const(0.0, x)) & (x <= const(2 * np.pi, x))
-    bad = ~((c > const(0.0, c)) & (c < one))
-    return nan_where(bad, snp.where(inside, out, const(-np.inf, out)))
+def _two_pi_below(like) -> np.ndarray:
+    """The largest float of ``like``'s dtype not above 2 pi (float32's nearest, 6.2831855, is above
+    it: a point there lies off the support [0, 2 pi], as scipy says)."""
+    two_pi = const(2 * np.pi, like)
+    exact = 2 * np.arccos(np.longdouble(-1))
+    return two_pi if np.longdouble(two_pi) <= exact else np.nextafter(two_pi, two_pi.dtype.type(0))
+
+
+def _wrapcauchy_spread(x, c):
+    """1 + c**2 - 2c cos x as a product (scale, rest). Where cos x > 1/2 (x near 0 or 2 pi) it
+    cancels as c -> 1 (15% off in d/dc at c = 0.999 in float32), so there it is
+    (1 - c)**2 + c chord**2, with the chord 2 sin(x/2) written sin x / cos(x/2) (sin(x/2) of a tiny
+    x is subnormal, flushed to 0; elsewhere 2 - 2 cos x). From c = 0.95 on, at every x, it is
+    c (chord**2 + (1 - c)**2 / c), whose log's d2/dx dc is free of the two ~1/S terms that cancel
+    to (1 - c**2)/S**2 in the plain form's."""
+    one, cos = const(1.0, x), snp.cos(x)
+    near = cos > const(0.5, x)
+    chord2 = snp.square(snp.sin(x) / snp.cos(snp.where(near, x, const(0.0, x)) * const(0.5, x)))
+    chord2 = snp.where(near, chord2, const(2.0, x) - (cos + cos))
+    high = c >= const(0.95, c)  # below, its own derivatives cancel more than they save
+    ch = snp.where(high, c, one)  # the other lanes' 1/c must not meet a zero cotangent
+    # c * chord2, not (c * chord) * chord: at x = 2.2e-308 c * chord is subnormal (flushed)
+    rest = snp.where(near, snp.square(one - c) + c * chord2, one + c * (c - (cos + cos)))
+    return ch, snp.where(high, chord2 + snp.square(one - ch) / ch, rest)
+
+
+def _wrapcauchy(log: bool):
+    """wrapcauchy's log density (log) or density, -inf or 0 off the support [0, 2 pi]."""
+
+    def density(x, c):
+        x, c = floats(x, c)
+        one, (scale, rest) = const(1.0, x), _wrapcauchy_spread(x, c)
+        # 1 - c**2 as (1 - c)(1 + c) where c**2 would round the digits of 1 - c away; below 1/2 as it
+        # stands, whose slope -2c is exact (that of the product cancels to a rounding error at c -> 0)
+        small = c < const(0.5, c)
+        if log:
+            mass = snp.where(small, snp.log1p(-c * c), snp.log1p(-c) + snp.log1p(c))
+            out = mass - const(np.log(2 * np.pi), x) - snp.log(scale) - snp.log(rest)
+            off = const(-np.inf, x)
+        else:  # not exp(logpdf): d2/dc2 of that sums 1/(1 - c)**2 terms that cancel as c -> 1
+            mass = snp.where(small, one - c * c, (one - c) * (one + c))
+            out, off = mass / (const(2 * np.pi, x) * scale * rest), const(0.0, x)
+        inside = (x >= const(0.0, x)) & (x <= _two_pi_below(x))
+        bad = ~((c > const(0.0, c)) & (c < one))
+        return nan_where(bad, snp.where(inside, out, off))
+
+    density.__doc__ = "the log density" if log else "the density (1 - c**2) / (2 pi (1 + c**2 - 2c cos x))"
+    return density
 
 
 wrapcauchy = Distribution(
     "wrapcauchy",
     "The wrapped Cauchy distribution of an angle x in [0, 2 pi] with shape c in (0, 1).",
-    logpdf=_wrapcauchy_logpdf,
-    pdf=exp_of(_wrapcauchy_logpdf),
+    logpdf=_wrapcauchy(True),
+    pdf=_wrapcauchy(False),
 )
 
 __all__ = ["gennorm", "gumbel_l", "gumbel_r", "pareto", "truncnorm", "vonmises", "wrapcauchy"]

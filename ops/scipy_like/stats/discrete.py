@@ -13,15 +13,39 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
+from ...primitives.elementwise import stop_gradient
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log_of, nan_where
+from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
 
 
-def _on_integers(k, low, high, value):
-    """``value`` where k is an integer in [low, high], else -inf."""
-    ok = (k == snp.floor(k)) & (k >= low) & (k <= high)
-    return snp.where(ok, value, const(-np.inf, value))
+def support(k, low, high):
+    """Where k is an integer in [low, high]."""
+    return (k == snp.floor(k)) & (k >= low) & (k <= high)
+
+
+def inside(ok, x, fill: float):
+    """``x`` on the support (``ok``), ``fill`` (a valid value) off it. A log-pmf's formula sees
+    only these: off the support the log-pmf is the constant -inf, and the formula's slope at the
+    point itself (nan where it meets 0 * inf, say k = 0.5 next to p = 0), which where multiplies
+    by 0, would make its derivative nan instead of 0. On the support the slope is x's, whole."""
+    return snp.where(ok, x, const(fill, x))
+
+
+def on_integers(k, ok, value):
+    """``value`` where ``ok`` (k on the support), else -inf; nan where k is nan (k - loc with k and
+    loc infinite of one sign: scipy's nan, which no comparison of k would catch)."""
+    out = snp.where(ok, value, const(-np.inf, value))
+    return snp.where(snp.isnan(k), const(np.nan, value), out)
+
+
+def log_factorial(x):
+    """gammaln(x + 1) with the exact 0 of log 0! and log 1!: XLA's lgamma leaves 4.8e-7 at 1 in
+    float32, which a log-pmf would carry as a nonzero log of a probability 1 (binom at k = n = 0);
+    the slope stays gammaln's (digamma)."""
+    g = gammaln(x + const(1.0, x))
+    trivial = (x == const(0.0, x)) | (x == const(1.0, x))
+    return g - stop_gradient(snp.where(trivial, g, const(0.0, g)))
 
 
 def _steps(k, low, high, below, inside, above):
@@ -37,16 +61,25 @@ def _poisson_args(k, mu, loc):
 
 def _poisson_logpmf(k, mu, loc=0):
     k, mu, bad = _poisson_args(k, mu, loc)
-    kc = clamp(k, const(0.0, k))  # the whole slope at k = 0 (maximum's tie halves it)
-    out = xlogy(kc, mu) - gammaln(kc + const(1.0, kc)) - mu
-    return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
+    ok = support(k, 0.0, np.inf)
+    kc, mu = inside(ok, k, 0.0), inside(ok, mu, 1.0)
+    out = xlogy(kc, mu) - log_factorial(kc) - mu
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 def _poisson_probability(fn, below: float):
+    """cdf (fn = Q, below = 0) or sf (P, 1): ``below`` under k = 0, the other end at k = +inf
+    (also for mu = inf, where Q(inf, inf) is nan), fn(floor(k) + 1, mu) between; off the finite
+    support fn sees mu = 1, so that its slope there (multiplied by 0) is no nan."""
+
     def probability(k, mu, loc=0):
         k, mu, bad = _poisson_args(k, mu, loc)
-        kp1 = snp.floor(snp.maximum(k, const(0.0, k))) + const(1.0, k)
-        return nan_where(bad, snp.where(k < const(0.0, k), const(below, k), fn(kp1, mu)))
+        finite = (k >= const(0.0, k)) & (k < const(np.inf, k))
+        kp1 = snp.floor(snp.where(finite, k, const(0.0, k))) + const(1.0, k)
+        value = fn(kp1, snp.where(finite, mu, const(1.0, mu)))
+        value = snp.where(k < const(0.0, k), const(below, k), value)
+        value = snp.where(k == const(np.inf, k), const(1.0 - below, k), value)
+        return nan_where(bad | snp.isnan(k), value)
 
     return probability
 
@@ -79,9 +112,10 @@ def _bernoulli_args(k, p, loc):
 
 def _bernoulli_logpmf(k, p, loc=0):
     k, p, bad = _bernoulli_args(k, p, loc)
-    kc = clamp(k, const(0.0, k), const(1.0, k))
+    ok = support(k, 0.0, 1.0)
+    kc, p = inside(ok, k, 0.0), inside(ok, p, 0.5)
     out = xlogy(kc, p) + xlog1py(const(1.0, k) - kc, -p)
-    return nan_where(bad, _on_integers(k, 0.0, 1.0, out))
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 def _bernoulli_cdf(k, p, loc=0):
@@ -126,11 +160,11 @@ def _binom_args(k, n, p, loc):
 
 def _binom_logpmf(k, n, p, loc=0):
     k, n, p, bad = _binom_args(k, n, p, loc)
-    kc = clamp(k, const(0.0, k), n)
-    one = const(1.0, k)
-    log_choose = gammaln(n + one) - gammaln(kc + one) - gammaln(n - kc + one)
+    ok = support(k, 0.0, n)
+    kc, n, p = inside(ok, k, 0.0), inside(ok, n, 0.0), inside(ok, p, 0.5)
+    log_choose = log_factorial(n) - log_factorial(kc) - log_factorial(n - kc)
     out = log_choose + xlogy(kc, p) + xlog1py(n - kc, -p)
-    return nan_where(bad, _on_integers(k, 0.0, n, out))
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 def _binom_cdf(k, n, p, loc=0):

@@ -16,18 +16,12 @@ from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ..special import betaln, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
-
-
-def _on_integers(k, low, high, value):
-    """``value`` where k is an integer in [low, high], else -inf."""
-    ok = (k == snp.floor(k)) & (k >= low) & (k <= high)
-    return snp.where(ok, value, const(-np.inf, value))
+from .discrete import inside, log_factorial, on_integers, support
 
 
 def _log_choose(n, k):
-    """log of the binomial coefficient n over k (n, k >= 0)."""
-    one = const(1.0, k)
-    return gammaln(n + one) - gammaln(k + one) - gammaln(n - k + one)
+    """log of the binomial coefficient n over k (n, k >= 0), exactly 0 at k = 0 and k = n."""
+    return log_factorial(n) - log_factorial(k) - log_factorial(n - k)
 
 
 # -- geom: trials up to the first success, on 1, 2, ... -------------------------------------------
@@ -36,9 +30,10 @@ def _geom_logpmf(k, p, loc=0):
     k = k - loc
     one = const(1.0, k)
     bad = ~((p > const(0.0, p)) & (p <= const(1.0, p)))
-    kc = snp.maximum(k, one)
+    ok = support(k, 1.0, np.inf)
+    kc, p = inside(ok, k, 1.0), inside(ok, p, 0.5)
     out = xlog1py(kc - one, -p) + snp.log(p)
-    return nan_where(bad, _on_integers(k, 1.0, np.inf, out))
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 geom = Distribution(
@@ -54,10 +49,11 @@ def _nbinom_logpmf(k, n, p, loc=0):
     k, n, p, loc = floats(k, n, p, loc)
     k = k - loc
     bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
-    kc = snp.maximum(k, const(0.0, k))
-    log_coef = gammaln(n + kc) - gammaln(kc + const(1.0, k)) - gammaln(n)
+    ok = support(k, 0.0, np.inf)
+    kc, n, p = inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5)
+    log_coef = gammaln(n + kc) - log_factorial(kc) - gammaln(n)
     out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
-    return nan_where(bad, _on_integers(k, 0.0, np.inf, out))
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 nbinom = Distribution(
@@ -74,9 +70,10 @@ def _betabinom_logpmf(k, n, a, b, loc=0):
     k = k - loc
     zero = const(0.0, k)
     bad = ~((n >= zero) & (n == snp.floor(n)) & (a > zero) & (b > zero))
-    kc = snp.clip(k, zero, snp.maximum(n, zero))
+    ok = support(k, 0.0, n)
+    kc, n, a, b = inside(ok, k, 0.0), inside(ok, n, 0.0), inside(ok, a, 1.0), inside(ok, b, 1.0)
     out = _log_choose(n, kc) + betaln(kc + a, n - kc + b) - betaln(a, b)
-    return nan_where(bad, _on_integers(k, 0.0, n, out))
+    return nan_where(bad, on_integers(k, ok, out))
 
 
 betabinom = Distribution(

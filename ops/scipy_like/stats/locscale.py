@@ -13,7 +13,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ..log1mexp import log1mexp
 from ..special import expit
-from ._common import Distribution, clamp, const, floats, mirror, nan_where, standardize
+from ._common import Distribution, const, floats, mirror, nan_where, standardize
 
 
 def _softplus(x):
@@ -36,12 +36,15 @@ def _inverse(fn):
     return inverse
 
 
-def _of_z(fn, log_scale: bool = False):
-    """A function of ``z = (x - loc) / scale`` (minus log(scale) for a log density), nan for scale <= 0."""
+def _of_z(fn, log_scale: bool = False, scaled: bool = False):
+    """A function of ``z = (x - loc) / scale`` (minus log(scale) for a log density, over scale for a
+    density: ``scaled``, not exp of the log density, whose rounding exp spreads: 5e-6 at scale 1e-38
+    in float32), nan for scale <= 0."""
 
     def of_x(x, loc=0.0, scale=1.0):
         z, scale = standardize(x, loc, scale)
         out = fn(z) - snp.log(scale) if log_scale else fn(z)
+        out = out / scale if scaled else out
         return nan_where(scale <= const(0.0, scale), out)
 
     of_x.__doc__ = fn.__doc__
@@ -67,9 +70,20 @@ def _uniform_logpdf_x(x, loc=0.0, scale=1.0):
     return nan_where((scale <= const(0.0, scale)) | snp.isnan(offset), out)
 
 
-def _uniform_cdf(z):
-    zero = const(0.0, z)
-    return mirror(mirror(clamp(z, zero, const(1.0, z))))  # -0 (z = -0) made +0, as scipy's
+def _uniform_method(fn):
+    """``fn`` of the cdf: (x - loc) / scale held in [0, 1], the ends decided on x - loc (at x - loc
+    = -inf and scale = inf, z is inf / inf = nan where the cdf is 0), -0 made +0 as scipy's."""
+
+    def of_x(x, loc=0.0, scale=1.0):
+        x, loc, scale = floats(x, loc, scale)
+        offset, zero, one = x - loc, const(0.0, x), const(1.0, x)
+        below, above = offset < zero, offset > scale
+        z = snp.where(below | above, zero, offset) / scale
+        cdf = mirror(mirror(snp.where(below, zero, snp.where(above, one, z))))
+        return nan_where((scale <= zero) | snp.isnan(offset), fn(cdf))
+
+    of_x.__doc__ = fn.__doc__
+    return of_x
 
 
 uniform = Distribution(
@@ -77,40 +91,62 @@ uniform = Distribution(
     "The uniform distribution on [loc, loc + scale].",
     logpdf=_uniform_logpdf_x,
     pdf=_density(_uniform_logpdf_x),
-    cdf=_of_z(_uniform_cdf),
-    logcdf=_of_z(lambda z: snp.log(_uniform_cdf(z))),
-    sf=_of_z(lambda z: _uniform_cdf(-z + const(1.0, z))),
-    logsf=_of_z(lambda z: snp.log(_uniform_cdf(-z + const(1.0, z)))),
+    cdf=_uniform_method(lambda p: p),
+    logcdf=_uniform_method(snp.log),
+    sf=_uniform_method(lambda p: mirror(mirror(const(1.0, p) - p))),
+    logsf=_uniform_method(lambda p: snp.log(const(1.0, p) - p)),
     ppf=_inverse(lambda q: q),
     isf=_inverse(lambda q: const(1.0, q) - q),
 )
 
 
 # -- exponential ---------------------------------------------------------------------------------
-def _on_support(fn, off_value):
-    """``fn(z)`` on z >= 0 (-0 included, as scipy), ``off_value`` below. ``fn`` sees z >= +0 only
-    (-0 made +0, so slopes such as log's at 0 keep their sign): the branch not taken has no
-    overflow whose inf would meet its zero cotangent."""
+def _expon_method(fn, off_value: float, log_scale: bool = False):
+    """``fn(z, offset)`` on the support, ``off_value`` below it. The support is tested on
+    x - loc, not on z = (x - loc) / scale (as uniform's): a z that underflows (x = -1.2e-38 at
+    scale 2, x = -1 at scale = max) would land on 0, inside; and x - loc = -inf at scale = inf
+    is below, where z is inf / inf = nan."""
 
-    def of_z(z):
-        zero = const(0.0, z)
-        below = z < zero
-        inside = mirror(mirror(snp.where(below, zero, z)))  # -0 made +0
-        return snp.where(below, const(off_value, z), fn(inside))
+    def of_x(x, loc=0.0, scale=1.0):
+        x, loc, scale = floats(x, loc, scale)
+        offset = x - loc
+        below = offset < const(0.0, x)
+        z = mirror(mirror(snp.where(below, const(0.0, x), offset) / scale))  # -0 made +0
+        out = fn(z, offset) - snp.log(scale) if log_scale else fn(z, offset)
+        out = snp.where(below, const(off_value, x), out)
+        return nan_where((scale <= const(0.0, scale)) | snp.isnan(offset), out)
 
-    return of_z
+    of_x.__doc__ = fn.__doc__
+    return of_x
 
 
-_expon_logpdf = _of_z(lambda z: snp.where(z < const(0.0, z), const(-np.inf, z), -z), log_scale=True)
+def _expon_logcdf(z, offset):
+    """log(1 - exp(-z)); -0 where z overflows from a finite x - loc (a negative number too small to
+    show), log1mexp's +0 only at x = inf"""
+    overflow = (z == const(np.inf, z)) & snp.isfinite(offset)
+    return snp.where(overflow, const(-0.0, z), log1mexp(z))
+
+
+def _expon_logsf(z, offset):
+    """-z; -0 where a positive x - loc gives a z that flushes to 0 (scipy's -3e-77), +0 at x = loc"""
+    return snp.where(offset > const(0.0, z), -z, mirror(z))
+
+
+# -z, with the sign scipy's -x gives at x - loc = +-0 (-0 at +0): -z - 0 * (x - loc)
+_expon_logpdf = _expon_method(
+    lambda z, offset: -z - snp.where(snp.isfinite(offset), offset, const(0.0, z)) * const(0.0, z),
+    -np.inf,
+    log_scale=True,
+)
 expon = Distribution(
     "expon",
     "The exponential distribution, density exp(-z) / scale for z = (x - loc) / scale >= 0.",
     logpdf=_expon_logpdf,
     pdf=_density(_expon_logpdf),
-    cdf=_of_z(_on_support(lambda z: -snp.expm1(-z), 0.0)),
-    logcdf=_of_z(_on_support(log1mexp, -np.inf)),
-    sf=_of_z(_on_support(lambda z: snp.exp(-z), 1.0)),
-    logsf=_of_z(_on_support(mirror, 0.0)),
+    cdf=_expon_method(lambda z, _: -snp.expm1(-z), 0.0),
+    logcdf=_expon_method(_expon_logcdf, -np.inf),
+    sf=_expon_method(lambda z, _: snp.exp(-z), 1.0),
+    logsf=_expon_method(_expon_logsf, 0.0),
     ppf=_inverse(lambda q: mirror(snp.log1p(-q))),
     isf=_inverse(lambda q: -snp.log(q)),
 )
@@ -140,7 +176,7 @@ laplace = Distribution(
     "laplace",
     "The Laplace distribution, density exp(-|z|) / (2 scale).",
     logpdf=_laplace_logpdf,
-    pdf=_density(_laplace_logpdf),
+    pdf=_of_z(lambda z: const(0.5, z) * snp.exp(-snp.abs(z)), scaled=True),
     cdf=_of_z(_laplace_cdf),
     logcdf=_of_z(_laplace_logcdf),
     sf=_of_z(lambda z: _laplace_cdf(-z)),
@@ -194,6 +230,27 @@ def _cauchy_logcdf(z):
     return snp.where(far, tail, near)
 
 
+def _cauchy_log_tail(fn, side: float):
+    """A log probability of cauchy's from ``fn(z)``, with the far tail -log(pi |z|) taken as
+    log(scale) - log|x - loc| - log(pi) where z overflows from a finite x - loc (x = 1, loc = max,
+    scale = 1/2 in float32: -90.6, not -inf); ``side``: the sign of z whose tail is far."""
+
+    def of_x(x, loc=0.0, scale=1.0):
+        x, loc, scale = floats(x, loc, scale)
+        offset = x - loc
+        z = offset / scale
+        finite = snp.isfinite(x) & snp.isfinite(loc)
+        overflow = snp.isinf(z) & finite & (z * const(side, z) > const(0.0, z))
+        # |x - loc| as 2 |x/2 - loc/2| where x - loc itself overflows (x = -max, loc = max)
+        half = snp.where(overflow, snp.abs(x * const(0.5, x) - loc * const(0.5, x)), const(1.0, x))
+        tail = snp.log(scale) - snp.log(half) - const(np.log(2 * np.pi), x)
+        out = snp.where(overflow, tail, fn(z))
+        return nan_where(scale <= const(0.0, scale), out)
+
+    of_x.__doc__ = fn.__doc__
+    return of_x
+
+
 def _cauchy_ppf(q):
     """tan(pi (q - 1/2)) in the middle; -1 / tan(pi q) and 1 / tan(pi (1 - q)) in the tails, where
     q - 1/2 would round q away (float32's q = 1e-7 gave -5.14e6 for -3.18e6); infinite ends exact.
@@ -215,11 +272,11 @@ cauchy = Distribution(
     "cauchy",
     "The Cauchy distribution, density 1 / (pi scale (1 + z**2)).",
     logpdf=_cauchy_logpdf,
-    pdf=_density(_cauchy_logpdf),
+    pdf=_of_z(lambda z: const(1 / np.pi, z) / (const(1.0, z) + z * z), scaled=True),
     cdf=_of_z(_cauchy_cdf),
-    logcdf=_of_z(_cauchy_logcdf),
+    logcdf=_cauchy_log_tail(_cauchy_logcdf, -1.0),
     sf=_of_z(lambda z: _cauchy_cdf(-z)),
-    logsf=_of_z(lambda z: _cauchy_logcdf(-z)),
+    logsf=_cauchy_log_tail(lambda z: _cauchy_logcdf(-z), 1.0),
     ppf=_inverse(lambda q: _cauchy_ppf(q)),
     isf=_inverse(lambda q: mirror(_cauchy_ppf(q))),
 )

@@ -41,12 +41,14 @@ def _to_last(a, axis, name: str):
     return snp.moveaxis(a, axis, -1), axis
 
 
-def _runs(s):
+def _runs(s, nan_equal: bool = False):
     """For values sorted along the last axis: each position's index, and its run of equal values' first
-    and last index (int32)."""
+    and last index (int32). ``nan_equal``: nans (sorted last) make one run, as scipy's mode counts them."""
     n = s.shape[-1]
     idx = snp.broadcast_to(snp.arange(n, dtype=dtypes.int32), s.shape)
     differs = s[..., 1:] != s[..., :-1]
+    if nan_equal:
+        differs = differs & ~(snp.isnan(s[..., 1:]) & snp.isnan(s[..., :-1]))
     true = snp.ones(s.shape[:-1] + (1,), dtype=dtypes.bool_)
     starts = snp.concatenate([true, differs], axis=-1)
     ends = snp.concatenate([differs, true], axis=-1)
@@ -71,7 +73,7 @@ def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool 
     if x.shape[-1] == 0:
         raise error("mode of an empty axis is undefined")
     s = snp.sort(x, axis=-1)
-    _, first, last, _ = _runs(s)
+    _, first, last, _ = _runs(s, nan_equal=s.dtype.is_inexact)
     counts = last - first + 1
     at = snp.argmax(counts, axis=-1, keepdims=True)  # the first, so the smallest value of a tie
     value = snp.take_along_axis(s, at, axis=-1)

@@ -1,0 +1,115 @@
+"""sg.scipy.stats' discrete distributions at the edges the special-point sweep found (issue 20):
+log-pmfs exactly 0 where the probability is 1, nan for k - loc = inf - inf, poisson's cdf at
+k = inf, whole slopes at the support's lower end, zero slopes (not nan) off the support."""
+
+import numpy as np
+import pytest
+import scipy.special as sp
+from scipy import stats as st
+
+import stablegraph as sg
+
+S = sg.scipy.stats
+
+
+def _run(build, *arrays):
+    """build(*placeholders) run on ``arrays``."""
+    g = sg.Graph()
+    with g:
+        ps = [sg.placeholder(a.shape, sg.float64 if a.dtype == np.float64 else sg.float32) for a in arrays]
+        out = build(*ps)
+    with sg.Session(g) as sess:
+        return sess.run(out, dict(zip(ps, arrays)))
+
+
+def _slope(fn, i, *arrays):
+    """d fn / d argument i, elementwise."""
+    return _run(lambda *ps: sg.grad(lambda *q: sg.numpy.sum(fn(*q)), argnums=i)(*ps), *arrays)
+
+
+def _f(*xs, dtype=np.float32):
+    return [np.asarray(x, dtype) for x in xs]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_certain_outcomes_have_log_probability_exactly_zero(dtype):
+    # binom with n = 0 or k = n = 1, p = 1; nbinom at k = 0, p = 1; betabinom with n = 0; poisson at mu = 0
+    k, n, p = _f([0, 0, 1, 0], [0, 0, 1, 5], [0.3, 1.0, 1.0, 0.0], dtype=dtype)
+    # log C(n, k) + k log p + (n - k) log(1 - p) with every term 0 (scipy's float32 gammaln leaves
+    # 5.6e-8 at n = 5, XLA's lgamma 4.8e-7 at 1)
+    np.testing.assert_array_equal(_run(lambda *a: S.binom.logpmf(*a), k, n, p), 0.0)
+    np.testing.assert_array_equal(_run(lambda *a: S.binom.pmf(*a), k, n, p), 1.0)
+    k, n, p = _f([0, 0], [3.0, 0.5], [1.0, 1.0], dtype=dtype)
+    np.testing.assert_array_equal(_run(lambda *a: S.nbinom.logpmf(*a), k, n, p), 0.0)
+    k, n, a, b = _f([0, 0], [0, 0], [0.5, 2.5], [1.0, 3.0], dtype=dtype)
+    np.testing.assert_array_equal(_run(lambda *x: S.betabinom.logpmf(*x), k, n, a, b), 0.0)
+    k, mu = _f([0], [0.0], dtype=dtype)
+    np.testing.assert_array_equal(_run(lambda *x: S.poisson.logpmf(*x), k, mu), 0.0)
+
+
+@pytest.mark.parametrize(
+    "dist, params",
+    [
+        ("poisson", (2.0,)),
+        ("bernoulli", (0.5,)),
+        ("binom", (5.0, 0.5)),
+        ("geom", (0.5,)),
+        ("nbinom", (2.0, 0.5)),
+    ],
+)
+def test_infinite_k_minus_infinite_loc_is_nan(dist, params):
+    # scipy's k - loc is inf - inf = nan there, and its pmf nan; a comparison of nan k is False,
+    # which used to land on "off the support" (-inf, 0)
+    k, loc = _f([np.inf, -np.inf, 3.0], [np.inf, -np.inf, 1.0])
+    ps = [np.full(3, v, np.float32) for v in params]
+    fn = getattr(S, dist)
+    got = _run(lambda kk, ll, *pp: fn.logpmf(kk, *pp, loc=ll), k, loc, *ps)
+    want = getattr(st, dist).logpmf(k.astype(float), *params, loc=loc.astype(float))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got[:2]).all()
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+def test_poisson_cdf_at_infinite_k():
+    # every k up to inf is in: cdf 1 and sf 0 for every mu, mu = inf too (Q(inf, inf) is nan)
+    k, mu = _f([np.inf, np.inf, np.inf, -np.inf, 3.0], [np.inf, 2.0, 0.0, np.inf, np.inf])
+    cdf, sf = _run(lambda a, b: (S.poisson.cdf(a, b), S.poisson.sf(a, b)), k, mu)
+    np.testing.assert_array_equal(cdf, st.poisson.cdf(k, mu))
+    np.testing.assert_array_equal(sf, st.poisson.sf(k, mu))
+    np.testing.assert_array_equal(cdf, [1, 1, 1, 0, 0])
+
+
+def test_whole_slope_at_the_supports_lower_end():
+    # d/dk of the continuous extension at k = 1 (geom) and k = 0 (nbinom): maximum(k, low)'s tie
+    # used to halve it
+    k, p = _f([1.0, 1.0], [0.25, 1e-10], dtype=np.float64)
+    np.testing.assert_allclose(_slope(S.geom.logpmf, 0, k, p), np.log1p(-p), rtol=1e-12)
+    k, n, p = _f([0.0, 0.0], [0.1, 3.0], [0.5, 0.9], dtype=np.float64)
+    want = sp.digamma(n) - sp.digamma(1.0) + np.log1p(-p)
+    np.testing.assert_allclose(_slope(S.nbinom.logpmf, 0, k, n, p), want, rtol=1e-12)
+    np.testing.assert_allclose(_slope(S.nbinom.pmf, 0, k, n, p), st.nbinom.pmf(k, n, p) * want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["logpmf", "pmf"])
+def test_zero_slope_off_the_support(method):
+    # a non-integer k next to p = 0 or 1: the pmf is 0 (log -inf) around the point, so every slope
+    # is 0; the formula's own slope there is 0 * inf = nan, which must not leak through the where
+    k, p = _f([0.5, 0.5, 0.5, -1.0, 2.0], [0.0, 1.0, 0.3, 0.0, 1.0])
+    fn = getattr(S.bernoulli, method)
+    for i in (0, 1):
+        np.testing.assert_array_equal(_slope(fn, i, k, p), 0.0)
+    k, n, p = _f([2.5, 2.5, 7.0], [5.0, 5.0, 5.0], [0.0, 1.0, 1.0])
+    for i in (0, 1, 2):
+        np.testing.assert_array_equal(_slope(getattr(S.binom, method), i, k, n, p), 0.0)
+    k, mu = _f([0.5, -1.0], [0.0, 0.0])
+    for i in (0, 1):
+        np.testing.assert_array_equal(_slope(getattr(S.poisson, method), i, k, mu), 0.0)
+    k, n, p = _f([0.5, -2.0], [2.0, 2.0], [1.0, 1.0])
+    for i in (0, 1, 2):
+        np.testing.assert_array_equal(_slope(getattr(S.nbinom, method), i, k, n, p), 0.0)
+
+
+def test_poisson_cdf_slope_off_the_support_is_zero():
+    # below k = 0 the cdf is the constant 0: its slope in mu is 0 even at mu = inf
+    k, mu = _f([-2.0, -1.0, np.inf], [np.inf, np.inf, 3.0])
+    np.testing.assert_array_equal(_slope(S.poisson.cdf, 1, k, mu), 0.0)

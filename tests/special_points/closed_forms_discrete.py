@@ -1,0 +1,249 @@
+"""Closed-form derivative references for the discrete distributions' pmf and logpmf (poisson,
+bernoulli, binom, geom, nbinom, betabinom; the standard variant, loc 0).
+
+jax in float64 is no reference for them off the support: its logpmf is a formula of k and the
+parameters wrapped in a where, so its slopes there are the formula's (nan where the formula meets
+0 * inf, -inf at a non-integer k next to p = 0) while the function is constant (-inf, or 0 for
+the pmf) around every point off the support: its derivatives there are 0.
+
+On the support (k an integer in it, the parameters valid) the derivatives are those of the
+continuous extension, the same sum of gammaln and x log y terms that both libraries
+differentiate: d/dk of gammaln(k + 1) is digamma(k + 1), d/dp of k log p is k / p. A term
+x log y with x = 0 is 0 for every y, so its slope in y is 0 there (not 0 / 0). The pmf's
+derivatives follow from the logpmf's: f' = f l', f'' = f (l'' + l' l'), nan where f = 0 meets an
+infinite slope of l (a boundary of p or mu: jax's value decides there). Invalid parameters
+give nan. Long double, and scipy's polygamma in float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.special as sp
+
+L = np.longdouble
+
+
+@dataclass(frozen=True)
+class Lgamma:
+    """sign * gammaln(c . x + c0)."""
+
+    sign: float
+    c: tuple
+    c0: float = 0.0
+
+
+@dataclass(frozen=True)
+class Xlogy:
+    """sign * u log v with u = cu . x + u0 and v = cv . x + v0 (0 where u = 0)."""
+
+    sign: float
+    cu: tuple
+    u0: float
+    cv: tuple
+    v0: float
+
+
+@dataclass(frozen=True)
+class Linear:
+    """c . x."""
+
+    c: tuple
+
+
+def _lin(c, c0, x):
+    return sum((ci * xi for ci, xi in zip(c, x) if ci), np.asarray(L(c0)))
+
+
+def _value(term, x):
+    if isinstance(term, Lgamma):
+        return term.sign * np.asarray(sp.gammaln(np.asarray(_lin(term.c, term.c0, x), np.float64)), L)
+    if isinstance(term, Xlogy):
+        u, v = _lin(term.cu, term.u0, x), _lin(term.cv, term.v0, x)
+        return term.sign * np.where(u == 0, L(0), u * np.log(v))
+    return _lin(term.c, 0.0, x)
+
+
+def _psi(n: int, z):
+    return np.asarray(sp.polygamma(n, np.asarray(z, np.float64)), L)
+
+
+def _d1(term, x, i):
+    zero = np.zeros(np.shape(x[0]), L)
+    if isinstance(term, Lgamma):
+        return zero + (term.sign * term.c[i] * _psi(0, _lin(term.c, term.c0, x)) if term.c[i] else 0)
+    if isinstance(term, Xlogy):
+        u, v = _lin(term.cu, term.u0, x), _lin(term.cv, term.v0, x)
+        out = zero + (term.cu[i] * np.log(v) if term.cu[i] else 0)
+        if term.cv[i]:
+            out = out + np.where(u == 0, L(0), u * term.cv[i] / v)
+        return term.sign * out
+    return zero + term.c[i]
+
+
+def _d2(term, x, i, j):
+    zero = np.zeros(np.shape(x[0]), L)
+    if isinstance(term, Lgamma):
+        cij = term.c[i] * term.c[j]
+        return zero + (term.sign * cij * _psi(1, _lin(term.c, term.c0, x)) if cij else 0)
+    if isinstance(term, Xlogy):
+        u, v = _lin(term.cu, term.u0, x), _lin(term.cv, term.v0, x)
+        cross = term.cu[i] * term.cv[j] + term.cu[j] * term.cv[i]
+        out = zero + (cross / v if cross else 0)
+        if term.cv[i] * term.cv[j]:
+            out = out - np.where(u == 0, L(0), u * term.cv[i] * term.cv[j] / (v * v))
+        return term.sign * out
+    return zero
+
+
+@dataclass(frozen=True)
+class Discrete:
+    """A discrete distribution's logpmf as a sum of terms of (k, *params), its support's ends and
+    its valid parameters."""
+
+    terms: tuple
+    low: float
+    high: object  # (k, *params) -> the upper end of the support, or None for none
+    valid: object  # (k, *params) -> bool array
+
+
+def _on_support(dist: Discrete, x):
+    k = x[0]
+    finite = np.all([np.isfinite(a) for a in x], axis=0)
+    ok = finite & (k == np.floor(np.where(finite, k, 0))) & (k >= dist.low)
+    high = dist.high(*x)
+    if high is not None:
+        ok &= k <= high
+    return ok
+
+
+def _form(dist: Discrete, mass: bool):
+    def form(order: int):
+        def ref(*args):
+            x = [np.asarray(a, L) for a in args]
+            m = len(x)
+            on = _on_support(dist, x)
+            bad = ~dist.valid(*x) | np.any([np.isnan(a) for a in x], axis=0)
+            d1 = [sum(_d1(t, x, i) for t in dist.terms) for i in range(m)]
+            if order == 1:
+                parts = d1
+            else:
+                parts = [sum(_d2(t, x, i, j) for t in dist.terms) for i in range(m) for j in range(i, m)]
+            if mass:
+                f = np.exp(sum(_value(t, x) for t in dist.terms))
+                if order == 1:
+                    parts = [f * d for d in parts]
+                else:
+                    pairs = [(i, j) for i in range(m) for j in range(i, m)]
+                    parts = [f * (d + d1[i] * d1[j]) for d, (i, j) in zip(parts, pairs)]
+            return [np.asarray(np.where(bad, np.nan, np.where(on, d, 0)), np.float64) for d in parts]
+
+        return ref
+
+    return form
+
+
+def _prob(p):
+    return (p >= 0) & (p <= 1)
+
+
+def _no_end(*x):
+    return None
+
+
+def _count(n):
+    """n a whole number >= 0, +inf included (scipy's binom and betabinom take it)."""
+    return (n >= 0) & (n == np.floor(n))
+
+
+DISTRIBUTIONS = {
+    "poisson": Discrete(
+        (Xlogy(1, (1, 0), 0, (0, 1), 0), Lgamma(-1, (1, 0), 1), Linear((0, -1))),
+        0,
+        _no_end,
+        lambda k, mu: mu >= 0,
+    ),
+    "bernoulli": Discrete(
+        (Xlogy(1, (1, 0), 0, (0, 1), 0), Xlogy(1, (-1, 0), 1, (0, -1), 1)),
+        0,
+        lambda k, p: 1,
+        lambda k, p: _prob(p),
+    ),
+    "binom": Discrete(
+        (
+            Lgamma(1, (0, 1, 0), 1),
+            Lgamma(-1, (1, 0, 0), 1),
+            Lgamma(-1, (-1, 1, 0), 1),
+            Xlogy(1, (1, 0, 0), 0, (0, 0, 1), 0),
+            Xlogy(1, (-1, 1, 0), 0, (0, 0, -1), 1),
+        ),
+        0,
+        lambda k, n, p: n,
+        lambda k, n, p: _prob(p) & _count(n),
+    ),
+    "geom": Discrete(
+        (Xlogy(1, (1, 0), -1, (0, -1), 1), Xlogy(1, (0, 0), 1, (0, 1), 0)),
+        1,
+        _no_end,
+        lambda k, p: (p > 0) & (p <= 1),
+    ),
+    "nbinom": Discrete(
+        (
+            Lgamma(1, (1, 1, 0)),
+            Lgamma(-1, (1, 0, 0), 1),
+            Lgamma(-1, (0, 1, 0)),
+            Xlogy(1, (0, 1, 0), 0, (0, 0, 1), 0),
+            Xlogy(1, (1, 0, 0), 0, (0, 0, -1), 1),
+        ),
+        0,
+        _no_end,
+        lambda k, n, p: (n > 0) & (p > 0) & (p <= 1),
+    ),
+    "betabinom": Discrete(
+        (
+            Lgamma(1, (0, 1, 0, 0), 1),
+            Lgamma(-1, (1, 0, 0, 0), 1),
+            Lgamma(-1, (-1, 1, 0, 0), 1),
+            Lgamma(1, (1, 0, 1, 0)),
+            Lgamma(1, (-1, 1, 0, 1)),
+            Lgamma(-1, (0, 1, 1, 1)),
+            Lgamma(-1, (0, 0, 1, 0)),
+            Lgamma(-1, (0, 0, 0, 1)),
+            Lgamma(1, (0, 0, 1, 1)),
+        ),
+        0,
+        lambda k, n, a, b: n,
+        lambda k, n, a, b: _count(n) & (a > 0) & (b > 0),
+    ),
+}
+
+FORMS = {
+    f"{name}.{method}": _form(dist, method == "pmf")
+    for name, dist in DISTRIBUTIONS.items()
+    for method in ("logpmf", "pmf")
+}
+
+
+def _poisson_cdf(order: int):
+    """poisson.cdf's first derivatives (jax defines no second in mu): d/dmu Q(floor(k) + 1, mu) =
+    -mu^j e^-mu / j! (j = floor(k)) for 0 <= k < inf, its limit 0 at mu = inf; 0 below k = 0 and at
+    k = inf, where the cdf is the constant 0 or 1; d/dk is 0 (a step function of k)."""
+
+    def ref(k, mu):
+        k, mu = np.asarray(k, L), np.asarray(mu, L)
+        inside = (k >= 0) & np.isfinite(k)
+        j = np.floor(np.where(inside, k, 0))
+        log_pmf = (
+            np.where(j == 0, L(0), j * np.log(mu))
+            - np.asarray(sp.gammaln(np.asarray(j + 1, np.float64)), L)
+            - mu
+        )
+        slope = np.where(inside & (mu < np.inf), -np.exp(log_pmf), L(0))
+        bad = (mu < 0) | np.isnan(k) | np.isnan(mu)
+        return [np.asarray(np.where(bad, np.nan, v), np.float64) for v in (np.zeros_like(slope), slope)]
+
+    return ref
+
+
+FORMS["poisson.cdf"] = _poisson_cdf

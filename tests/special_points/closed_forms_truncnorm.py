@@ -1,0 +1,137 @@
+"""Closed-form derivative references for truncnorm's sweep: the standard methods' first and second
+derivatives in x and the bounds a, b.
+
+jax's float64 derivatives are nan off the support (the unused side of a where) and at infinite
+bounds (inf * 0 in phi(a) a). On [a, b] every derivative is a polynomial in the cdf F, the sf S,
+the density f(x) and the density at the bounds f(a) = phi(a) / Z, f(b) = phi(b) / Z (Z the
+mass): d/da F = -f(a) S, d/db F = -f(b) F, d/da f(a) = f(a)**2 - a f(a)... Those five come from
+scipy.stats.truncnorm in float64 (its tails are computed in log space), their products in long
+double. Off [a, b] each method is constant: its derivatives are 0. On an end the slopes are the
+support's (one-sided). Where a log method's value is -inf on an end (log cdf at a, log sf at b)
+or x is infinite, the reference is nan: jax's value decides there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special
+import scipy.stats
+
+L = np.longdouble
+METHODS = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
+
+
+def _parts(x, a, b):
+    """F, S, f(x), f(a), f(b), a f(a), b f(b) (0 at an infinite bound) in long double, and the
+    masks: invalid, below, above, inside (ends included)."""
+    x, a, b = (np.asarray(v, np.float64) for v in (x, a, b))
+    st = scipy.stats.truncnorm
+    with np.errstate(all="ignore"), scipy.special.errstate(all="ignore"):
+        invalid = ~(a < b) | np.isnan(x)
+        aa, bb = np.where(invalid, 0.0, a), np.where(invalid, 1.0, b)
+        xx = np.where(invalid, 0.0, x)
+        cdf, sf = L(st.cdf(xx, aa, bb)), L(st.sf(xx, aa, bb))
+        f = L(st.pdf(np.clip(xx, aa, bb), aa, bb))
+        fa = np.where(np.isinf(aa), 0, L(st.pdf(aa, aa, bb)))
+        fb = np.where(np.isinf(bb), 0, L(st.pdf(bb, aa, bb)))
+        afa = np.where(np.isinf(aa), 0, aa * fa)
+        bfb = np.where(np.isinf(bb), 0, bb * fb)
+    below, above = ~invalid & (x < a), ~invalid & (x > b)
+    inside = ~invalid & ~below & ~above
+    return (cdf, sf, f, fa, fb, afa, bfb, L(xx)), invalid, below, above, inside
+
+
+def _cdf_derivatives(F, S, f, fa, fb, afa, bfb, x):
+    """(F_x, F_a, F_b), (F_xx, F_xa, F_xb, F_aa, F_ab, F_bb) of the cdf F."""
+    xf = np.where(np.isinf(x), 0, x * f)
+    d1 = (f, -fa * S, -fb * F)
+    d2 = (-xf, f * fa, -f * fb, -S * (2 * fa * fa - afa), fa * fb * (S - F), F * (bfb + 2 * fb * fb))
+    return d1, d2
+
+
+def _derivatives(method: str, x, a, b):
+    (F, S, f, fa, fb, afa, bfb, xl), invalid, below, above, inside = _parts(x, a, b)
+    with np.errstate(all="ignore"):
+        c1, c2 = _cdf_derivatives(F, S, f, fa, fb, afa, bfb, xl)
+        if method == "cdf":
+            d1, d2 = c1, c2
+        elif method == "sf":
+            d1, d2 = tuple(-v for v in c1), tuple(-v for v in c2)
+        elif method in ("logcdf", "logsf"):
+            p = F if method == "logcdf" else S
+            sign = 1 if method == "logcdf" else -1
+            g1 = tuple(sign * v / p for v in c1)
+            pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+            g2 = tuple(sign * v / p - g1[i] * g1[j] for v, (i, j) in zip(c2, pairs))
+            d1, d2 = g1, g2
+        else:
+            g1 = (-xl, fa, -fb)
+            g2 = (
+                np.full(xl.shape, L(-1)),
+                np.zeros(xl.shape, L),
+                np.zeros(xl.shape, L),
+                fa * fa - afa,
+                -fa * fb,
+                fb * fb + bfb,
+            )
+            if method == "logpdf":
+                d1, d2 = g1, g2
+            else:
+                pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+                xf = np.where(np.isinf(xl), 0, -xl * f)
+                d1 = (xf, f * fa, -f * fb)
+                d2 = tuple(f * (g1[i] * g1[j] + v) for v, (i, j) in zip(g2, pairs))
+                d2 = (np.where(np.isinf(xl), 0, d2[0]),) + d2[1:]
+        # the log methods' slopes in the bounds that are identities for every x on [a, b] (F and S
+        # cancel), exact where F or S is 0 (an end, or x far in a tail) or x is infinite: log cdf's
+        # d/db -f(b), d2/dx db 0, d2/da db -f(a) f(b), d2/db2 b f(b) + f(b)**2; log sf's mirrored;
+        # log pdf's in the bounds do not involve x at all, its d/dx is -x
+        if method == "logcdf":
+            exact = {(1, 2): -fb, (2, 2): 0 * fb, (2, 4): -fa * fb, (2, 5): bfb + fb * fb}
+            undefined = np.isinf(xl) | (F == 0)
+        elif method == "logsf":
+            exact = {(1, 1): fa, (2, 1): 0 * fa, (2, 4): -fa * fb, (2, 3): fa * fa - afa}
+            undefined = np.isinf(xl) | (S == 0)
+        elif method == "logpdf":
+            exact = {(1, 1): fa, (1, 2): -fb, (2, 3): fa * fa - afa, (2, 4): -fa * fb, (2, 5): fb * fb + bfb}
+            exact.update({(2, 1): 0 * fa, (2, 2): 0 * fa, (2, 0): np.where(np.isinf(xl), np.nan, L(-1))})
+            exact[(1, 0)] = np.where(np.isinf(xl), np.nan, -xl)
+            undefined = np.ones(xl.shape, bool)
+        else:
+            exact = {}
+            undefined = np.isinf(xl)
+
+    # the first slopes where the log's value is -inf on an end: one-sided limits (log cdf at a:
+    # d/dx +inf, d/da -inf; log sf at b: d/dx -inf, d/db +inf)
+    ends = {}
+    if method == "logcdf":
+        at = inside & (xl == L(np.asarray(a, np.float64)))
+        ends = {(1, 0): np.inf, (1, 1): -np.inf}
+    elif method == "logsf":
+        at = inside & (xl == L(np.asarray(b, np.float64)))
+        ends = {(1, 0): -np.inf, (1, 2): np.inf}
+
+    def fix(v, key):
+        v = np.where(inside & ~undefined, v, np.nan)
+        if key in exact:
+            v = np.where(inside, exact[key], v)
+        if key in ends:
+            v = np.where(at, ends[key], v)
+        return np.asarray(np.where(below | above, 0, v), np.float64)
+
+    return [fix(v, (1, k)) for k, v in enumerate(d1)], [fix(v, (2, k)) for k, v in enumerate(d2)]
+
+
+def derivative(method: str):
+    """A closed_forms_stats form (order -> reference) of truncnorm.<method>'s derivatives."""
+
+    def form(order: int):
+        def ref(x, a, b):
+            return _derivatives(method, x, a, b)[order - 1]
+
+        return ref
+
+    return form
+
+
+FORMS = {f"truncnorm.{m}": derivative(m) for m in METHODS}
