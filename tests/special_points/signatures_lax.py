@@ -12,6 +12,7 @@ from scipy import special as sp
 
 from . import closed_forms as cf
 from .harness import Sig
+from .signatures_special import IGAMMA_DIGITS, IGAMMA_SLOPES
 
 X, XX, XXX, INT, INT2 = ("x",), ("x", "x"), ("x", "x", "x"), ("i",), ("i", "i")
 R, M = ("rows",), ("mat",)
@@ -198,23 +199,6 @@ SKIPPED: dict[str, str] = {
     ),
 }
 
-_IGAMMA_SLOPES = (
-    "the incomplete gamma's slopes at its edges, where jax's are nan: at a = 0 (and -0, subnormal a) "
-    "dP/da is its limit -E1(x) (P = 1 - a E1(x) + O(a^2); dQ/da = +E1(x)), ours (the loops run at "
-    "a = 1e-100); at x = inf (P = 1) and at a = inf (P = 0) the slopes in a are 0; at x = 0 (+-0 and "
-    "subnormal x) with a = 1 the slope in x is 1, that of 1 - e^-x (float32: 1 - 4.8e-7, lgamma(1)'s "
-    "float32 error, which jax's gammaln has too)"
-)
-_IGAMMA_DIGITS = (
-    "float64 last digits, up to 4e-14 relative: where a or x is 30-100 the prefactor "
-    "exp(a log x - x - lgamma(a)) has an exponent of hundreds and one ulp of it is ~1e-14 of P, Q or "
-    "their slopes (jax's own series lands nearer scipy there); at a = eps, x = 2.2e-308 ours is "
-    "x^a / Gamma(1 + a) = 1 - 1.573e-13 (scipy's and jax's 1 - 1.538e-13 are off); at a = 2.2e-308, "
-    "x = eps ours is 1.0 where scipy and jax give 1.0000000000000278 > 1; Q's small-a series (a E1(x) "
-    "from terms that cancel) keeps ~8 ulps; at the smallest normal a the slope in a is the a -> 0 "
-    "limit -E1(x) (ours) where jax's is -0"
-)
-
 DIFFERENCES: dict[str, str] = {
     "pow:d1:nan": "d/dx x**y is 0 where x == y == 0 (x**0 is constant); jax's y * x**(y-1) is 0 * inf = NaN",
     "pow:d2:nan": "d2/dx2 of x**y is 0 where x == 0 and y is 1 (x**1 is affine); jax's y (y-1) x**(y-2) is NaN",
@@ -238,7 +222,7 @@ DIFFERENCES: dict[str, str] = {
     },
     "atan2:d2:nan": "at an infinite operand the mixed second derivative is 0 (the cotangent is divided by "
     "x*x + y*y first); jax's and the closed form's inf / inf is NaN",
-    **dict.fromkeys(("igamma:d1:nan", "igammac:d1:nan", "igamma_grad_a:value:nan"), _IGAMMA_SLOPES),
+    **dict.fromkeys(("igamma:d1:nan", "igammac:d1:nan", "igamma_grad_a:value:nan"), IGAMMA_SLOPES),
 }
 
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
@@ -252,7 +236,7 @@ PENDING: dict[str, str] = {
             "igammac@float64:d1:ulps",
             "igamma_grad_a@float64:value:ulps",
         ),
-        "open where ours is worse than jax: " + _IGAMMA_DIGITS,
+        "open where ours is worse than jax: " + IGAMMA_DIGITS,
     ),
     "betainc": "betainc(1, max, tiny) is 1.0 (jax: NaN, scipy: 0.98); float64 values ~20 ulps off at x = tiny",
     **dict.fromkeys(
