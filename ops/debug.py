@@ -114,11 +114,15 @@ class _Shown:
     __repr__ = __str__
 
 
+_AS_RETURNED = ("as returned",)  # a _Caller's out_tree when the result is passed on as it is
+
+
 class _Caller:
     """Calls a user's function with its arguments' nest rebuilt from numpy arrays; with
-    ``out_tree``, its result is flattened as the declared result types were."""
+    ``out_tree`` (a treedef: None for one array), its result is flattened as the declared
+    result types were, and a result of another structure is an error."""
 
-    def __init__(self, fn, tree, out_tree=None):
+    def __init__(self, fn, tree, out_tree=_AS_RETURNED):
         self.fn, self.tree, self.out_tree = fn, tree, out_tree
 
     def __repr__(self) -> str:
@@ -127,7 +131,7 @@ class _Caller:
     def __call__(self, *arrays):
         args, kwargs = unflatten(self.tree, list(arrays))
         out = self.fn(*args, **kwargs)
-        if self.out_tree is None:
+        if self.out_tree is _AS_RETURNED:
             return out
         leaves, tree = flatten(out)
         if _loose(tree) != _loose(self.out_tree):
