@@ -43,7 +43,7 @@ from .graph import Function, Graph, Tensor, dtypes, flatten, placeholder
 from .ops import constant
 from .transforms import jvp, vectorize, vjp
 
-__all__ = ["check_grads", "check_vectorize"]
+__all__ = ["check_grads", "check_vectorize", "line_of", "run_graph"]
 
 # eps and default (atol, rtol) by the real itemsize of the arguments' precision
 _DEFAULTS = {8: (1e-6, 1e-5, 1e-5), 4: (3e-3, 2e-2, 2e-2), 2: (3e-2, 1e-1, 1e-1)}
@@ -340,3 +340,28 @@ def _like(a: np.ndarray, rng) -> np.ndarray:
     if a.dtype.kind == "c":
         return (rng.normal(size=a.shape) + 1j * rng.normal(size=a.shape)).astype(a.dtype)
     return rng.normal(size=a.shape).astype(a.dtype)
+
+
+def run_graph(fn, *inputs, symbolic: dict | None = None):
+    """Run ``fn(*placeholders)`` once, feeding ``inputs`` (numpy arrays).
+
+    ``fn`` returns a Tensor or any nest of Tensors; the result has the same
+    nest of numpy arrays. ``symbolic`` maps an input index to a tuple of dims
+    (e.g. {0: ("batch", 3)}) to give that placeholder symbolic dims.
+    """
+    symbolic = symbolic or {}
+    g = Graph("run_graph")
+    with g:
+        phs = [
+            placeholder(symbolic.get(i, np.shape(a)), dtypes.dtype(np.asarray(a).dtype), name=f"in{i}")
+            for i, a in enumerate(inputs)
+        ]
+        out = fn(*phs)
+    with Session(g) as sess:
+        return sess.run(out, {p: np.asarray(a) for p, a in zip(phs, inputs)})
+
+
+def line_of(path: str, text: str) -> int:
+    """The first line of the file ``path`` holding ``text`` (tests find the user's line in messages)."""
+    with open(path) as f:
+        return next(i for i, line in enumerate(f, 1) if text in line)

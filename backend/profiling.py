@@ -19,7 +19,7 @@ import json
 import os
 import re
 
-from ..graph import Function
+from ..graph.printing import held_functions
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+)\s*=\s*(?:\([^=]*?\)|\S+)\s+([\w\-]+)\(")
 _OP_NAME = re.compile(r'op_name="([^"]*)"')
@@ -139,11 +139,9 @@ def node_table(graph, nodes) -> dict:
     while pending:
         node = pending.pop(0)
         table.setdefault(node.name, node)
-        for key in type(node.attrs).model_fields:
-            value = getattr(node.attrs, key)
-            for fn in value if isinstance(value, tuple) else (value,):
-                if isinstance(fn, Function):
-                    pending.extend(n for n in fn.graph.nodes if "parameter" not in n.op.traits)
+        pending.extend(
+            n for fn in held_functions(node) for n in fn.graph.nodes if "parameter" not in n.op.traits
+        )
     return table
 
 

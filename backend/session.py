@@ -176,8 +176,18 @@ class Session(Unpicklable):
             feeds = feeding.one_of(feeds, feed_dict)
         if self._closed:
             raise FeedError("this Session is closed")
-        try:
-            return self._run(fetches, feeds)
+        try:  # (free unless raised: the lean path of a repeated run stays one call deep)
+            repeat = self._repeats.find(fetches, feeds)
+            if repeat is not None:
+                results = repeat.run(feeds, self._state, self.stats)
+                if results is not MISSED:
+                    return results
+            leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
+            fed = self._convert_feeds(feeds)
+            program = self._program(tuple(feeding.resolve(self.graph, f) for f in leaves), fed)
+            if is_flat(tree, fetches):
+                self._repeats.add(fetches, feeds, program.repeat(fed, fetches, feeds))
+            return unflatten(tree, program.execute(self._state, self.stats, [arr for _, arr in fed]))
         except NonfiniteRun:
             report = self.find_nonfinite(fetches, feeds)
             raise ExecutionError(
@@ -203,19 +213,6 @@ class Session(Unpicklable):
         for leaf in leaves:
             feeding.resolve(self.graph, leaf)  # an unknown fetch is an error now, not at the first call
         return StepCallable(self, fetches, feeds)
-
-    def _run(self, fetches, feeds):
-        repeat = self._repeats.find(fetches, feeds)
-        if repeat is not None:
-            results = repeat.run(feeds, self._state, self.stats)
-            if results is not MISSED:
-                return results
-        leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
-        fed = self._convert_feeds(feeds)
-        program = self._program(tuple(feeding.resolve(self.graph, f) for f in leaves), fed)
-        if is_flat(tree, fetches):
-            self._repeats.add(fetches, feeds, program.repeat(fed, fetches, feeds))
-        return unflatten(tree, program.execute(self._state, self.stats, [arr for _, arr in fed]))
 
     def _program(self, fetch_ts: tuple, fed: list) -> Program:
         """The compiled program of these fetches and feed shapes (compiled on first use)."""

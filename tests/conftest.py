@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-import stablegraph as sg
+from stablegraph.test_util import run_graph
 
 settings.register_profile(
     "stablegraph",
@@ -42,25 +42,6 @@ def jax_x64():
     jax.config.update("jax_enable_x64", True)
     yield
     jax.config.update("jax_enable_x64", before)
-
-
-def run_graph(fn, *inputs, symbolic: dict | None = None):
-    """Run ``fn(*placeholders)`` once, feeding ``inputs`` (numpy arrays).
-
-    ``fn`` returns a Tensor or any nest of Tensors; the result has the same
-    nest of numpy arrays. ``symbolic`` maps an input index to a tuple of dims
-    (e.g. {0: ("batch", 3)}) to give that placeholder symbolic dims.
-    """
-    symbolic = symbolic or {}
-    g = sg.Graph()
-    with g:
-        phs = [
-            sg.placeholder(symbolic.get(i, np.shape(a)), sg.dtype(np.asarray(a).dtype), name=f"in{i}")
-            for i, a in enumerate(inputs)
-        ]
-        out = fn(*phs)
-    with sg.Session(g) as sess:
-        return sess.run(out, {p: np.asarray(a) for p, a in zip(phs, inputs)})
 
 
 @pytest.fixture

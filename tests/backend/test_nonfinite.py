@@ -10,14 +10,14 @@ import pytest
 
 import stablegraph as sg
 import stablegraph.numpy as snp
+from stablegraph.test_util import line_of
 
 HERE = os.path.basename(__file__)
 DEPTH = 3  # layers: over 300 nodes with the optimizer's
 
 
 def _line_of(text: str) -> int:
-    with open(__file__) as f:
-        return next(i for i, line in enumerate(f, 1) if text in line)
+    return line_of(__file__, text)
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,13 @@ import scipy.special
 
 import stablegraph as sg
 import stablegraph.numpy as snp
+from stablegraph.test_util import line_of
 
 HERE = os.path.basename(__file__)
 
 
 def _line_of(text: str) -> int:
-    """The line of this file holding ``text`` (prints are prefixed with it)."""
-    with open(__file__) as f:
-        return next(i for i, line in enumerate(f, 1) if text in line)
+    return line_of(__file__, text)
 
 
 def test_print_formats_values_with_the_users_line(capsys):

@@ -6,20 +6,11 @@ import scipy.special
 import scipy.stats
 
 import stablegraph as sg
+from stablegraph.test_util import run_graph as _run
 
 F32 = np.float32
 TINY32 = F32(np.finfo(F32).tiny)
 BIG32 = F32(np.finfo(F32).max)
-
-
-def _run(fn, *arrays):
-    """fn of placeholders fed ``arrays`` (one shape and dtype each), run once."""
-    g = sg.Graph()
-    with g:
-        holders = [sg.placeholder(a.shape, sg.float32 if a.dtype == F32 else sg.float64) for a in arrays]
-        out = fn(*holders)
-    with sg.Session(g) as sess:
-        return sess.run(out, dict(zip(holders, arrays)))
 
 
 def _grads(fn, *arrays):

@@ -12,17 +12,9 @@ import scipy.stats
 
 import stablegraph as sg
 from stablegraph import numpy as snp
+from stablegraph.test_util import run_graph as _run
 
 L = np.longdouble
-
-
-def _run(fn, *arrays):
-    g = sg.Graph()
-    with g:
-        phs = [sg.placeholder(a.shape, sg.dtype(a.dtype)) for a in arrays]
-        out = fn(*phs)
-    with sg.Session(g) as sess:
-        return sess.run(out, dict(zip(phs, arrays)))
 
 
 def _grad(fn, arg: int):
