@@ -56,8 +56,9 @@ browser:
 test: setup
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-# The special-point sweep (tests/special_points/) with second derivatives too: `make test` compares
-# values and first derivatives only, to stay within its 10 minutes; CI runs this after it.
+# The whole special-point sweep (tests/special_points/): both float families, first and second
+# derivatives. `make test` sweeps less of it (float32; values only for the larger tables: each test
+# file's IN_SUITE), to stay within its 10 minutes; CI runs this after it.
 sweep: setup
 	STABLEGRAPH_FULL_SWEEP=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests/special_points $(PYTEST_ARGS)
 

@@ -22,7 +22,10 @@ FAMILIES = harness.families("float32")
 
 @pytest.fixture(scope="module")
 def reports():
-    return {family.name: harness.sweep(TABLE, sg.lax, jlax, family, default_ref="jax", in_suite=IN_SUITE) for family in FAMILIES}
+    return {
+        family.name: harness.sweep(TABLE, sg.lax, jlax, family, default_ref="jax", in_suite=IN_SUITE)
+        for family in FAMILIES
+    }
 
 
 def test_every_public_function_has_a_signature_or_a_reason():

@@ -21,7 +21,10 @@ FAMILIES = harness.families("float32")
 
 @pytest.fixture(scope="module")
 def reports():
-    return {family.name: harness.sweep(TABLE, snp, jnp, family, optimize_jax=False, in_suite=IN_SUITE) for family in FAMILIES}
+    return {
+        family.name: harness.sweep(TABLE, snp, jnp, family, optimize_jax=False, in_suite=IN_SUITE)
+        for family in FAMILIES
+    }
 
 
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])

@@ -21,7 +21,9 @@ FAMILIES = harness.families("float32")
 @pytest.fixture(scope="module")
 def reports():
     return {
-        family.name: harness.sweep(SPECIAL, sg.scipy.special, jax.scipy.special, family, default_ref="jax", in_suite=IN_SUITE)
+        family.name: harness.sweep(
+            SPECIAL, sg.scipy.special, jax.scipy.special, family, default_ref="jax", in_suite=IN_SUITE
+        )
         for family in FAMILIES
     }
 
