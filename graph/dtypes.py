@@ -62,6 +62,14 @@ class DType:
     def __reduce__(self):
         return (dtype, (self.name,))
 
+    def __call__(self, value):
+        """numpy's (and jax.numpy's) scalar-type call, ``snp.float32(3.0)``: a Tensor becomes a Tensor
+        of this dtype (``x.astype``); anything else becomes the numpy value numpy's own scalar type
+        makes of it (a scalar, or an array for a list), which graphs take as a constant."""
+        if hasattr(value, "astype") and hasattr(value, "graph"):
+            return value.astype(self)
+        return self.np.type(value)
+
     @property
     def dtype(self) -> np.dtype:
         """The numpy dtype, under the name numpy looks for: ``np.zeros(3, x.dtype)`` works."""

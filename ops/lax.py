@@ -17,10 +17,34 @@ import enum
 
 import numpy as np
 
-from ..graph import GraphError, Tensor, dtypes, located, user_location
+from ..graph import GraphError, Tensor, dtypes, flatten, located, unflatten, user_location
+from ..sharding import NamedSharding, PartitionSpec
 from . import control_api
 from . import lax_linalg as linalg
 from . import numpy_like as snp
+from .lax_arrays import (
+    approx_max_k,
+    approx_min_k,
+    broadcast_like,
+    broadcast_shapes,
+    broadcast_to_rank,
+    collapse,
+    conv_general_permutations,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose_shape_tuple,
+    cumlogsumexp,
+    dtype,
+    empty,
+    index_take,
+    mulhi,
+    reduce_window_shape_tuple,
+    reduce_xor,
+    split,
+    stack,
+    tile,
+    unstack,
+)
 from .lax_convolution import (
     ConvDimensionNumbers,
     conv,
@@ -47,8 +71,10 @@ from .lax_indexing import (
     scatter_max,
     scatter_min,
     scatter_mul,
+    scatter_sub,
     slice_in_dim,
 )
+from .lax_scans import associative_scan
 from .numpy_like import creation, manipulation
 from .primitives import compare as _compare
 from .primitives import constants, cumulative, shape, slicing
@@ -72,6 +98,7 @@ from .primitives.dot_general import dot_general as _dot_general
 from .primitives.fft import fft as _fft
 from .primitives.precision import reduce_precision
 from .primitives.registry import bind
+from .primitives.sharding_constraint import sharding_constraint
 from .primitives.top_k import top_k
 from .primitives.windowed import window_reduce
 
@@ -253,6 +280,43 @@ def reshape(operand, new_sizes, dimensions=None):
     if dimensions is not None:
         operand = shape.transpose(operand, dimensions)
     return shape.reshape(operand, tuple(new_sizes))
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_negative_indices: bool = True):
+    """``operand`` with its slice at ``index`` along ``axis`` replaced by ``update``, given with or
+    without that dim (of size 1); indices clamp as dynamic_update_slice's do."""
+    if update.ndim == operand.ndim - 1:
+        update = manipulation.expand_dims(update, axis)
+    return dynamic_update_slice_in_dim(
+        operand, update, index, axis, allow_negative_indices=allow_negative_indices
+    )
+
+
+def with_sharding_constraint(x, shardings):
+    """jax.lax.with_sharding_constraint: every Tensor of the nest ``x`` laid out over the Session's
+    mesh by ``shardings`` (one PartitionSpec or NamedSharding for all, or a nest like ``x``'s);
+    see sg.sharding_constraint."""
+    leaves, tree = flatten(x)
+    specs, spec_tree = flatten(shardings, is_leaf=lambda s: isinstance(s, PartitionSpec | NamedSharding))
+    if len(specs) == 1:
+        specs = specs * len(leaves)
+    elif spec_tree != tree:
+        raise _error("sg.lax.with_sharding_constraint wants one sharding, or a nest of them shaped like x")
+    return unflatten(tree, [sharding_constraint(v, getattr(s, "spec", s)) for v, s in zip(leaves, specs)])
+
+
+class Precision(enum.Enum):
+    """jax.lax.Precision: how precisely a dot or convolution multiplies (names accepted by the
+    ``precision=`` arguments; XLA's CPU computes float32 products in full precision at all three)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+PrecisionLike = str | Precision | tuple | None
+DotDimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
+ConvGeneralDilatedDimensionNumbers = tuple[str, str, str] | ConvDimensionNumbers | None
 
 
 def _axis(axis: int, ndim: int) -> int:
@@ -450,4 +514,10 @@ __all__ = [
     "conv_general_dilated", "conv", "conv_transpose", "conv_with_general_padding", "conv_dimension_numbers",
     "ConvDimensionNumbers", "padtype_to_pads", "linalg", "real", "imag", "complex", "conj", "fft", "FftType",
     *_TRANSCENDENTAL,
+    # lax's array helpers and shape arithmetic (lax_arrays.py, lax_scans.py)
+    "approx_max_k", "approx_min_k", "associative_scan", "broadcast_like", "broadcast_shapes",
+    "broadcast_to_rank", "collapse", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
+    "conv_transpose_shape_tuple", "cumlogsumexp", "dtype", "dynamic_update_index_in_dim", "empty", "index_take", "mulhi",
+    "reduce_window_shape_tuple", "reduce_xor", "scatter_sub", "with_sharding_constraint", "Precision",
+    "PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "split", "stack", "tile", "unstack",
 ]  # fmt: skip

@@ -203,7 +203,7 @@ _TRANSPOSE_LAYOUTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"), 4: ("NHWC
                       5: ("NHWDC", "HWDIO", "NHWDC")}  # fmt: skip
 
 
-def _transpose_pads(window: int, stride: int, padding) -> tuple[int, int]:
+def transpose_pads(window: int, stride: int, padding) -> tuple[int, int]:
     """(lo, hi) pads of the dilated input that make a transposed convolution the gradient of a
     forward one padded with ``padding`` ("SAME", "VALID" or a pair) of the same window and stride."""
     if padding == "SAME":
@@ -243,7 +243,7 @@ def conv_transpose(
         if padding not in ("SAME", "VALID"):
             raise _error(f"conv_transpose padding must be 'SAME', 'VALID' or (lo, hi) pairs, got {padding!r}")
         windows = [dilated(rhs.shape[d], r) for d, r in zip(numbers.rhs_spec[2:], rhs_dilation)]
-        padding = [_transpose_pads(k, int(s), padding) for k, s in zip(windows, strides)]
+        padding = [transpose_pads(k, int(s), padding) for k, s in zip(windows, strides)]
     if transpose_kernel:
         rhs = bind(lookup("rev"), rhs, dimensions=tuple(numbers.rhs_spec[2:]))
         perm = list(range(rhs.ndim))

@@ -241,3 +241,16 @@ scatter_add = _scatter_kind("add", "scatter_add")
 scatter_mul = _scatter_kind("mul", "scatter_mul")
 scatter_min = _scatter_kind("min", "scatter_min")
 scatter_max = _scatter_kind("max", "scatter_max")
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):  # fmt: skip
+    """jax.lax.scatter_sub: ``operand`` with the windows of ``updates`` subtracted at the index
+    vectors of ``scatter_indices`` (a scatter_add of the negated updates)."""
+    updates = (
+        updates if isinstance(updates, Tensor) else constants.constant(np.asarray(updates, operand.dtype.np))
+    )
+    return scatter_add(
+        operand, scatter_indices, prims.neg(updates), dimension_numbers, indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices, mode=mode,
+    )  # fmt: skip

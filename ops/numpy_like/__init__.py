@@ -26,6 +26,7 @@ from .ordering import *  # noqa: F403
 from .overloads import install as _install
 from .padding import *  # noqa: F403
 from .polynomial import *  # noqa: F403
+from .printing_and_files import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .repeating import *  # noqa: F403
 from .searching import *  # noqa: F403

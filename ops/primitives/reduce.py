@@ -12,7 +12,7 @@ from . import ad_util as ad
 from . import batching, constants, hlo, prims
 from .registry import bind
 
-REDUCE_KINDS = ("sum", "prod", "max", "min", "and", "or")
+REDUCE_KINDS = ("sum", "prod", "max", "min", "and", "or", "xor")
 _COMBINE = {
     "sum": hlo.sh.add,
     "prod": hlo.sh.multiply,
@@ -20,12 +20,13 @@ _COMBINE = {
     "min": hlo.sh.minimum,
     "and": hlo.sh.and_,
     "or": hlo.sh.or_,
+    "xor": hlo.sh.xor,
 }
 
 
 def identity(kind: str, dt: dtypes.DType):
     """The neutral element of a reduction kind for dtype ``dt``."""
-    if kind in ("sum", "or"):
+    if kind in ("sum", "or", "xor"):
         return np.zeros((), dt.np)
     if kind == "prod" or (kind == "and" and dt.kind == "b"):
         return np.ones((), dt.np)
@@ -40,7 +41,7 @@ def identity(kind: str, dt: dtypes.DType):
 
 
 class ReduceAttrs(Attrs):
-    kind: Literal["sum", "prod", "max", "min", "and", "or"]
+    kind: Literal["sum", "prod", "max", "min", "and", "or", "xor"]
     axes: tuple[int, ...]
 
 
@@ -48,7 +49,7 @@ def _reduce_infer(attrs: ReduceAttrs, x: TensorType) -> TensorType:
     axes = attrs.axes
     if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
         raise GraphError(f"reduce_{attrs.kind} wants distinct axes in [0, {x.ndim}), got {axes} for {x}")
-    if attrs.kind in ("and", "or") and x.dtype.kind not in "biu":
+    if attrs.kind in ("and", "or", "xor") and x.dtype.kind not in "biu":
         raise GraphError(f"reduce_{attrs.kind} wants a bool or integer dtype, got {x}")
     if attrs.kind in ("sum", "prod") and x.dtype.kind == "b":
         raise GraphError(f"reduce_{attrs.kind} wants a numeric dtype, got {x}")
@@ -66,7 +67,7 @@ def _reduce_lower(ctx, attrs: ReduceAttrs, x):
 
 
 def _reduce_vjp(ctx, attrs: ReduceAttrs, xs, ys, cts):
-    # and/or only take bool and integer values, which carry no gradient: no rule needed for them.
+    # and/or/xor only take bool and integer values, which carry no gradient: no rule needed for them.
     x, kind = xs[0], attrs.kind
     kept = tuple(d for d in range(x.ndim) if d not in attrs.axes)
 
@@ -123,11 +124,12 @@ def _reduce_jvp(ctx, attrs: ReduceAttrs, xs, ys, tangents):
 
 
 _FOLDS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "and": np.all, "or": np.any}
+_BITWISE_FOLDS = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 def _reduce_fold(attrs: ReduceAttrs, x):
-    if x.dtype.kind in "iu" and attrs.kind in ("and", "or"):
-        return None  # bitwise reductions: numpy's all/any are logical
+    if attrs.kind in _BITWISE_FOLDS and (x.dtype.kind in "iu" or attrs.kind == "xor"):
+        return _BITWISE_FOLDS[attrs.kind].reduce(x, axis=attrs.axes, initial=identity(attrs.kind, x.dtype))
     return _FOLDS[attrs.kind](x, axis=attrs.axes)
 
 
@@ -140,7 +142,7 @@ reduce_op = OpDef(
     jvp=_reduce_jvp,
     batch=_reduce_batch,
     fold=_reduce_fold,
-    doc="Combine elements over axes with sum, prod, max, min, and, or; stablehlo.reduce.",
+    doc="Combine elements over axes with sum, prod, max, min, and, or, xor; stablehlo.reduce.",
 )
 
 
