@@ -35,6 +35,7 @@ from ..numpy_like.ufuncs import (
     where,
 )
 from ..primitives import factorizations
+from .special_matrices import *  # noqa: F403  (scipy.linalg's special matrices)
 
 det, inv = nla.det, nla.inv
 
