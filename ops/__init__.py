@@ -40,6 +40,7 @@ from .primitives import (  # noqa: F401
     elementwise,
     factorizations,
     fft,
+    ffi_call,
     host_callback,
     indexing,
     precision,
