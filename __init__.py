@@ -74,11 +74,11 @@ from .ops.control_api import cond, fori_loop, map, scan, switch, while_loop  # n
 from .ops.custom_jvp import custom_jvp
 from .ops.custom_vjp import custom_vjp
 from .ops.debug import numpy_function, pure_callback, py_func
-from .ops.primitives.ffi_call import ffi_call
 from .ops.nn.reuse import AUTO_REUSE
 from .ops.primitives.constants import dim_size
 from .ops.primitives.elementwise import stop_gradient
 from .ops.primitives.ensure_shape import ensure_shape
+from .ops.primitives.ffi_call import ffi_call
 from .ops.primitives.remat import checkpoint_name
 from .ops.state import (
     Variable,
@@ -135,8 +135,7 @@ _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
 from . import sharding  # noqa: E402
-from .backend import distributed  # noqa: E402
-from .backend import ffi  # noqa: E402  (issue 25: sg.ffi.build / register / include_dir)
+from .backend import distributed, ffi  # noqa: E402  (ffi: issue 25's sg.ffi.build / register / include_dir)
 from .backend.distributed import DistributedError, process_count, process_index  # noqa: E402
 from .ops.primitives.collectives import (  # noqa: E402
     all_gather,

@@ -118,7 +118,9 @@ def register(name: str, handler, platform: str = "cpu") -> None:
     try:
         pjrt.register_ffi_handler(name, handler, kind)
     except Exception as e:  # noqa: BLE001  (jaxlib raises its runtime error or a ValueError)
-        raise GraphError(located(f"sg.ffi.register({name!r}): XLA refused the handler: {e}", location)) from None
+        raise GraphError(
+            located(f"sg.ffi.register({name!r}): XLA refused the handler: {e}", location)
+        ) from None
     note_registered(name, kind)
 
 
@@ -132,7 +134,9 @@ def build(name: str, sources, extra_flags=(), *, compiler: str | None = None) ->
     paths = [Path(s) for s in ([sources] if isinstance(sources, str | os.PathLike) else sources)]
     missing = [str(p) for p in paths if not p.is_file()]
     if not paths or missing:
-        raise GraphError(located(f"sg.ffi.build({name!r}): no source file {missing or '(none given)'}", location))
+        raise GraphError(
+            located(f"sg.ffi.build({name!r}): no source file {missing or '(none given)'}", location)
+        )
     cuda = any(p.suffix == ".cu" for p in paths)
     compiler = compiler or ("nvcc" if cuda else os.environ.get("CXX", "g++"))
     found = shutil.which(compiler)

@@ -812,7 +812,8 @@ def register_ffi_handler(name: str, capsule, platform: str) -> None:
     """Register a typed-FFI handler (a PyCapsule of its function pointer) as XLA's custom-call
     target ``name`` on ``platform`` ("cpu" or "gpu"); for CUDA, jaxlib holds it until the CUDA
     plugin is loaded (``_cuda_client``) and hands it over then. Raises XlaRuntimeError."""
-    xc.register_custom_call_target(name, capsule, platform="cpu" if platform == "cpu" else "CUDA", api_version=1)
+    xla_platform = "cpu" if platform == "cpu" else "CUDA"
+    xc.register_custom_call_target(name, capsule, platform=xla_platform, api_version=1)
 
 
 def profile_events(run) -> list[tuple[str, int, float]]:

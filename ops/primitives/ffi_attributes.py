@@ -75,7 +75,9 @@ def _one(name: str, value, location) -> FfiAttribute:
         return FfiAttribute(name=name, kind=kind, value=value.item())
     if isinstance(value, int):
         if not -(2**63) <= value < 2**63:
-            raise GraphError(located(f"sg.ffi_call: attribute {name}={value} does not fit an int64", location))
+            raise GraphError(
+                located(f"sg.ffi_call: attribute {name}={value} does not fit an int64", location)
+            )
         return FfiAttribute(name=name, kind="i64", value=value)
     if isinstance(value, float):
         return FfiAttribute(name=name, kind="f64", value=value)

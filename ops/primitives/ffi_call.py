@@ -21,7 +21,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph import FOREIGN_CALL, Attrs, GraphError, OpDef, dtypes, Tensor, TensorType, located, user_location
+from ...graph import (
+    FOREIGN_CALL,
+    Attrs,
+    GraphError,
+    OpDef,
+    Tensor,
+    TensorType,
+    dtypes,
+    located,
+    user_location,
+)
 from ...graph.attrs import DimsAttr, DTypeAttr, ShapeAttr
 from . import batching, hlo
 from .constants import constant
@@ -87,9 +97,13 @@ def _custom_call(attrs: FfiCallAttrs, operands, result_types) -> list:
         "backend_config": backend_config(attrs.attributes),
         "called_computations": ir.ArrayAttr.get([]),
         "operand_layouts": ir.ArrayAttr.get([_row_major(len(_shape(v))) for v in operands]),
-        "result_layouts": ir.ArrayAttr.get([_row_major(len(ir.RankedTensorType(t).shape)) for t in result_types]),
+        "result_layouts": ir.ArrayAttr.get(
+            [_row_major(len(ir.RankedTensorType(t).shape)) for t in result_types]
+        ),
     }
-    op = sh.CustomCallOp.build_generic(results=list(result_types), operands=list(operands), attributes=attributes)
+    op = sh.CustomCallOp.build_generic(
+        results=list(result_types), operands=list(operands), attributes=attributes
+    )
     return list(op.results)
 
 
@@ -247,4 +261,11 @@ def _result_type(t, location) -> TensorType:
     ))  # fmt: skip
 
 
-__all__ = ["FfiCallAttrs", "VMAP_METHODS", "ffi_call", "ffi_call_op", "note_registered", "registered_platforms"]
+__all__ = [
+    "FfiCallAttrs",
+    "VMAP_METHODS",
+    "ffi_call",
+    "ffi_call_op",
+    "note_registered",
+    "registered_platforms",
+]

@@ -45,7 +45,9 @@ def cache(tmp_path_factory):
 @pytest.fixture(scope="module")
 def rn(cache):
     """examples/ffi/rms_norm.py, its kernels built and registered."""
-    spec = importlib.util.spec_from_file_location("examples_ffi_rms_norm", ROOT / "examples" / "ffi" / "rms_norm.py")
+    spec = importlib.util.spec_from_file_location(
+        "examples_ffi_rms_norm", ROOT / "examples" / "ffi" / "rms_norm.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.load()
@@ -56,7 +58,7 @@ def rn(cache):
 def echo(cache):
     lib = sg.ffi.build("echo", [ECHO])
     sg.ffi.register("echo", lib.handler("Echo"), platform="cpu")
-    sg.ffi.register("fail", getattr(ctypes.CDLL(str(lib.path)), "Fail"), platform="cpu")  # a ctypes pointer
+    sg.ffi.register("fail", ctypes.CDLL(str(lib.path)).Fail, platform="cpu")  # a ctypes pointer
     return lib
 
 
@@ -177,7 +179,7 @@ def test_every_attribute_type_reaches_the_kernel(echo):
             3, 1, -2, 3, 2, np.inf, 1e300, 0, 3.5]  # fmt: skip
     np.testing.assert_array_equal(got[: len(want)], np.array(want, np.float64))
     assert np.signbit(got[9])  # -0.0 kept its sign as a double
-    assert (got[len(want):] == -1).all()
+    assert (got[len(want) :] == -1).all()
     # flag, the empty label's size, int64's element type (5), no ints, the floats, the two bytes, the sum
     want_flags = [0, 0, 5, 0, 2, np.inf, 1e300, 2, 0, 7, 3.5]
     np.testing.assert_array_equal(got_flags[[10, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]], want_flags)
