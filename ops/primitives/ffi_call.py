@@ -19,6 +19,8 @@ replicated operands; inside sg.spmd it runs per device on the device's shard.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ...graph import (
@@ -40,6 +42,7 @@ from .hlo import ir, sh
 from .registry import bind_node
 
 VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
+_INSTANCES = itertools.count(1)
 _REGISTERED: dict[str, set[str]] = {}  # target -> the platforms ("cpu", "gpu") a handler is registered for
 
 
@@ -69,6 +72,7 @@ class FfiCallAttrs(Attrs):
     # carry that level's batch axis (leading, once the outer levels' axes are indexed away)
     lanes: tuple[tuple[bool, ...], ...] = ()
     lane_sizes: DimsAttr = ()
+    instance: int = 0  # a side-effecting call's own number: simplify never merges two of them
 
 
 def _infer(attrs: FfiCallAttrs, *in_types) -> tuple:
@@ -246,6 +250,7 @@ def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect
     attrs = FfiCallAttrs(
         target=target, shapes=tuple(tuple(t.shape) for t in types), dtypes=tuple(t.dtype for t in types),
         attributes=encode(attributes, location), vmap_method=vmap_method, has_side_effect=bool(has_side_effect),
+        instance=next(_INSTANCES) if has_side_effect else 0,
     )  # fmt: skip
     outputs = list(bind_node(ffi_call_op, inputs, attrs).outputs)
     return outputs[0] if single else outputs
