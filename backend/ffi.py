@@ -91,12 +91,23 @@ def _is_capsule(value) -> bool:
     return type(value).__name__ == "PyCapsule"
 
 
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = (ctypes.py_object, ctypes.c_char_p)
+_HANDLERS: dict[tuple[str, str], int] = {}  # (target, platform) -> the registered function's address
+
+
+def _address(capsule) -> int:
+    return _PyCapsule_GetPointer(capsule, None)
+
+
 def register(name: str, handler, platform: str = "cpu") -> None:
     """Make ``handler`` XLA's FFI target ``name`` on ``platform`` ("cpu", or "cuda"/"gpu").
 
     ``handler``: a PyCapsule of the handler's function pointer, a ctypes function pointer
     (``ctypes.CDLL(path).RmsNorm``), or what ``Library.handler`` gives. Registering the
-    same handler again is harmless; a target keeps its first handler per platform.
+    same function again is harmless; another one under a registered name is a GraphError
+    (XLA keeps a target's first handler per platform for the life of the process).
     """
     location = user_location()
     if not isinstance(name, str) or not name:
@@ -113,14 +124,22 @@ def register(name: str, handler, platform: str = "cpu") -> None:
             location,
         ))  # fmt: skip
     kind = platform_kind(platform)
-    if kind in registered_platforms(name):
-        return  # XLA keeps the first: registering again (a re-run notebook cell) is not an error
+    known = _HANDLERS.get((name, kind))
+    if known == _address(handler):
+        return  # the same function again (a re-run notebook cell): nothing to do
+    if known is not None or kind in registered_platforms(name):
+        raise GraphError(located(
+            f"sg.ffi.register: target {name!r} already has another handler on {kind}, and XLA keeps the "
+            "first for the life of the process: register the new one under another name (or restart)",
+            location,
+        ))  # fmt: skip
     try:
         pjrt.register_ffi_handler(name, handler, kind)
     except Exception as e:  # noqa: BLE001  (jaxlib raises its runtime error or a ValueError)
         raise GraphError(
             located(f"sg.ffi.register({name!r}): XLA refused the handler: {e}", location)
         ) from None
+    _HANDLERS[(name, kind)] = _address(handler)
     note_registered(name, kind)
 
 

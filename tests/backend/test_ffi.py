@@ -265,6 +265,8 @@ def test_register_checks_its_arguments(echo):
     with pytest.raises(sg.GraphError, match="the handler is a PyCapsule"):
         sg.ffi.register("echo", "Echo", platform="cpu")
     sg.ffi.register("echo", echo.handler("Echo"), platform="cpu")  # again: harmless
+    with pytest.raises(sg.GraphError, match="'echo' already has another handler on cpu"):
+        sg.ffi.register("echo", echo.handler("Fail"), platform="cpu")
 
 
 def test_an_ffi_call_prints_and_round_trips_through_json(rn):
@@ -275,3 +277,37 @@ def test_an_ffi_call_prints_and_round_trips_through_json(rn):
     text = str(g)
     assert "ffi_call" in text and "rms_norm" in text
     assert str(sg.Graph.from_json(g.to_json())) == text
+
+
+def test_forward_mode_through_custom_jvp_and_side_effecting_calls(rn):
+    import jax  # noqa: PLC0415
+
+    @sg.custom_jvp
+    def rms(x):
+        return rn.rms_norm(x)
+
+    @rms.defjvp
+    def rms_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y, r = rn._forward(x, EPS)
+        return y, rn._backward(r, x, t, EPS)  # the Jacobian is symmetric: the vjp kernel gives the jvp
+
+    rng = np.random.default_rng(3)
+    xv, tv = rng.normal(size=(2, 4, 5)).astype(np.float32)
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4, 5), sg.float32, name="x")
+        t = sg.placeholder((4, 5), sg.float32, name="t")
+        y, dy = sg.jvp(rms, (x,), (t,))
+        kept = [sg.ffi_call("rms_norm", sg.TensorType((4, 5), sg.float32), x, eps=np.float32(EPS),
+                            has_side_effect=True) for _ in range(2)]  # fmt: skip
+    with sg.Session(g) as sess:
+        got_y, got_dy, *got_kept = sess.run([y, dy, *kept], {x: xv, t: tv})
+        text = sess.lower(kept, {x: xv})
+    want_y, want_dy = jax.jvp(lambda v: v / jax.numpy.sqrt((v**2).mean(-1, keepdims=True) + EPS),
+                              (xv.astype(np.float64),), (tv.astype(np.float64),))  # fmt: skip
+    np.testing.assert_allclose(got_y, want_y, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(got_dy, want_dy, rtol=1e-4, atol=1e-5)
+    for k in got_kept:
+        np.testing.assert_allclose(k, want_y, rtol=2e-6, atol=1e-6)
+    assert text.count("has_side_effect = true") == 2  # two calls: never merged into one
