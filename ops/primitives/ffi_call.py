@@ -246,7 +246,7 @@ def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect
         ))  # fmt: skip
     single = not isinstance(result_types, list | tuple)
     types = [_result_type(t, location) for t in ([result_types] if single else result_types)]
-    inputs = [a if isinstance(a, Tensor) else constant(np.asarray(a)) for a in args]
+    inputs = [a if isinstance(a, Tensor) else constant(a) for a in args]  # numpy keeps its dtype
     attrs = FfiCallAttrs(
         target=target, shapes=tuple(tuple(t.shape) for t in types), dtypes=tuple(t.dtype for t in types),
         attributes=encode(attributes, location), vmap_method=vmap_method, has_side_effect=bool(has_side_effect),
