@@ -28,8 +28,10 @@ float8_e5m2 19, float8_e4m3fn 20, float8_e5m2fnuz 24, float8_e4m3fnuz 25.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer, model_validator
 
 from ...graph import GraphError, dtypes, located
 from .hlo import ir
@@ -59,6 +61,31 @@ class FfiAttribute(BaseModel):
     name: str
     kind: str
     value: bool | int | float | str | tuple[int, ...] | tuple[float, ...]
+
+    def __str__(self) -> str:  # how graph listings show it
+        return f"{self.name}: {self.kind} = {self.value!r}"
+
+    # JSON has no inf or nan: a float attribute's non-finite values travel as "inf", "-inf", "nan"
+    @field_serializer("value", when_used="json")
+    def _json_value(self, value):
+        if isinstance(value, tuple):
+            return [_json_float(v) for v in value]
+        return _json_float(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _floats_from_json(cls, data):
+        if isinstance(data, dict) and str(data.get("kind", "")).split(":")[-1].startswith("f"):
+            value = data.get("value")
+            data = {
+                **data,
+                "value": tuple(map(float, value)) if isinstance(value, list | tuple) else float(value),
+            }
+        return data
+
+
+def _json_float(v):
+    return repr(v) if isinstance(v, float) and not math.isfinite(v) else v
 
 
 def encode(attributes: dict, location) -> tuple[FfiAttribute, ...]:
