@@ -20,6 +20,7 @@ replicated operands; inside sg.spmd it runs per device on the device's shard.
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 
@@ -187,7 +188,7 @@ def _batch(ctx, attrs: FfiCallAttrs, xs, bdims):
         broadcast = method == "broadcast_all"
         inputs = [_leading(x, b, size, broadcast) for x, b in zip(xs, bdims)]
         update = {"shapes": tuple((size, *s) for s in attrs.shapes)}
-    node = bind_node(ctx.op, inputs, attrs.model_copy(update=update))
+    node = bind_node(ctx.op, inputs, attrs.model_copy(update=update), name=node_name(attrs.target))
     return list(node.outputs), [0] * len(node.outputs)
 
 
@@ -252,8 +253,13 @@ def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect
         attributes=encode(attributes, location), vmap_method=vmap_method, has_side_effect=bool(has_side_effect),
         instance=next(_INSTANCES) if has_side_effect else 0,
     )  # fmt: skip
-    outputs = list(bind_node(ffi_call_op, inputs, attrs).outputs)
+    outputs = list(bind_node(ffi_call_op, inputs, attrs, name=node_name(target)).outputs)
     return outputs[0] if single else outputs
+
+
+def node_name(target: str) -> str:
+    """The name a call's node gets: its target's, so listings, drawings and errors say which kernel."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", target)
 
 
 def _result_type(t, location) -> TensorType:
