@@ -12,8 +12,10 @@ library goes in place by an atomic rename, so processes building the same
 kernel at once never load a half-written file.
 
 ``register`` hands XLA the handler (through backend/pjrt.py, the one module
-that touches jaxlib) and records the target in ops' table, which the
-lowering reads to refuse an unregistered target at the user's line.
+that touches jaxlib) and records the target in ops' table. XLA refuses to
+compile a call to a target it has no handler for (one registered through
+jax counts too); ``unregistered_target`` turns that into a GraphError at the
+call's line, naming the platforms sg.ffi.register gave the target.
 """
 
 from __future__ import annotations
@@ -214,6 +216,24 @@ def kernel_nodes(nodes) -> list:
     return found
 
 
+def unregistered_target(error, nodes, platform: str) -> GraphError | None:
+    """The GraphError for a compile that failed because a kernel call's target has no handler
+    on ``platform`` (XLA: "No FFI handler registered for <target> ..."), at the call's line and
+    naming the platforms sg.ffi.register gave it; None for any other failure."""
+    message = str(error)
+    missing = [n for n in kernel_nodes(nodes) if f"handler registered for {n.attrs.target} " in message]
+    if not missing:
+        return None
+    node = missing[0]
+    target = node.attrs.target
+    where = ", ".join(registered_platforms(target)) or "no platform"
+    return GraphError(located(
+        f"sg.ffi_call: target {target!r} is not registered for {platform} (registered for {where}); call "
+        f"sg.ffi.register({target!r}, handler, platform={platform!r}) before the Session compiles",
+        node.location, node.name,
+    ))  # fmt: skip
+
+
 def failure_message(error, kernels) -> str:
     """The message of a run that failed in a program calling ``kernels``: XLA's status (the
     kernel's own message) and each kernel call that may have raised it, at the user's line."""
@@ -225,4 +245,7 @@ def failure_message(error, kernels) -> str:
     return f"a kernel called by sg.ffi_call failed: {status}\nthe program's kernel calls:\n{calls}"
 
 
-__all__ = ["Library", "build", "cache_dir", "failure_message", "include_dir", "kernel_nodes", "register"]
+__all__ = [
+    "Library", "build", "cache_dir", "failure_message", "include_dir", "kernel_nodes", "register",
+    "unregistered_target",
+]  # fmt: skip

@@ -3,10 +3,10 @@
 It lowers to the custom call jax.ffi emits: ``stablehlo.custom_call @target``
 with ``api_version = 4`` and the typed attributes in ``backend_config`` as a
 dictionary (ffi_attributes.py), row-major layouts. XLA finds the kernel by
-target name and platform, so the target must have been registered with
-``sg.ffi.register`` (backend/ffi.py) for the Session's platform; that table
-lives here (``note_registered``) so the lowering can refuse an unregistered
-target at the user's line before XLA sees it.
+target name and platform, so the target must have been registered
+(``sg.ffi.register``, backend/ffi.py) for the Session's platform; the table
+of what sg.ffi.register gave lives here (``note_registered``), for the
+GraphError a compile of an unregistered target becomes (backend/ffi.py).
 
 Rules: vectorize follows ``vmap_method`` ("sequential": a loop over the batch
 in the program, one kernel call per lane; "expand_dims" and "broadcast_all":
@@ -113,14 +113,6 @@ def _custom_call(attrs: FfiCallAttrs, operands, result_types) -> list:
 
 
 def _lower(ctx, attrs: FfiCallAttrs, *values) -> list:
-    platforms = registered_platforms(attrs.target)
-    if platform_kind(ctx.platform) not in platforms:
-        where = ", ".join(platforms) if platforms else "no platform"
-        raise GraphError(located(
-            f"sg.ffi_call: target {attrs.target!r} is not registered for {ctx.platform} (registered for "
-            f"{where}); call sg.ffi.register({attrs.target!r}, handler, platform={ctx.platform!r}) first",
-            ctx.node.location, ctx.node.name,
-        ))  # fmt: skip
     depth = len(attrs.lanes)
     sizes = [ctx.dim(s) for s in attrs.lane_sizes]
     inner = [TensorType(t.shape[depth:], t.dtype) for t in ctx.out_types]
