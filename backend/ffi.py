@@ -76,7 +76,7 @@ class Library:
                 "with XLA_FFI_DEFINE_HANDLER_SYMBOL(Name, ...) outside any namespace",
                 user_location(),
             )) from None  # fmt: skip
-        return _capsule(function)
+        return pycapsule(function)
 
 
 _PyCapsule_New = ctypes.pythonapi.PyCapsule_New
@@ -84,8 +84,9 @@ _PyCapsule_New.restype = ctypes.py_object
 _PyCapsule_New.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
 
 
-def _capsule(function):
-    """A PyCapsule holding a ctypes function's address (what XLA's registration takes)."""
+def pycapsule(function):
+    """A PyCapsule holding a ctypes function's address (what XLA's registration takes), as
+    jax.ffi.pycapsule: ``sg.ffi.pycapsule(ctypes.CDLL(path).RmsNorm)``."""
     return _PyCapsule_New(ctypes.cast(function, ctypes.c_void_p).value, None, None)
 
 
@@ -118,7 +119,7 @@ def register(name: str, handler, platform: str = "cpu") -> None:
         raise GraphError(located(f"sg.ffi.register: platform must be one of {PLATFORMS}, got {platform!r}",
                                  location))  # fmt: skip
     if isinstance(handler, ctypes._CFuncPtr):
-        handler = _capsule(handler)
+        handler = pycapsule(handler)
     if not _is_capsule(handler):
         raise GraphError(located(
             f"sg.ffi.register: the handler is a PyCapsule, a ctypes function pointer or Library.handler(...)'s "
@@ -246,6 +247,6 @@ def failure_message(error, kernels) -> str:
 
 
 __all__ = [
-    "Library", "build", "cache_dir", "failure_message", "include_dir", "kernel_nodes", "register",
+    "Library", "build", "cache_dir", "failure_message", "include_dir", "kernel_nodes", "pycapsule", "register",
     "unregistered_target",
 ]  # fmt: skip

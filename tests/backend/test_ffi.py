@@ -277,6 +277,7 @@ def test_register_checks_its_arguments(echo):
     with pytest.raises(sg.GraphError, match="the handler is a PyCapsule"):
         sg.ffi.register("echo", "Echo", platform="cpu")
     sg.ffi.register("echo", echo.handler("Echo"), platform="cpu")  # again: harmless
+    sg.ffi.register("echo", sg.ffi.pycapsule(ctypes.CDLL(str(echo.path)).Echo), platform="cpu")  # the same
     with pytest.raises(sg.GraphError, match="'echo' already has another handler on cpu"):
         sg.ffi.register("echo", echo.handler("Fail"), platform="cpu")
 
