@@ -59,6 +59,7 @@ def note_registered(target: str, platform: str) -> None:
 
 
 def registered_platforms(target: str) -> tuple[str, ...]:
+    """The platforms sg.ffi.register gave ``target`` a handler on (for messages), sorted."""
     return tuple(sorted(_REGISTERED.get(target, ())))
 
 
