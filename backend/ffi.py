@@ -237,13 +237,25 @@ def unregistered_target(error, nodes, platform: str) -> GraphError | None:
 
 def failure_message(error, kernels) -> str:
     """The message of a run that failed in a program calling ``kernels``: XLA's status (the
-    kernel's own message) and each kernel call that may have raised it, at the user's line."""
+    kernel's own message) and each kernel call that may have raised it, at the user's line.
+    When XLA could not decode the call (an attribute or operand of another type than the
+    handler binds), each call's attributes are listed with their types."""
     status = str(error).strip()
+    if "decode" in status:
+        status += "\n" + "\n".join(f"sg.ffi_call({n.attrs.target!r}) passes {_signature(n)}" for n in kernels)
+        status += "\n(np.float32(v) passes a float, a Python float a double, a Python int an int64_t)"
     if len(kernels) == 1:
         node = kernels[0]
         return located(f"sg.ffi_call({node.attrs.target!r}) failed: {status}", node.location, node.name)
     calls = "\n".join(f"  {located(f'sg.ffi_call({n.attrs.target!r})', n.location, n.name)}" for n in kernels)
     return f"a kernel called by sg.ffi_call failed: {status}\nthe program's kernel calls:\n{calls}"
+
+
+def _signature(node) -> str:
+    """A call's operand types and attributes, as the handler receives them."""
+    operands = ", ".join(str(t.type) for t in node.inputs) or "no operands"
+    attributes = ", ".join(str(a) for a in node.attrs.attributes) or "no attributes"
+    return f"operands {operands}; attributes {attributes}"
 
 
 __all__ = [

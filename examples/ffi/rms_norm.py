@@ -24,18 +24,24 @@ HERE = Path(__file__).resolve().parent
 EPS = 1e-5
 
 
-def load(gpu: bool = False):
-    """Build and register the kernels (CPU; the CUDA ones too with ``gpu``); the CPU library."""
-    lib = sg.ffi.build("rms_norm", [HERE / "rms_norm.cc"])
+def load(gpu: bool = False, extra_flags=()):
+    """Build and register the kernels (CPU; the CUDA ones too with ``gpu``); the CPU library.
+    ``extra_flags`` go to g++ (the tests pass -O0: it compiles faster). Once per process: XLA
+    keeps a target's first handler, so later calls give the library loaded first."""
+    if LOADED:
+        return LOADED[0]
+    lib = sg.ffi.build("rms_norm", [HERE / "rms_norm.cc"], extra_flags=extra_flags)
     for target, symbol in TARGETS.items():
         sg.ffi.register(target, lib.handler(symbol), platform="cpu")
     if gpu and shutil.which("nvcc"):
         gpu_lib = sg.ffi.build("rms_norm_cuda", [HERE / "rms_norm.cu"])
         for target, symbol in TARGETS.items():
             sg.ffi.register(target, gpu_lib.handler(symbol + "Cuda"), platform="cuda")
+    LOADED.append(lib)
     return lib
 
 
+LOADED: list = []  # the library load() registered, once it has
 TARGETS = {"rms_norm": "RmsNorm", "rms_norm_fwd": "RmsNormFwd", "rms_norm_bwd": "RmsNormBwd"}
 
 

@@ -11,6 +11,7 @@ import ctypes
 import importlib.util
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ECHO = Path(__file__).resolve().parent / "ffi_kernels" / "echo.cc"
 P = sg.PartitionSpec
 EPS = 1e-5
+QUICK = ["-O0"]  # the kernels compile about twice as fast unoptimized, and these sizes are small
 
 
 def reference(x, eps=EPS):
@@ -33,8 +35,13 @@ def reference(x, eps=EPS):
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
+    """A build cache of this module's own, with both kernels built in it at once (g++ runs on
+    two cores), so that the fixtures below find them there."""
     before = os.environ.get("STABLEGRAPH_FFI_CACHE")
     os.environ["STABLEGRAPH_FFI_CACHE"] = str(tmp_path_factory.mktemp("ffi-cache"))
+    sources = [("rms_norm", ROOT / "examples" / "ffi" / "rms_norm.cc"), ("echo", ECHO)]
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda named: sg.ffi.build(*named, extra_flags=QUICK), sources))
     yield Path(os.environ["STABLEGRAPH_FFI_CACHE"])
     if before is None:
         del os.environ["STABLEGRAPH_FFI_CACHE"]
@@ -50,13 +57,13 @@ def rn(cache):
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.load()
+    module.load(extra_flags=QUICK)
     return module
 
 
 @pytest.fixture(scope="module")
 def echo(cache):
-    lib = sg.ffi.build("echo", [ECHO])
+    lib = sg.ffi.build("echo", [ECHO], extra_flags=QUICK)
     sg.ffi.register("echo", lib.handler("Echo"), platform="cpu")
     sg.ffi.register("fail", ctypes.CDLL(str(lib.path)).Fail, platform="cpu")  # a ctypes pointer
     return lib
@@ -230,6 +237,7 @@ def test_a_kernel_error_is_an_execution_error_and_the_session_goes_on(rn, echo):
         good = sg.assign(v, rn.rms_norm(v))
         bad = sg.assign(v, rn.rms_norm(v, eps=-1.0))
         failing = sg.ffi_call("fail", sg.TensorType((2, 3), sg.float32), v, message="the kernel says no")
+        double = sg.ffi_call("rms_norm", sg.TensorType((2, 3), sg.float32), v, eps=1e-5)  # binds a float
     with sg.Session(g) as sess:
         start = sess.get(v)
         with pytest.raises(sg.ExecutionError) as e:
@@ -243,6 +251,9 @@ def test_a_kernel_error_is_an_execution_error_and_the_session_goes_on(rn, echo):
         np.testing.assert_array_equal(sess.get(v), start)  # the failed run kept the variable's value
         with pytest.raises(sg.ExecutionError, match="the kernel says no"):
             sess.run(failing)
+        with pytest.raises(sg.ExecutionError) as e:
+            sess.run(double)
+        assert "expected F32 but got F64" in str(e.value) and "attributes eps: f64 = 1e-05" in str(e.value)
         sess.run(good)  # still usable
         np.testing.assert_allclose(sess.get(v), reference(start), rtol=2e-6)
 
