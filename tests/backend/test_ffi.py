@@ -120,6 +120,14 @@ def test_vectorize_follows_vmap_method_and_equals_a_loop(rn, echo):
         for method in ("sequential", "expand_dims", "broadcast_all"):
             outs[method] = sg.vmap(lane(method))(x)
             outs[method + " twice"] = sg.vmap(sg.vmap(lane(method)))(x)
+
+        def backward(row):  # two results, then three operands of which one (s) no lane varies
+            y, r = sg.ffi_call("rms_norm_fwd", [sg.TensorType(row.shape, row.dtype), sg.TensorType(row.shape[:-1], row.dtype)],
+                               row, eps=np.float32(EPS), vmap_method="sequential")  # fmt: skip
+            return sg.ffi_call("rms_norm_bwd", sg.TensorType(row.shape, row.dtype), r, row, s,
+                               eps=np.float32(EPS), vmap_method="sequential")  # fmt: skip
+
+        outs["backward"] = sg.vmap(backward)(x[:, 0])  # s is (6,): each lane's row is (6,) too
         # sequential: the kernel sees one lane at a time (echo's last written value is the sum of its operand)
         outs["echo"] = sg.vmap(lambda v: sg.ffi_call("echo", sg.TensorType((40,), sg.float64), v,
                                                      vmap_method="sequential", **_echo_attrs()))(
@@ -136,6 +144,10 @@ def test_vectorize_follows_vmap_method_and_equals_a_loop(rn, echo):
     for method in ("sequential", "expand_dims", "broadcast_all"):
         np.testing.assert_allclose(got[method], loop, rtol=2e-6, atol=1e-6, err_msg=method)
         np.testing.assert_allclose(got[method + " twice"], loop, rtol=2e-6, atol=1e-6, err_msg=method)
+    rows = xv[:, 0].astype(np.float64)
+    r = 1 / np.sqrt((rows**2).mean(-1, keepdims=True) + EPS)
+    want_backward = r * sv - r**3 * rows * (sv * rows).sum(-1, keepdims=True) / 6  # d(y . s)/dx per row
+    np.testing.assert_allclose(got["backward"], want_backward, rtol=1e-5, atol=1e-6)
     sums = got["echo"][:, 26]  # after the attributes (see test_every_attribute_type_reaches_the_kernel)
     np.testing.assert_allclose(sums, xv.reshape(3, 24).astype(np.float64).sum(1), rtol=1e-12)
 
