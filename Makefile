@@ -16,11 +16,11 @@ TEST_WORKERS ?= 2
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: all setup dot browser test sweep test-gpu demo lint bench clean
+.PHONY: all setup dot cxx browser test sweep test-gpu demo lint bench clean
 
 all: test
 
-setup: $(STAMP) dot browser
+setup: $(STAMP) dot cxx browser
 
 # Debian's python3 has no ensurepip until python3-venv is installed: do that once, as root.
 $(PY):
@@ -42,6 +42,16 @@ dot:
 	  apt-get update -q && apt-get install -y -q --no-install-recommends graphviz; \
 	else \
 	  echo "graphviz's dot is missing and cannot be installed here (needs root and apt-get)" >&2; exit 1; \
+	fi
+
+# sg.ffi.build compiles the C++ kernels of examples/ffi and tests/backend/ffi_kernels with g++ (issue 25).
+cxx:
+	@command -v g++ >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "g++ is missing: apt-get install g++"; \
+	  apt-get update -q && apt-get install -y -q --no-install-recommends g++; \
+	else \
+	  echo "g++ is missing and cannot be installed here (needs root and apt-get)" >&2; exit 1; \
 	fi
 
 browser:
@@ -75,7 +85,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 
-bench: $(STAMP)
+bench: $(STAMP) cxx
 	$(PY) benchmarks/dispatch.py
 	$(PY) benchmarks/grad.py
 	$(PY) benchmarks/train_step.py
@@ -85,6 +95,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/attention.py
 	$(PY) benchmarks/linalg.py
 	$(PY) benchmarks/data_parallel.py
+	$(PY) benchmarks/ffi.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

@@ -78,6 +78,7 @@ from .ops.nn.reuse import AUTO_REUSE
 from .ops.primitives.constants import dim_size
 from .ops.primitives.elementwise import stop_gradient
 from .ops.primitives.ensure_shape import ensure_shape
+from .ops.primitives.ffi_call import ffi_call
 from .ops.primitives.remat import checkpoint_name
 from .ops.state import (
     Variable,
@@ -134,7 +135,7 @@ _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
 from . import sharding  # noqa: E402
-from .backend import distributed  # noqa: E402
+from .backend import distributed, ffi  # noqa: E402  (ffi: issue 25's sg.ffi.build / register / include_dir)
 from .backend.distributed import DistributedError, process_count, process_index  # noqa: E402
 from .ops.primitives.collectives import (  # noqa: E402
     all_gather,
@@ -170,4 +171,5 @@ __all__ = [
     "spmd", "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index",
     "distributed", "process_index", "process_count", "DistributedError",
     "AUTO_REUSE", "ensure_shape", "debug", "pure_callback", "py_func", "numpy_function",
+    "ffi", "ffi_call",
 ]  # fmt: skip

@@ -38,6 +38,7 @@ class LoweringPass(Services):
         self.effects = effects  # False: the user's effects (prints, checks) are left out
         self.originals = _original_effects(nodes)
         self.host_callbacks: list = []
+        self.calls_kernels = any("foreign_call" in n.op.traits for n in _all_nodes(nodes))  # sg.ffi_call
         self._tokens: list = [None]  # the last ordered effect's token, per body being lowered
 
     def lower_function(self, ctx, fn, values, extra=()) -> list:
@@ -70,6 +71,15 @@ class LoweringPass(Services):
 
     def set_effect_token(self, ctx, value) -> None:
         self._tokens[-1] = value
+
+
+def _all_nodes(nodes):
+    """``nodes`` and the nodes of the bodies they hold, at any depth."""
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(n for fn in held_functions(node) for n in fn.graph.nodes)
 
 
 def _original_effects(nodes) -> set:
@@ -178,7 +188,7 @@ def lower_module(
                 return [env[t] for t in fetches]
 
         main.func_op.attributes["sym_visibility"] = hlo.ir.StringAttr.get("public")
-        if lowering.host_callbacks:
+        if lowering.host_callbacks or lowering.calls_kernels:
             aliases = None
         if mesh is not None:
             _partition(module, main.func_op, mesh, aliases or {}, shardings or ((), ()))

@@ -801,6 +801,21 @@ def jaxlib_version() -> str:
     return version.__version__
 
 
+def ffi_include_dir() -> str:
+    """The folder holding XLA's FFI headers (``xla/ffi/api/ffi.h``), shipped inside jaxlib."""
+    import jaxlib  # noqa: PLC0415
+
+    return os.path.join(os.path.dirname(jaxlib.__file__), "include")
+
+
+def register_ffi_handler(name: str, capsule, platform: str) -> None:
+    """Register a typed-FFI handler (a PyCapsule of its function pointer) as XLA's custom-call
+    target ``name`` on ``platform`` ("cpu" or "gpu"); for CUDA, jaxlib holds it until the CUDA
+    plugin is loaded (``_cuda_client``) and hands it over then. Raises XlaRuntimeError."""
+    xla_platform = "cpu" if platform == "cpu" else "CUDA"
+    xc.register_custom_call_target(name, capsule, platform=xla_platform, api_version=1)
+
+
 def profile_events(run) -> list[tuple[str, int, float]]:
     """Call ``run()`` under jaxlib's profiler: the (HLO instruction, start ns, duration ns) of each
     executable op or fusion XLA reports (events carrying an ``hlo_op``), in the order seen."""

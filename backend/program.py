@@ -15,7 +15,7 @@ import numpy as np
 
 from ..graph import CompileError, Tensor
 from ..graph.display import display_html
-from . import disk_cache, pjrt
+from . import disk_cache, ffi, pjrt
 from . import feeds as feeding
 from .lowering import ModuleText
 from .placement import named_from_tiling
@@ -169,6 +169,9 @@ def compile_text(
         try:
             exe = pjrt.compile(text, devices, arg_types, out_types, n_host, callbacks)
         except pjrt.XlaRuntimeError as e:
+            unregistered = ffi.unregistered_target(e, nodes, devices[0].platform)  # sg.ffi_call's target
+            if unregistered is not None:
+                raise unregistered from None
             raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
         if entry is not None:
             disk_cache.store(entry, pjrt.serialize(exe), len(callbacks))

@@ -22,7 +22,7 @@ import threading
 
 from ..graph import ExecutionError, located
 from ..ops.primitives import host_callback
-from . import interrupt, pjrt
+from . import ffi, interrupt, pjrt
 
 
 class RunGate:
@@ -323,6 +323,9 @@ def raise_failed_run(program, error) -> None:
             raise ExecutionError(located(message, fn.location or node.location, node.name)) from failure
     if not isinstance(error, pjrt.XlaRuntimeError):
         raise error
+    kernels = ffi.kernel_nodes(program.nodes)
+    if kernels:  # a kernel's error status comes back as XLA's: name the calls that could have given it
+        raise ExecutionError(ffi.failure_message(error, kernels)) from None
     raise ExecutionError(with_nodes(f"the program failed while running: {error}", program.nodes)) from None
 
 

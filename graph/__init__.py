@@ -29,6 +29,7 @@ from .opdef import (
     EFFECT,
     ELEMENTWISE,
     FEED,
+    FOREIGN_CALL,
     GROUP,
     HOST_CALLBACK,
     LAYOUT,
@@ -55,7 +56,7 @@ from .types import TensorType
 from .verify import verify
 
 __all__ = [
-    "ArrayAttr", "Attrs", "BILINEAR", "BROADCAST", "CONSTANT", "EFFECT", "ELEMENTWISE", "FEED", "GROUP", "HOST_CALLBACK", "LAYOUT", "LINEAR", "MOVES_DATA", "PARAMETER", "READS_STATE", "SEED", "STATEFUL", "WRITES_VARIABLE", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
+    "ArrayAttr", "Attrs", "BILINEAR", "BROADCAST", "CONSTANT", "EFFECT", "ELEMENTWISE", "FEED", "FOREIGN_CALL", "GROUP", "HOST_CALLBACK", "LAYOUT", "LINEAR", "MOVES_DATA", "PARAMETER", "READS_STATE", "SEED", "STATEFUL", "WRITES_VARIABLE", "ZERO_DERIVATIVE", "Call", "CheckpointError", "CompileError", "DType", "DTypeAttr", "Dim", "ExecutionError",
     "FeedError", "Function", "FunctionAttr", "Graph", "GraphError", "NoAttrs", "Node", "OpDef", "ShapeAttr",
     "SourceLocation", "StablegraphError", "Tensor", "TensorType", "all_ops", "building",
     "current_graph", "describe", "dtypes", "emitting_for", "extract", "flatten", "function", "inline",

@@ -62,6 +62,9 @@ WRITES_VARIABLE = frozenset({"writes_variable"})  # its value becomes variable `
 # its attrs have ``recomputed`` (a vjp's copy, graph.inline) and ``effect_key()`` (shared by copies)
 EFFECT = frozenset({"effect"})
 HOST_CALLBACK = frozenset({"host_callback"})  # calls Python from the program: not saved as JSON
+# calls a user's compiled kernel (sg.ffi_call): a run may fail with the kernel's message, so the
+# program donates no variable buffer (a failed run keeps the Session's variables)
+FOREIGN_CALL = frozenset({"foreign_call"})
 # the structural ops: what the Session and the function machinery make of a node
 FEED = frozenset({"feed"})  # a graph input, fed by Session.run (placeholder)
 PARAMETER = frozenset({"parameter"})  # an input of a Function's body: its signature, kept even if unused

@@ -39,6 +39,7 @@ from .primitives import (  # noqa: F401
     dynamic_slicing,
     elementwise,
     factorizations,
+    ffi_call,
     fft,
     host_callback,
     indexing,
