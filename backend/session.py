@@ -44,6 +44,7 @@ from ..ops.random_keys import seed_words
 from ..sharding import Mesh
 from . import checkpoint, distributed, nonfinite, pjrt, profiling
 from . import feeds as feeding
+from .device_feeds import FeedPlacer
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
@@ -213,6 +214,13 @@ class Session(Unpicklable):
         for leaf in leaves:
             feeding.resolve(self.graph, leaf)  # an unknown fetch is an error now, not at the first call
         return StepCallable(self, fetches, feeds)
+
+    def feed_placer(self, feeds) -> FeedPlacer:
+        """A FeedPlacer for the placeholders ``feeds`` (tensors or names): it checks values as
+        ``run`` would and puts them on this Session's devices as their shardings say, ahead of
+        the run (what sg.data.prefetch uses on its thread)."""
+        self._check_open()
+        return FeedPlacer(self._layout, [feeding.resolve(self.graph, f) for f in feeds])
 
     def _program(self, fetch_ts: tuple, fed: list) -> Program:
         """The compiled program of these fetches and feed shapes (compiled on first use)."""

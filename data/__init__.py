@@ -8,5 +8,6 @@ a background thread; ``batches``, ``split`` and ``load_digits``
 
 from .batching import Batches, batches, load_digits, split
 from .dataset import Dataset, DatasetIterator
+from .prefetch import Prefetch, prefetch
 
-__all__ = ["Batches", "batches", "split", "load_digits", "Dataset", "DatasetIterator"]
+__all__ = ["Batches", "batches", "split", "load_digits", "Dataset", "DatasetIterator", "Prefetch", "prefetch"]
