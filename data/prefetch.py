@@ -339,7 +339,9 @@ class _Producer:
 
     def _error(self, field, t: Tensor, e: FeedError) -> FeedError:
         return FeedError(
-            located(f"sg.data.prefetch: dataset field {_label(field)} -> placeholder {t.name}: {e}", self.where)
+            located(
+                f"sg.data.prefetch: dataset field {_label(field)} -> placeholder {t.name}: {e}", self.where
+            )
         )
 
     def _place(self, batches: list, steps: int | None) -> list:
