@@ -42,8 +42,9 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import checkpoint, distributed, nonfinite, pjrt, profiling, step_loop
+from . import async_run, checkpoint, distributed, nonfinite, pjrt, profiling, step_loop
 from . import feeds as feeding
+from .async_run import RunHandle
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
@@ -206,6 +207,21 @@ class Session(Unpicklable):
                 "the run made a nan or an infinity (the Session checks numerics); no variable was written\n"
                 f"{report}"
             ) from None
+
+    def run_async(self, fetches, feeds=None, steps=None) -> RunHandle:
+        """Start ``run(fetches, feeds, steps=steps)`` and return at once: a handle whose
+        ``result()`` waits for the run and gives what ``run`` gives (or raises its error, naming
+        the node) and whose ``done()`` says whether it ended. Runs take effect in the order they
+        were started, so the next step can be started while the device works (async_run.py).
+
+            pending = sess.run_async([loss, train], {x: xb, y: yb})
+            xb, yb = next(batches)                  # meanwhile, on the host
+            value, _ = pending.result()
+        """
+        return async_run.start(self, fetches, feeds, steps)
+
+    def _resolve(self, key) -> Tensor:
+        return feeding.resolve(self.graph, key)
 
     def make_callable(self, fetches, feed_list=()) -> StepCallable:
         """TF1's ``Session.make_callable``: a function of the values of ``feed_list`` (tensors or

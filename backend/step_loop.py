@@ -81,16 +81,23 @@ def run_steps(session, fetches, feeds, steps: int):
         out = repeat.run(feeds, session._state, session.stats)
         if out is not MISSED:
             return out
+    if session.check_numerics:  # each step checked as its own run (find_nonfinite names the step's node)
+        return _one_by_one(session, fetches, convert_stacked(session.graph, feeds, steps), steps)
+    program, values, tree = prepare(session, fetches, feeds, steps)
+    return unflatten(tree, program.execute(session._state, session.stats, values))
+
+
+def prepare(session, fetches, feeds, steps: int) -> tuple[Program, list, object]:
+    """The loop program of a ``steps`` run (``feeds`` a mapping), the feeds' values it takes and
+    the fetches' tree; the run's fast path is kept for the next one like it."""
     leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
     fetch_ts = tuple(feeding.resolve(session.graph, f) for f in leaves)
     fed = convert_stacked(session.graph, feeds, steps)
-    if session.check_numerics:  # each step checked as its own run (find_nonfinite names the step's node)
-        return _one_by_one(session, fetches, fed, steps)
     program = steps_program(session, fetch_ts, fed, steps)
     key = _key(fetches, feeds, steps)
     if key is not None:
         session._step_repeats[key] = StepsRepeat(program, fed, tree)
-    return unflatten(tree, program.execute(session._state, session.stats, [v for _, v in fed]))
+    return program, [v for _, v in fed], tree
 
 
 def _one_by_one(session, fetches, fed, steps: int):
