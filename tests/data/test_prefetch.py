@@ -259,3 +259,34 @@ def test_usage_errors():
         with sg.data.prefetch(_data(), sess, {"x": XP, "y": YP}) as feed:
             with pytest.raises(sg.FeedError, match="steps"):
                 feed.next_feeds(0)
+
+
+GT = sg.Graph()  # a training step: a linear model's squared error, plain gradient descent
+with GT:
+    XT = sg.placeholder(("batch", 3), sg.float32, name="x")
+    YT = sg.placeholder(("batch",), sg.int32, name="y")
+    WT = sg.Variable(np.full(3, 0.01, np.float32), name="w")
+    ERR = XT @ WT - sg.cast(YT, sg.float32)
+    LOSS = (ERR * ERR).mean()
+    TRAIN = sg.assign_sub(WT, 1e-5 * (XT.T @ ERR))
+
+
+def test_session_runs_take_it_as_their_feeds_one_step_or_many():
+    data = _data(seed=2)
+    with sg.Session(GT) as sess:
+        with sg.data.prefetch(data, sess, {"x": XT, "y": YT}) as feed:
+            many, _ = sess.run([LOSS, TRAIN], feed, steps=6)  # crosses into the second epoch
+            one = sess.run(LOSS, feed)
+            assert feed.position["state"] == {"epoch": 1, "in": {"row": 8}}
+        w = sess.get(WT)
+    with sg.Session(GT) as sess:  # the same from numpy batches, one run per step
+        rows = _oracle(2, 4, 2)
+        ref = [sess.run([LOSS, TRAIN], {XT: X[r], YT: Y[r]})[0] for r in rows[:6]]
+        np.testing.assert_array_equal(many, ref)
+        assert one == sess.run(LOSS, {XT: X[rows[6]], YT: Y[rows[6]]})
+        np.testing.assert_array_equal(w, sess.get(WT))
+    mesh = sg.make_mesh((4,), ("data",))
+    with sg.Session(GM, mesh=mesh) as sess, sg.data.prefetch(_data(4, 8), sess, {"x": XM, "y": YM}) as feed:
+        got = sess.run(XM, feed, steps=2)  # a fed tensor comes back as fed
+    rows = _oracle(4, 8, 1)
+    np.testing.assert_array_equal(got, np.stack([X[rows[0]], X[rows[1]]]))
