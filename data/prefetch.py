@@ -268,35 +268,50 @@ class _Producer:
     def run(self) -> None:
         while not self.stop.is_set():
             steps = self.steps
-            want = 1 if steps is None else steps
-            batches: list = []
-            failed = ended = None
-            while len(batches) < want and failed is None:
-                try:
-                    element = next(self.iterator)
-                except StopIteration:
-                    ended = True
-                    break
-                except BaseException as e:  # the dataset's own error: the consumer wraps it
-                    failed = _Failed(e, True)
-                    break
-                try:
-                    batches.append(_Batch(self._convert(element), self.iterator.position))
-                except FeedError as e:
-                    failed = _Failed(e, False)
-            device = None
-            if len(batches) == want and failed is None:
-                try:
-                    device = self._place(batches, steps)
-                except FeedError:
-                    device = None  # batches of different shapes: the consumer stacks and reports them
-                except BaseException as e:
-                    failed = _Failed(e, True)
-            if batches and not self._put(_Block(batches, steps, device)):
+            block, failed, ended = self._make(steps)
+            if block is not None and not self._put(block):
                 return
             if failed is not None or ended:
                 self._put(failed if failed is not None else _END)
                 return
+
+    def _make(self, steps: int | None) -> tuple:
+        """(the next block or None, a _Failed or None, whether the data ended). A failure comes
+        after the batches made before it, which the block holds."""
+        try:  # a dataset of batches of rows: a block of them in one gather
+            stacked = None if steps is None else self.iterator.next_stack(steps)
+            if stacked is not None:
+                batches, device = self._convert_stacked(*stacked)
+                return _Block(batches, steps, device), None, False
+        except FeedError as e:
+            return None, _Failed(e, False), False
+        except BaseException as e:
+            return None, _Failed(e, True), False
+        want = 1 if steps is None else steps
+        batches: list = []
+        failed, ended = None, False
+        while len(batches) < want and failed is None:
+            try:
+                element = next(self.iterator)
+            except StopIteration:
+                ended = True
+                break
+            except BaseException as e:  # the dataset's own error: the consumer wraps it
+                failed = _Failed(e, True)
+                break
+            try:
+                batches.append(_Batch(self._convert(element), self.iterator.position))
+            except FeedError as e:
+                failed = _Failed(e, False)
+        device = None
+        if len(batches) == want and failed is None:
+            try:
+                device = self._place(batches, steps)
+            except FeedError:
+                device = None  # batches of different shapes: the consumer stacks and reports them
+            except BaseException as e:
+                failed = _Failed(e, True)
+        return (_Block(batches, steps, device) if batches else None), failed, ended
 
     def _convert(self, element) -> list:
         """The element's fields as numpy values of their placeholders, checked as a run would."""
@@ -304,18 +319,38 @@ class _Producer:
         for field, t in zip(self.fields, self.placer.tensors):
             value = self._field(element, field, t)
             try:
-                arr = self.placer.convert(t, value)
-                self.placer.check([(t, arr)])
+                fed.append((t, self.placer.convert(t, value)))
             except FeedError as e:
                 raise self._error(field, t, e) from None
-            fed.append((t, arr))
-        if len(fed) > 1:
-            try:
-                self.placer.check(fed)
-            except FeedError as e:
-                fields = ", ".join(f"{_label(f)} -> {t.name}" for f, (t, _) in zip(self.fields, fed))
-                raise FeedError(located(f"sg.data.prefetch (fields {fields}): {e}", self.where)) from None
+        self._check(fed)
         return [arr for _, arr in fed]
+
+    def _check(self, fed: list) -> None:
+        """FeedError naming the field unless the converted batch fits its placeholders."""
+        try:
+            self.placer.check(fed)  # (one cached look-up for a shape signature seen before)
+        except FeedError as e:
+            for field, one in zip(self.fields, fed):  # name the field when one alone is wrong
+                try:
+                    self.placer.check([one])
+                except FeedError as alone:
+                    raise self._error(field, one[0], alone) from None
+            fields = ", ".join(f"{_label(f)} -> {t.name}" for f, (t, _) in zip(self.fields, fed))
+            raise FeedError(located(f"sg.data.prefetch (fields {fields}): {e}", self.where)) from None
+
+    def _convert_stacked(self, block, positions: list) -> tuple[list, list]:
+        """(its batches, its values on the devices) of a block that ``next_stack`` gathered."""
+        placer, fed = self.placer, []
+        for field, t in zip(self.fields, placer.tensors):
+            value = self._field(block, field, t)
+            try:
+                fed.append((t, placer.convert(t, value, stacked=True)))
+            except FeedError as e:
+                raise self._error(field, t, e) from None
+        self._check([(t, v[0]) for t, v in fed])
+        values = [v for _, v in fed]
+        batches = [_Batch([v[i] for v in values], p) for i, p in enumerate(positions)]
+        return batches, [placer.put(t, v, True) for t, v in fed]
 
     def _field(self, element, field, t: Tensor):
         if field is _WHOLE:
