@@ -238,7 +238,7 @@ def test_next_stack_gathers_blocks_of_batches_and_keeps_the_order_with_next():
     assert it.next_stack(2) is None  # one batch left: nothing consumed
     got.append(next(it)["y"] // 10)
     np.testing.assert_array_equal(np.stack(got), np.stack(want))
-    ragged = Dataset.from_arrays(y).batch(4).iterator()  # 4, 4, 2
+    ragged = Dataset.from_arrays(y).batch(4).iterator()  # 4, 4, 3
     assert ragged.next_stack(3) is None
-    assert [len(b) for b in ragged] == [4, 4, 2]
+    assert [len(b) for b in ragged] == [4, 4, 3]
     assert Dataset.from_generator(lambda: iter([y])).iterator().next_stack(1) is None
