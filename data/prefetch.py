@@ -108,7 +108,7 @@ class Prefetch:
         self._producer = _Producer(iterator, placer, fields, int(depth), where)
         self._thread = threading.Thread(target=self._producer.run, name="sg.data.prefetch", daemon=True)
         self._producer.thread = self._thread
-        _live.add(self._producer)
+        _track(self._producer)
         self._finalizer = weakref.finalize(self, self._producer.shutdown)
         self._thread.start()
 
@@ -407,13 +407,22 @@ class _Producer:
 
 
 _live: weakref.WeakSet = weakref.WeakSet()
+_exit_hook = threading.Lock()  # held once the hook is registered
 
 
-@atexit.register
+def _track(producer: _Producer) -> None:
+    """Remember a running producer for the exit hook, registered with the first one: atexit runs
+    hooks newest first, so this one runs before the hooks of modules loaded before it (the
+    runtime's among them)."""
+    _live.add(producer)
+    if _exit_hook.acquire(blocking=False):
+        atexit.register(_stop_all)
+
+
 def _stop_all() -> None:
     """At interpreter exit, stop every prefetch thread before the runtime goes away."""
     for producer in list(_live):
         producer.shutdown()
     for producer in list(_live):
         if producer.thread is not None:
-            producer.thread.join(timeout=1.0)
+            producer.thread.join(timeout=0.5)

@@ -230,6 +230,7 @@ def test_the_thread_stops_on_close_with_collection_and_at_exit():
     assert {t for t in threading.enumerate() if t.name == "sg.data.prefetch"} == before
     script = textwrap.dedent(
         """
+        import time
         import numpy as np, stablegraph as sg
         g = sg.Graph()
         with g:
@@ -238,11 +239,23 @@ def test_the_thread_stops_on_close_with_collection_and_at_exit():
         sess = sg.Session(g)
         feed = sg.data.prefetch(data, sess, x, depth=2)
         next(feed)
+
+        def stuck():  # a generator busy in user code when the interpreter exits
+            yield np.zeros((1, 2), np.float32)
+            time.sleep(120)
+            yield np.zeros((1, 2), np.float32)
+
+        busy = sg.data.prefetch(sg.data.Dataset.from_generator(stuck), sess, x)
+        next(busy)
         print("left open")
         """
     )
+    start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+    assert (
+        time.perf_counter() - start < 30
+    )  # (the import takes a few seconds; the exit hook waits 0.5 s for a busy thread)
     assert done.stdout.strip() == "left open"
 
 
