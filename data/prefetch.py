@@ -23,6 +23,7 @@ the dataset field and the placeholder.
 from __future__ import annotations
 
 import atexit
+import itertools
 import numbers
 import queue
 import threading
@@ -138,8 +139,10 @@ class Prefetch:
             block = self._take_block()
             if block is not None:
                 self._pending.extend(block.batches)
-        batches = [self._pending.popleft() for _ in range(want)]
-        feeds = self._place(batches, steps)
+        batches = list(itertools.islice(self._pending, want))
+        feeds = self._place(batches, steps)  # (a FeedError here hands out nothing)
+        for _ in range(want):
+            self._pending.popleft()
         self.position = batches[-1].position
         return feeds
 

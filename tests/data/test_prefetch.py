@@ -303,3 +303,15 @@ def test_session_runs_take_it_as_their_feeds_one_step_or_many():
         got = sess.run(XM, feed, steps=2)  # a fed tensor comes back as fed
     rows = _oracle(4, 8, 1)
     np.testing.assert_array_equal(got, np.stack([X[rows[0]], X[rows[1]]]))
+
+
+def test_a_block_of_batches_of_two_sizes_is_a_feed_error_that_hands_out_nothing():
+    data = sg.data.Dataset.from_arrays({"x": X, "y": Y}).batch(6)  # 6, 6, 6, 2
+    with sg.Session(G) as sess, sg.data.prefetch(data, sess, {"x": XP, "y": YP}) as feed:
+        next(feed)
+        with pytest.raises(
+            sg.FeedError, match=r"field 'x' for placeholder x has batches of shapes \[\(2, 3\), \(6, 3\)\]"
+        ):
+            feed.next_feeds(3)
+        assert feed.position["state"] == {"row": 6}
+        assert [_ids(next(feed)).tolist()[0] for _ in range(3)] == [6, 12, 18]
