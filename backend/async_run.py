@@ -25,11 +25,13 @@ class RunHandle:
     """A run started by ``sess.run_async``: ``result()`` waits for it and gives what ``sess.run``
     would have returned (or raises its error); ``done()`` says whether it has ended."""
 
-    __slots__ = ("_session", "_program", "_tree", "_outs", "_token", "_value", "_error", "_settled", "_watch")
+    __slots__ = (
+        "_session", "_program", "_tree", "_outs", "_token", "_before", "_value", "_error", "_settled", "_watch",
+    )  # fmt: skip
 
-    def __init__(self, session=None, program=None, tree=None, outs=(), token=None):
+    def __init__(self, session=None, program=None, tree=None, outs=(), token=None, before=None):
         self._session, self._program, self._tree = session, program, tree
-        self._outs, self._token = outs, token
+        self._outs, self._token, self._before = outs, token, before
         self._value = self._error = None
         self._settled = program is None
         self._watch: threading.Thread | None = None
@@ -75,7 +77,7 @@ class RunHandle:
                 self._token.block_until_ready()
                 values = program.executable.host_values(self._outs)
             except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
-                lost = session._state.lose_written(program, self._outs, e)
+                lost = session._state.undo_failed(program, self._outs, self._before or {}, e)
                 try:
                     raise_failed_run(program, e)
                 except Exception as named:  # noqa: BLE001
@@ -91,8 +93,7 @@ class RunHandle:
             self._error = e
         finally:
             self._settled = True
-            self._outs = ()
-            self._token = None
+            self._outs, self._token, self._before = (), None, None
 
     def __repr__(self) -> str:
         state = "done" if self.done() else "running"
@@ -118,13 +119,13 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             fed = session._convert_feeds(feeds)
             program = session._program(tuple(session._resolve(f) for f in leaves), fed)
             values = [arr for _, arr in fed]
-        outs, token = _launch(program, session, values)
+        outs, token, before = _launch(program, session, values)
     except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
         return RunHandle.ended(error=e)
-    return RunHandle(session, program, tree, outs, token)
+    return RunHandle(session, program, tree, outs, token, before)
 
 
-def _launch(program, session, values) -> tuple[list, object]:
+def _launch(program, session, values) -> tuple[list, object, dict]:
     """Start ``program`` on the feeds' ``values`` beside the Session's state; counted as a run."""
     stats = session.stats
     stats.runs += 1
@@ -133,6 +134,4 @@ def _launch(program, session, values) -> tuple[list, object]:
     program.runs += 1
     positions = program.plan.arg_positions
     args = values if len(positions) == len(values) else [values[i] for i in positions]
-    if not program.plan.state_in and not program.plan.state_out:
-        return program.executable.launch(args)
     return session._state.launch(program, list(args))
