@@ -345,9 +345,12 @@ class State:
 
 
 def _launch(program, args) -> tuple[list, object]:
-    """``program.executable.launch(args)``; a run that fails at once raises as ``State.call``'s."""
+    """``program.executable.launch(args)``; a run that fails at once raises as ``State.call``'s.
+    The run's token is asked for when only it can tell that the run failed or ended: a program
+    with host callbacks, or one whose every result is a variable (a later run may take them)."""
+    token = bool(program.text.host_callbacks) or program.plan.n_fetched == 0
     try:
-        return program.executable.launch(args)
+        return program.executable.launch(args, token)
     except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
         raise_failed_run(program, e)
 
