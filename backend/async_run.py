@@ -109,14 +109,13 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             # a checked run searches a failed run's nodes, and a run over several processes waits
             # for its peers: both run here, their handle has ended
             return RunHandle.ended(session.run(fetches, feeds, steps=steps))
-        if steps is not None:
-            steps = step_loop.check_steps(steps)
+        if steps is not None or step_loop.is_source(feeds):  # (a source's batches may be device arrays)
+            if steps is not None:
+                steps = step_loop.check_steps(steps)
             if step_loop.is_source(feeds):
                 feeds = step_loop.take_source(feeds, steps)
             program, values, tree = step_loop.prepare(session, fetches, feeds, steps)
         else:
-            if step_loop.is_source(feeds):
-                feeds = step_loop.take_source(feeds, None)
             repeat = session._repeats.find(fetches, feeds)  # a run seen before: its program, feeds checked
             values = None if repeat is None else repeat.values_for(() if feeds is None else feeds.values())
             if values is not None:
