@@ -70,12 +70,18 @@ def check_steps(steps) -> int:
     return int(steps)
 
 
-def run_steps(session, fetches, feeds, steps: int):
+def run_steps(session, fetches, feeds, steps: int | None):
     """``session.run(fetches, feeds, steps=steps)``: each fetch's values of the k steps stacked
-    along a new leading axis (None for a train op), the variables written as k runs write them."""
-    steps = check_steps(steps)
+    along a new leading axis (None for a train op), the variables written as k runs write them.
+
+    ``steps`` None is one plain run of a feed source's batch, whose device arrays go to the
+    program as they are (a plain run's feeds are numpy)."""
+    if steps is not None:
+        steps = check_steps(steps)
     if is_source(feeds):
         feeds = take_source(feeds, steps)
+    if steps is None and session.check_numerics:
+        return session.run(fetches, feeds)  # (the checked path: its feeds read back to the host)
     repeat = session._step_repeats.get(_key(fetches, feeds, steps))
     if repeat is not None:
         out = repeat.run(feeds, session._state, session.stats)
@@ -87,13 +93,17 @@ def run_steps(session, fetches, feeds, steps: int):
     return unflatten(tree, program.execute(session._state, session.stats, values))
 
 
-def prepare(session, fetches, feeds, steps: int) -> tuple[Program, list, object]:
+def prepare(session, fetches, feeds, steps: int | None) -> tuple[Program, list, object]:
     """The loop program of a ``steps`` run (``feeds`` a mapping), the feeds' values it takes and
-    the fetches' tree; the run's fast path is kept for the next one like it."""
+    the fetches' tree; the run's fast path is kept for the next one like it. ``steps`` None:
+    the single run's own program."""
     leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
     fetch_ts = tuple(feeding.resolve(session.graph, f) for f in leaves)
     fed = convert_stacked(session.graph, feeds, steps)
-    program = steps_program(session, fetch_ts, fed, steps)
+    if steps is None:
+        program = session._program(fetch_ts, [(t, Stacked(_shape(v), _dtype(v))) for t, v in fed])
+    else:
+        program = steps_program(session, fetch_ts, fed, steps)
     key = _key(fetches, feeds, steps)
     if key is not None:
         session._step_repeats[key] = StepsRepeat(program, fed, tree)
@@ -126,10 +136,11 @@ class Stacked:
         self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
 
 
-def convert_stacked(graph, feeds, steps: int) -> list:
+def convert_stacked(graph, feeds, steps: int | None) -> list:
     """[(placeholder Tensor, value)] of stacked feeds: numpy values converted as single feeds
     are (same_kind casting, value checks), device arrays taken as they are when their dtype is
-    the placeholder's. FeedError at the user's line for a leading axis that is not ``steps``."""
+    the placeholder's. FeedError at the user's line for a leading axis that is not ``steps``
+    (``steps`` None: one batch each, no stack axis)."""
     if feeds is None:
         return []
     if type(feeds) is not dict:
@@ -148,8 +159,13 @@ def convert_stacked(graph, feeds, steps: int) -> list:
                     )
                 )
         else:
-            value = feeding.convert(t, value, stacked=1)
+            value = feeding.convert(t, value, stacked=0 if steps is None else 1)
             shape = value.shape
+        if steps is None:
+            if len(shape) != len(t.type.shape):
+                raise feeding.wrong_rank(t, shape)
+            fed.append((t, value))
+            continue
         if len(shape) != len(t.type.shape) + 1 or shape[0] != steps:
             raise FeedError(
                 located(

@@ -122,15 +122,16 @@ def test_the_carry_against_numpy_and_the_fast_path_of_a_repeated_call():
 class Source:
     """A feed source (the protocol sg.data.prefetch implements): the next batches on request."""
 
-    def __init__(self, x, data):
-        self.x, self.data, self.position, self.asked = x, data, 0, []
+    def __init__(self, x, data, where=None):
+        self.x, self.data, self.where, self.position, self.asked = x, data, where, 0, []
 
     def next_feeds(self, steps):
         self.asked.append(steps)
         n = 1 if steps is None else steps
         batch = self.data[self.position : self.position + n]
         self.position += n
-        return {self.x: batch[0] if steps is None else batch}
+        value = batch[0] if steps is None else batch
+        return {self.x: value if self.where is None else pjrt.put(value, self.where)}
 
 
 def test_feed_sources_and_device_arrays():
@@ -143,12 +144,17 @@ def test_feed_sources_and_device_arrays():
         c = sess.run(new, source, steps=3)
         placed = pjrt.put(rows[:2], pjrt.placed(sess.devices))
         d = sess.run(new, {x: placed}, steps=2)
+        placing = Source(x, rows, pjrt.placed(sess.devices))  # a source of device arrays
+        e = [sess.run(new, placing), sess.run(new, placing, steps=2), sess.run(new, placing)]
+        f = sess.run_async(new, placing).result()
     assert source.asked == [2, None, 3] and source.position == 6
+    assert placing.asked == [None, 2, None, None]
     want = np.cumsum(rows.sum(axis=1))
     np.testing.assert_array_equal(a, want[:2])
     np.testing.assert_array_equal(b, want[2])
     np.testing.assert_array_equal(c, want[3:6])
     np.testing.assert_array_equal(d, want[5] + np.cumsum(rows[:2].sum(axis=1)))
+    np.testing.assert_array_equal(np.hstack(e + [f]), np.cumsum([d[-1], *rows[:5].sum(axis=1)])[1:])
 
 
 def test_a_checked_session_runs_the_steps_one_by_one():
