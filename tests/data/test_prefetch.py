@@ -315,3 +315,17 @@ def test_a_block_of_batches_of_two_sizes_is_a_feed_error_that_hands_out_nothing(
             feed.next_feeds(3)
         assert feed.position["state"] == {"row": 6}
         assert [_ids(next(feed)).tolist()[0] for _ in range(3)] == [6, 12, 18]
+
+
+def test_generator_batches_stacked_for_steps_and_mixed_with_single_steps():
+    def rows():
+        for i in range(N):
+            yield {"x": X[i], "y": Y[i]}
+
+    data = sg.data.Dataset.from_generator(rows).shuffle(6, seed=1).batch(2)  # no random access
+    want = np.stack([b["y"] for b in data])  # the stream itself, as the plain iteration gives it
+    np.testing.assert_array_equal(np.sort(want.ravel()), Y)
+    with sg.Session(G) as sess, sg.data.prefetch(data, sess, {"x": XP, "y": YP}, depth=1) as feed:
+        got = [_ids(next(feed))[None], _ids(feed.next_feeds(4)), _ids(feed.next_feeds(4))]
+        got.append(_ids(next(feed))[None])
+    np.testing.assert_array_equal(np.concatenate(got), want)
