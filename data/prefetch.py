@@ -98,6 +98,9 @@ class Prefetch:
         fields, keys = _fields(feeds_map)
         placer = sess.feed_placer(keys)
         self.tensors: list[Tensor] = placer.tensors
+        twice = [t.name for i, t in enumerate(self.tensors) if any(t is u for u in self.tensors[:i])]
+        if twice:
+            raise FeedError(located(f"sg.data.prefetch: placeholder {twice[0]} is fed by two fields", where))
         self.fields = fields
         iterator = data.iterator(position)
         self.position = iterator.position

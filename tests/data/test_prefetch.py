@@ -269,6 +269,8 @@ def test_usage_errors():
             sg.data.prefetch(_data(), sess, 3)
         with pytest.raises(sg.FeedError):
             sg.data.prefetch(_data(), sess, {"x": "nope"})
+        with pytest.raises(sg.FeedError, match="placeholder x is fed by two fields"):
+            sg.data.prefetch(_data(), sess, {"x": XP, "y": "x"})
         with sg.data.prefetch(_data(), sess, {"x": XP, "y": YP}) as feed:
             with pytest.raises(sg.FeedError, match="steps"):
                 feed.next_feeds(0)
@@ -329,3 +331,19 @@ def test_generator_batches_stacked_for_steps_and_mixed_with_single_steps():
         got = [_ids(next(feed))[None], _ids(feed.next_feeds(4)), _ids(feed.next_feeds(4))]
         got.append(_ids(next(feed))[None])
     np.testing.assert_array_equal(np.concatenate(got), want)
+
+
+def test_tuple_and_array_elements_map_by_position_and_whole():
+    with sg.Session(G) as sess:
+        pairs = sg.data.Dataset.from_arrays((X, Y)).batch(5)
+        with sg.data.prefetch(pairs, sess, [XP, YP]) as feed:
+            np.testing.assert_array_equal(_ids(next(feed)), Y[:5])
+        with sg.data.prefetch(sg.data.Dataset.from_arrays(X).batch(5), sess, XP) as feed:
+            feeds = feed.next_feeds(2)
+            assert list(feeds) == [XP]
+            np.testing.assert_array_equal(_host(feeds[XP]), X[:10].reshape(2, 5, 3))
+        with sg.data.prefetch(pairs, sess, ["x", "y"]) as feed:  # placeholders by name
+            assert feed.tensors == [XP, YP]
+        with sg.data.prefetch(sg.data.Dataset.from_arrays((X,)).batch(5), sess, [XP, YP]) as feed:
+            with pytest.raises(sg.FeedError, match=r"no field 1 for placeholder y \(it is a tuple of 1\)"):
+                next(feed)
