@@ -133,7 +133,23 @@ class Dataset:
         """An iterator over the elements from ``position`` (a ``.position`` saved from an
         iterator of this same dataset; None: the start). Its ``.position`` is always the
         position of the next element it will yield."""
-        return DatasetIterator(self, position)
+        state = None
+        if position is not None:
+            if not isinstance(position, Mapping) or set(position) != {"dataset", "state"}:
+                raise error(
+                    f"a dataset position is a dict saved from an iterator's .position, got {position!r}"
+                )
+            if position["dataset"] != self._describe:
+                raise error(
+                    f"this position was saved from another dataset: {position['dataset']}, "
+                    f"not {self._describe}"
+                )
+            state = position["state"]
+        source = self._rows_source()
+        if source is None:
+            return DatasetIterator(self._describe, state, elements=self._run(state, ()))
+        # batches of rows: gathered by the iterator, so that next_stack can gather many at once
+        return DatasetIterator(self._describe, state, rows=self._run_rows(state, ()), gather=source.gather)
 
     def __iter__(self) -> Iterator:
         return self.iterator()

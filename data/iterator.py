@@ -14,34 +14,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .batching import error
-
 __all__ = ["DatasetIterator"]
 
 
 class DatasetIterator:
-    """An iteration over a Dataset; ``.position`` is the JSON-able position of the next element."""
+    """An iteration over a Dataset (``data.iterator(position)``); ``.position`` is the JSON-able
+    position of the next element."""
 
-    def __init__(self, dataset, position: Mapping | None = None):
-        self.dataset = dataset
-        state = None
-        if position is not None:
-            if not isinstance(position, Mapping) or set(position) != {"dataset", "state"}:
-                raise error(
-                    f"a dataset position is a dict saved from an iterator's .position, got {position!r}"
-                )
-            if position["dataset"] != dataset._describe:
-                raise error(
-                    f"this position was saved from another dataset: {position['dataset']}, "
-                    f"not {dataset._describe}"
-                )
-            state = position["state"]
-        self.position = {"dataset": dataset._describe, "state": state}
-        source = dataset._rows_source()
-        if source is None:
-            self._elements, self._rows = dataset._run(state, ()), None
-        else:  # batches of rows: gathered here, so that next_stack can gather many at once
-            self._elements, self._rows, self._gather = None, dataset._run_rows(state, ()), source.gather
+    def __init__(self, describe: str, state, elements=None, rows=None, gather=None):
+        """Made by ``Dataset.iterator``: ``elements`` yields (element, state after it); a dataset
+        of batches of rows gives ``rows`` instead, yielding (the rows of a batch, state after
+        it), and ``gather``, which turns rows into an element."""
+        self.describe = describe
+        self.position = {"dataset": describe, "state": state}
+        self._elements, self._rows, self._gather = elements, rows, gather
         self._pulled: deque = deque()  # (rows, state after) pulled by next_stack but not handed out
 
     def __iter__(self) -> DatasetIterator:
@@ -53,7 +39,7 @@ class DatasetIterator:
         else:
             index, after = self._pulled.popleft() if self._pulled else next(self._rows)
             element = self._gather(index)
-        self.position = {"dataset": self.dataset._describe, "state": after}
+        self.position = {"dataset": self.describe, "state": after}
         return element
 
     def next_stack(self, count: int) -> tuple | None:
@@ -74,13 +60,13 @@ class DatasetIterator:
             return None
         self._pulled.extend(pulled[count:])
         block = _split_rows(self._gather(np.concatenate(rows)), count)
-        describe = self.dataset._describe
+        describe = self.describe
         positions = [{"dataset": describe, "state": after} for _, after in pulled[:count]]
         self.position = positions[-1]
         return block, positions
 
     def __repr__(self) -> str:
-        return f"<DatasetIterator of {self.dataset._describe} at {self.position['state']}>"
+        return f"<DatasetIterator of {self.describe} at {self.position['state']}>"
 
 
 def _split_rows(element, count: int):
