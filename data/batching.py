@@ -1,4 +1,4 @@
-"""sg.data: numpy batching for training loops, a seeded train/test split and a small bundled data set.
+"""sg.data's simple helpers: numpy batching for training loops, a seeded train/test split, digits.
 
 A training loop feeds numpy batches to ``sess.run``; this module makes them
 without a framework's data pipeline: ``batches`` walks arrays that share a
@@ -18,12 +18,12 @@ import numbers
 
 import numpy as np
 
-from .graph import GraphError, located, user_location
+from ..graph import GraphError, located, user_location
 
 __all__ = ["Batches", "batches", "split", "load_digits"]
 
 
-def _error(message: str) -> GraphError:
+def error(message: str) -> GraphError:
     """Bad arguments are GraphErrors (ValueErrors too) at the user's line."""
     return GraphError(located(message, user_location()))
 
@@ -34,10 +34,10 @@ def _array(value, what: str, label: str) -> np.ndarray:
     except GraphError:
         raise
     except (ValueError, TypeError) as e:  # ragged nested lists, mostly
-        raise _error(f"{what}: {label} is not a rectangular array ({e})") from None
+        raise error(f"{what}: {label} is not a rectangular array ({e})") from None
 
 
-def _structure(arrays, what: str):
+def structure(arrays, what: str):
     """(keys, arrays as numpy, rebuild) for a single array or a tuple/list/dict of arrays."""
     if isinstance(arrays, dict):
         keys = list(arrays)
@@ -63,14 +63,14 @@ def _structure(arrays, what: str):
             return parts[0]
 
     if not values:
-        raise _error(f"{what}: no arrays given")
+        raise error(f"{what}: no arrays given")
     for label, a in zip(labels, values):
         if a.ndim == 0:
-            raise _error(f"{what}: {label} is a scalar; arrays need a first (sample) dimension")
+            raise error(f"{what}: {label} is a scalar; arrays need a first (sample) dimension")
     lengths = [len(a) for a in values]
     if len(set(lengths)) > 1:
         listed = ", ".join(f"{label} has {n}" for label, n in zip(labels, lengths))
-        raise _error(f"{what}: the arrays differ in length along the first axis: {listed}")
+        raise error(f"{what}: the arrays differ in length along the first axis: {listed}")
     return values, lengths[0], rebuild
 
 
@@ -111,10 +111,10 @@ class Batches:
         desc: str | None = None,
     ):
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
-            raise _error(f"batches: batch_size must be a positive integer, got {batch_size!r}")
+            raise error(f"batches: batch_size must be a positive integer, got {batch_size!r}")
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 0:
-            raise _error(f"batches: epochs must be a non-negative integer, got {epochs!r}")
-        self._values, self.num_samples, self._rebuild = _structure(arrays, "batches")
+            raise error(f"batches: epochs must be a non-negative integer, got {epochs!r}")
+        self._values, self.num_samples, self._rebuild = structure(arrays, "batches")
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
         self.epochs = int(epochs)
@@ -226,8 +226,8 @@ def split(arrays, fraction: float = 0.2, seed: int = 0):
         (x_train, y_train), (x_test, y_test) = sg.data.split((X, y), 0.2)
     """
     if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 <= fraction <= 1:
-        raise _error(f"split: fraction must be a number between 0 and 1, got {fraction!r}")
-    values, n, rebuild = _structure(arrays, "split")
+        raise error(f"split: fraction must be a number between 0 and 1, got {fraction!r}")
+    values, n, rebuild = structure(arrays, "split")
     n_test = math.ceil(fraction * n)
     order = np.random.default_rng(seed).permutation(n)
     return _take(values, order[n_test:], rebuild), _take(values, order[:n_test], rebuild)
