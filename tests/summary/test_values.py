@@ -192,5 +192,7 @@ def test_writing_summaries_never_imports_tensorflow(tmp_path):
         print("ok")
     """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "fake"), *sys.path]))
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
