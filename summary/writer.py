@@ -16,6 +16,8 @@ import time
 from ..graph.graph import Graph
 from . import values
 from .events import EventFile, protos
+from .graphdef import graph_def
+from .run_metadata import tagged_run_metadata
 
 
 def _step(step) -> int:
@@ -87,8 +89,6 @@ class FileWriter:
 
     def add_graph(self, graph: Graph) -> None:
         """Log ``graph`` for TensorBoard's graph tab (see summary/graphdef.py)."""
-        from .graphdef import graph_def
-
         if not isinstance(graph, Graph):
             raise TypeError(f"FileWriter.add_graph takes an sg.Graph, not {type(graph).__name__}")
         proto, names = graph_def(graph)
@@ -99,8 +99,6 @@ class FileWriter:
         """Log ``sess.profile(...)``'s per-node device time as run metadata named ``tag``
         (default ``step_<step>``): the graph tab's "Session runs" list offers it, and its
         compute-time colouring shows it on the graph added with ``add_graph``."""
-        from .run_metadata import tagged_run_metadata
-
         step = _step(step)
         tagged = tagged_run_metadata(profile, tag if tag is not None else f"step_{step}", self._names)
         self._event(step, tagged_run_metadata=tagged)

@@ -62,9 +62,7 @@ def test_clicking_a_closed_scope_in_an_exported_notebook_opens_it(kernel_name, t
     assert fc1.get_attribute("data-path") == "model/fc1" and "dense" in model.text
     init = _open(driver, "model/fc1", "kernel/init")
     assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "uniform" in init.text
-    dot = next(
-        n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general")
-    )
+    dot = next(n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general"))
     ActionChains(driver).move_to_element(dot).perform()
     info = driver.find_element(By.CSS_SELECTOR, ".sgx-info").text
     assert info.startswith("model/fc1/dot_general = dot_general : f32[batch,8]") and "built at" in info
