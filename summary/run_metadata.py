@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..backend.profiling import Profile
 from .events import protos
+from .values import bad
 
 DEVICE = "/device:XLA:0"  # the program's device as the graph tab lists it
 
@@ -35,11 +36,12 @@ def step_stats(profile: Profile, names: dict[str, str]):
 def tagged_run_metadata(profile, tag: str, names: dict[str, str]):
     """The TaggedRunMetadata event field for ``profile`` under ``tag``."""
     if not isinstance(profile, Profile):
-        raise TypeError(
-            f"FileWriter.add_profile takes what sess.profile(fetches, feeds) returns, not {type(profile).__name__}"
+        raise bad(
+            TypeError,
+            f"FileWriter.add_profile takes what sess.profile(fetches, feeds) returns, not {type(profile).__name__}",
         )
     if not isinstance(tag, str) or not tag:
-        raise TypeError(f"FileWriter.add_profile: the tag is a non-empty string, not {tag!r}")
+        raise bad(TypeError, f"FileWriter.add_profile: the tag is a non-empty string, not {tag!r}")
     pb = protos()
     run_metadata = pb.config.RunMetadata(step_stats=step_stats(profile, names))
     return pb.event.TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())

@@ -134,7 +134,7 @@ def test_text_reads_back_as_written(tmp_path):
         assert _plugin(acc, tag) == "text"
 
 
-def test_bad_values_are_errors_naming_the_tag(tmp_path):
+def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
     writer = sg.summary.FileWriter(tmp_path / "logs")
     cases = [
         (lambda: writer.scalar("loss", np.ones(3), step=1), ValueError, "'loss'.*shape \\(3,\\)"),
@@ -157,8 +157,9 @@ def test_bad_values_are_errors_naming_the_tag(tmp_path):
         (lambda: writer.add_profile({}, step=1), TypeError, "sess.profile"),
     ]
     for call, error, message in cases:
-        with pytest.raises(error, match=message):
+        with pytest.raises(error, match=message) as caught:
             call()
+        assert str(caught.value).startswith(f"test_values.py:{call.__code__.co_firstlineno}: ")  # its line
     writer.close()
     writer.close()  # closing twice does nothing
     with pytest.raises(ValueError, match="closed"):
