@@ -4,6 +4,8 @@ attributes (types, the user's file:line, the call), and a profile's run metadata
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -103,7 +105,8 @@ def test_a_profile_becomes_run_metadata_on_the_graphs_nodes(tmp_path, model):
     (device,) = acc.RunMetadata("step_5").step_stats.dev_stats
     stats = list(device.node_stats)
     assert len(stats) == len(profile.rows) > 0
-    start = 0
+    start = stats[0].all_start_micros
+    assert abs(start / 1e6 - time.time()) < 600  # microseconds since the epoch, as TensorFlow's
     for row, stat in zip(profile.rows, stats):
         want_name = row.node if row.node in g else inner[row.node]
         assert stat.node_name == want_name and stat.node_name in names

@@ -1,7 +1,7 @@
 """A real TensorBoard (the `tensorboard` package, no TensorFlow) started on loopback reads what
 sg.summary.FileWriter wrote: its HTTP API serves the scalars, the graph and the profile's run
-metadata, and headless chromium shows the graph tab with the model's scopes as boxes (a screenshot
-is left in out/tensorboard_graph.png). One server for the module; it is stopped after it."""
+metadata, and headless chromium shows the graph tab with the model's scopes as boxes coloured by the
+profile's compute time (a screenshot is left in out/tensorboard_graph.png). One server for the module; it is stopped after it."""
 
 from __future__ import annotations
 
@@ -107,23 +107,46 @@ const nodes = find(document, "svg g.node", []);
 """
 _NAMES = _FIND + 'return nodes.map(n => n.getAttribute("data-name")).filter(name => name);'
 _NODE = _FIND + "return nodes.find(n => n.getAttribute('data-name') === arguments[0]);"
+_FILLS = (
+    _FIND
+    + """return Object.fromEntries(nodes.map(n => {
+  const shape = n.querySelector(".nodeshape > *");
+  return [n.getAttribute("data-name"), shape ? getComputedStyle(shape).fill : ""];
+}));"""
+)
+_CONTROLS = _FIND.replace("svg g.node", "tf-graph-controls") + "return nodes[0];"
 _OPEN = "arguments[0].querySelector('.nodeshape').dispatchEvent(new MouseEvent('dblclick', {bubbles: true}));"
 
 
-def test_the_graph_tab_draws_the_graph_grouped_by_scope(server, chromium):
+def _until(driver, condition):
+    return WebDriverWait(driver, 30, poll_frequency=0.2).until(lambda d: condition(d) or False)
+
+
+def test_the_graph_tab_draws_the_scopes_and_the_profiles_compute_time(server, chromium):
     """The graph tab (its svg lives in shadow roots, searched by script) opens on the top-level
-    scopes, closed; opening ``model`` (a double click) shows its three library calls as boxes."""
+    scopes, closed. Its controls are set as a user's clicks would set them (the run's second
+    tag, the profile; colour by compute time) and ``model`` is opened (a double click): its three
+    library calls are boxes, the two profiled ones coloured by their time, relu hatched as a
+    node with no stats."""
     base, _ = server
     chromium.get(f"{base}/#graphs&run=run1")
-    names = WebDriverWait(chromium, 30, poll_frequency=0.2).until(lambda d: d.execute_script(_NAMES) or False)
+    names = _until(chromium, lambda d: d.execute_script(_NAMES))
     assert {"x", "model", "mean"} <= set(names) and not any(n.startswith("model/") for n in names), names
+    controls = chromium.execute_script(_CONTROLS)
+    tags = chromium.execute_script("return arguments[0].datasets[0].tags.map(t => t.tag);", controls)
+    assert tags == [None, "step_3"]  # the op graph, then the profile's run metadata
+    chromium.execute_script("arguments[0]._selectedTagIndex = 1;", controls)
+    _until(chromium, lambda d: d.execute_script(_NAMES))  # drawn again for the tag
+    chromium.execute_script("arguments[0].colorBy = 'compute_time';", controls)
+    _until(chromium, lambda d: d.execute_script(_FILLS).get("model", "").startswith("rgb("))
     chromium.execute_script(_OPEN, chromium.execute_script(_NODE, "model"))
     calls = {"model/fc1", "model/relu", "model/fc2"}
-    names = WebDriverWait(chromium, 30, poll_frequency=0.2).until(
-        lambda d: (names := d.execute_script(_NAMES)) and calls <= set(names) and names
-    )
-    assert not any(n.startswith("model/fc1/") for n in names), names  # the calls stay closed
+    _until(chromium, lambda d: calls <= set(d.execute_script(_NAMES)))
     time.sleep(1.0)  # the view's zoom to fit is animated
+    fills = chromium.execute_script(_FILLS)
+    assert not any(n.startswith("model/fc1/") for n in fills), fills  # the calls stay closed
+    assert fills["model/fc1"].startswith("rgb(") and fills["model/fc2"].startswith("rgb("), fills
+    assert fills["model/fc1"] != fills["model/fc2"] and "Hatch" in fills["model/relu"], fills
     (ROOT / "out").mkdir(exist_ok=True)
     chromium.save_screenshot(str(ROOT / "out" / "tensorboard_graph.png"))
     assert (ROOT / "out" / "tensorboard_graph.png").read_bytes()[:4] == b"\x89PNG"
