@@ -32,7 +32,7 @@ class FileWriter:
 
     ``scalar``, ``scalars``, ``histogram``, ``image``, ``text`` log values at a step;
     ``add_graph(g)`` the graph (also done by ``graph=g``); ``add_profile(profile, step)`` a
-    ``sess.profile`` result. Every record is flushed as it is written; ``flush`` also syncs
+    ``sess.profile`` result; ``add_session_log("start", step)`` where a resumed run restarts. Every record is flushed as it is written; ``flush`` also syncs
     the file to disk, ``close`` ends it (also on leaving a ``with`` block).
     """
 
@@ -106,6 +106,18 @@ class FileWriter:
         step = _step(step)
         tagged = tagged_run_metadata(profile, tag if tag is not None else f"step_{step}", self._names)
         self._event(step, tagged_run_metadata=tagged)
+
+    def add_session_log(self, status: str, step: int) -> None:
+        """Mark the run's ``status`` at ``step``: "start", "stop" or "checkpoint" (TF1's SessionLog).
+        Write a "start" when a run begins: TensorBoard takes the first as the run's beginning and
+        each later one as a restart at its step, dropping the values written before it for that
+        step and later (what a killed run logged after its last checkpoint)."""
+        statuses = {"start": 1, "stop": 2, "checkpoint": 3}  # SessionLog.SessionStatus
+        if status not in statuses:
+            raise bad(
+                ValueError, f"FileWriter.add_session_log: status is one of {sorted(statuses)}, not {status!r}"
+            )
+        self._event(_step(step), session_log=protos().event.SessionLog(status=statuses[status]))
 
     def flush(self) -> None:
         """Push what was written to disk (records are already flushed to the OS as written)."""

@@ -15,6 +15,9 @@ import numpy as np
 import pytest
 from PIL import Image
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from tensorboard.backend.event_processing.plugin_event_accumulator import (
+    EventAccumulator as ServedAccumulator,
+)
 from tensorboard.util.tensor_util import make_ndarray
 
 import stablegraph as sg
@@ -132,6 +135,42 @@ def test_text_reads_back_as_written(tmp_path):
         ((step, value),) = _values(acc, tag)
         assert step == 10 and value.shape == () and value.item().decode() == text
         assert _plugin(acc, tag) == "text"
+
+
+def test_a_start_marks_where_a_resumed_run_goes_on(tmp_path):
+    """TensorBoard drops the steps at and after a later START that were written before it (what a
+    killed run logged after its last checkpoint), keeping the resumed run's values."""
+    with sg.summary.FileWriter(tmp_path) as first:
+        first.add_session_log("start", step=0)  # the run's first start: nothing to drop
+        for step in range(6):
+            first.scalar("loss", float(step), step=step)
+    with sg.summary.FileWriter(tmp_path) as resumed:
+        resumed.add_session_log("start", step=3)
+        for step in range(3, 5):
+            resumed.scalar("loss", 10.0 + step, step=step)
+        resumed.add_session_log("checkpoint", step=4)
+        resumed.add_session_log("stop", step=4)
+    served = ServedAccumulator(str(tmp_path))  # the reader TensorBoard's server uses: it purges tensors
+    served.Reload()
+    got = [(e.step, float(make_ndarray(e.tensor_proto))) for e in served.Tensors("loss")]
+    assert got == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 13.0), (4, 14.0)]
+    with pytest.raises(ValueError, match="status is one of"):
+        sg.summary.FileWriter(tmp_path).add_session_log("begin", step=0)
+
+
+def test_event_files_sort_in_the_order_they_were_made(tmp_path):
+    """TensorBoard reads a run's files in name order and skips one that sorts before a file it
+    read: writers made one after another (past ten, in one second) must sort as they were made."""
+    paths = []
+    for step in range(12):
+        with sg.summary.FileWriter(tmp_path) as writer:
+            writer.scalar("loss", float(step), step=step)
+            paths.append(os.path.basename(writer.path))
+    assert sorted(paths) == paths and len(set(paths)) == 12
+    assert all(p.startswith("events.out.tfevents.") for p in paths)
+    served = ServedAccumulator(str(tmp_path))
+    served.Reload()
+    assert [e.step for e in served.Tensors("loss")] == list(range(12))
 
 
 def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
