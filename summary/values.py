@@ -16,7 +16,8 @@ import zlib
 
 import numpy as np
 
-from ..graph.errors import located
+from ..graph.dtypes import dtype as graph_dtype
+from ..graph.errors import GraphError, located
 from ..graph.location import user_location
 from .events import protos
 
@@ -24,6 +25,18 @@ from .events import protos
 def bad(kind: type[Exception], message: str) -> Exception:
     """A ``kind`` error whose message starts with the user's file:line (the call that passed the value)."""
     return kind(located(message, user_location()))
+
+
+def _kind(dtype: np.dtype) -> str | None:
+    """ "b", "i", "u" or "f" for a real number type (ml_dtypes' bfloat16 and float8 too, which
+    numpy files under kind "V"), None for any other (complex, strings, objects)."""
+    if dtype.kind in "biuf":
+        return dtype.kind
+    try:
+        kind = graph_dtype(dtype).kind
+    except (GraphError, TypeError):
+        return None
+    return kind if kind in "biuf" else None
 
 
 def _array(tag: str, value, what: str) -> np.ndarray:
@@ -81,7 +94,7 @@ def scalar(tag: str, value):
             f"summary scalar {tag!r}: a scalar is one number, got an array of shape {array.shape} "
             "(reduce it first, e.g. .mean(), or write it with histogram)",
         )
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
+    if _kind(array.dtype) is None:
         raise bad(TypeError, f"summary scalar {tag!r}: {array.dtype} is not a real number type")
     summary_pb2, types_pb2 = protos().summary, protos().types
     tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
@@ -94,7 +107,7 @@ def histogram(tag: str, values, bins: int = 30):
     if not isinstance(bins, numbers.Integral) or isinstance(bins, bool) or bins < 1:
         raise bad(ValueError, f"summary histogram {tag!r}: bins is a positive integer, not {bins!r}")
     array = _array(tag, values, "histogram")
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
+    if _kind(array.dtype) is None:
         raise bad(TypeError, f"summary histogram {tag!r}: {array.dtype} values are not real numbers")
     flat = array.astype(np.float64).ravel()
     nonfinite = ~np.isfinite(flat)
@@ -137,7 +150,7 @@ def _pixels(tag: str, image: np.ndarray) -> np.ndarray:
         return image
     if image.dtype == np.bool_:
         return image.astype(np.uint8) * 255
-    if not np.issubdtype(image.dtype, np.floating):
+    if _kind(image.dtype) != "f":
         raise bad(
             TypeError, f"summary image {tag!r}: pixels are uint8 (0..255) or floats (0..1), not {image.dtype}"
         )

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 import pytest
 from PIL import Image
@@ -39,9 +41,22 @@ def _plugin(acc, tag) -> str:
 
 def test_scalars_read_back_as_float32_at_their_steps(tmp_path, rng):
     losses = rng.standard_normal(20) * 10.0 ** rng.integers(-30, 30, 20)
-    edges = {"zero": 0.0, "neg_zero": -0.0, "nan": float("nan"), "inf": math.inf, "neg_inf": -math.inf,
-             "tiny": 1e-45, "huge": 3.4e38, "int": np.int64(7), "bool": True, "0d": np.array(2.5),
-             "one_element": np.array([[1.25]], np.float64), "f16": np.float16(0.1)}  # fmt: skip
+    edges = {
+        "zero": 0.0,
+        "neg_zero": -0.0,
+        "nan": float("nan"),
+        "inf": math.inf,
+        "neg_inf": -math.inf,
+        "tiny": 1e-45,
+        "huge": 3.4e38,
+        "int": np.int64(7),
+        "bool": True,
+        "0d": np.array(2.5),
+        "one_element": np.array([[1.25]], np.float64),
+        "f16": np.float16(0.1),
+        "bf16": ml_dtypes.bfloat16(0.1),
+        "device": jnp.asarray(0.75),
+    }  # fmt: skip  (a device array: jaxlib's, as prefetched feeds are)
     with sg.summary.FileWriter(tmp_path) as writer:
         for step, loss in enumerate(losses):
             writer.scalar("loss", loss, step=step)
@@ -67,6 +82,7 @@ def test_histograms_count_every_value_in_its_bucket(tmp_path, rng):
         "bools": np.array([True, False, True]),
         "one": np.array([-0.0]),
         "ends": np.array([np.finfo(np.float32).min, np.finfo(np.float32).max], np.float32),
+        "bf16": rng.standard_normal(50).astype(ml_dtypes.bfloat16),
     }
     with sg.summary.FileWriter(tmp_path) as writer:
         for tag, values in cases.items():
@@ -106,6 +122,7 @@ def test_images_decode_to_the_pixels_written(tmp_path, rng):
         writer.image("rgba", rgba, step=1)
         writer.image("batch", batch, step=2, max_images=3)
         writer.image("one_pixel", np.ones((1, 1), np.float32), step=1)
+        writer.image("bf16", np.array([[0.0, 0.5, 1.0]], ml_dtypes.bfloat16), step=1)
     acc = _read(tmp_path)
 
     def images(tag):
@@ -123,6 +140,7 @@ def test_images_decode_to_the_pixels_written(tmp_path, rng):
     for i in range(3):
         assert np.array_equal(got[i], batch[i, :, :, 0])
     assert np.array_equal(images("one_pixel")[2][0], [[255]])
+    assert np.array_equal(images("bf16")[2][0], [[0, 128, 255]])  # 127.5 rounds to even
 
 
 def test_text_reads_back_as_written(tmp_path):
