@@ -27,6 +27,7 @@ def model():
             y = sg.nn.dense(h, 2, name="fc2")
         loss = snp.mean(y**2)
         total = sg.fori_loop(0, 3, lambda i, c: c * loss + 1.0, loss)  # the loop line
+        sg.gradients(loss, [x])
     return g, x, loss, total
 
 
@@ -61,7 +62,9 @@ def test_the_graph_keeps_its_nodes_edges_scopes_and_source_lines(tmp_path, model
         assert written.op == node.op.name and list(written.input) == want_inputs, node.name
         assert written.attr["outputs"].s.decode() == ", ".join(str(t) for t in node.out_types)
         assert written.attr["location"].s.decode() == node.location.full
+        assert written.attr["derived_from"].s.decode() == (node.derived_from or "")
     # name scopes and library calls are the names' prefixes, which the graph tab groups by
+    assert sum(n.derived_from is not None for n in g.nodes) > 5  # the gradient's nodes
     fc1 = [n for n in g.nodes if n.call is not None and n.call.name == "model/fc1"]
     assert fc1 and all(n.name.startswith("model/fc1/") for n in fc1)
     dot = nodes["model/fc1/dot_general"]
