@@ -50,7 +50,18 @@ def _shape(tensor_type):
 
 
 def _text(value) -> bytes:
-    text = str(value) if not isinstance(value, np.ndarray) else np.array2string(value, threshold=20)
+    """An attribute's text, cut to _LONG characters: an array summarized, a body by its signature
+    (its nodes are in the GraphDef under the node), anything else as it prints."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, threshold=20)
+    elif (
+        hasattr(value, "listing_name")
+        or isinstance(value, tuple)
+        and any(hasattr(v, "listing_name") for v in value)
+    ):
+        text = repr(value)
+    else:
+        text = str(value)
     return (text if len(text) <= _LONG else text[: _LONG - 3] + "...").encode()
 
 

@@ -42,7 +42,10 @@ class FileWriter:
                 TypeError, f"FileWriter: logdir is a path (str or os.PathLike), not {type(logdir).__name__}"
             )
         self.logdir = os.fspath(logdir)
-        self._file = EventFile(self.logdir)
+        try:
+            self._file = EventFile(self.logdir)
+        except OSError as e:  # a file where the directory should be, no permission, a full disk
+            raise bad(type(e), f"FileWriter: cannot write an event file in {self.logdir!r}: {e}") from None
         self._names: dict[str, str] = {}  # graph node name -> its GraphDef name (set by add_graph)
         if graph is not None:
             self.add_graph(graph)

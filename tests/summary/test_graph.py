@@ -84,6 +84,7 @@ def test_the_graph_keeps_its_nodes_edges_scopes_and_source_lines(tmp_path, model
     assert all(name.startswith(f"{loop}/body/") for name in body)
     (capture,) = [nodes[name] for name, n in body.items() if n.name.startswith("capture_")]
     assert list(capture.input) == [loss.node.name]
+    assert nodes[loop].attr["body"].s.startswith(b"<Function ")  # by its signature: its nodes are below
     assert nodes[loop].attr["location"].s.decode().endswith(f":{line_of(here, '# the loop line')}")
     assert graph_def.node[0].name == "x"  # the graph's own order
 

@@ -223,6 +223,9 @@ def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
         writer.scalar("loss", 1.0, step=2)
     with pytest.raises(TypeError, match="logdir is a path"):
         sg.summary.FileWriter(3)
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(OSError, match="test_values.py:.*cannot write an event file in .*a_file"):
+        sg.summary.FileWriter(tmp_path / "a_file")
     assert _read(tmp_path / "logs").Tags()["tensors"] == []  # nothing half-written
 
 
