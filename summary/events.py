@@ -19,7 +19,7 @@ import threading
 import time
 import types
 
-_file_numbers = itertools.count()  # two writers made in the same second get different files
+_file_numbers = itertools.count()  # orders the files one process makes, even within a microsecond
 
 
 def protos() -> types.SimpleNamespace:
@@ -89,11 +89,13 @@ class EventFile:
             self._file.flush()
 
     def flush(self) -> None:
+        """Sync the file to disk (the OS already has every record)."""
         with self._lock:
             self._file.flush()
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
+        """Flush and close the file; closing again does nothing."""
         with self._lock:
             if not self._file.closed:
                 self._file.flush()
