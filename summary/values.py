@@ -19,6 +19,7 @@ import numpy as np
 from ..graph.dtypes import dtype as graph_dtype
 from ..graph.errors import GraphError, located
 from ..graph.location import user_location
+from ..graph.tensor import Tensor
 from .events import protos
 
 
@@ -41,6 +42,12 @@ def _kind(dtype: np.dtype) -> str | None:
 
 def _array(tag: str, value, what: str) -> np.ndarray:
     """``value`` as a numpy array (device arrays and numbers too), or a TypeError naming the tag."""
+    if isinstance(value, Tensor):
+        raise bad(
+            TypeError,
+            f"summary {what} {tag!r}: {value!r} is a graph tensor; summaries take values, so fetch it "
+            f"first: writer.{what}({tag!r}, sess.run(tensor), step)",
+        )
     try:
         return np.asarray(value)
     except Exception as e:  # an object numpy cannot read: say which summary it was for
@@ -60,6 +67,7 @@ def _tensor(array: np.ndarray, dtype_enum: int):
 
 
 def _strings(items, shape) -> object:
+    """A string TensorProto of ``shape`` holding the byte strings ``items``."""
     pb = protos()
     dims = [pb.tensor_shape.TensorShapeProto.Dim(size=n) for n in shape]
     return pb.tensor.TensorProto(
@@ -70,6 +78,7 @@ def _strings(items, shape) -> object:
 
 
 def _metadata(plugin: str, content: bytes = b""):
+    """SummaryMetadata naming the TensorBoard plugin that shows the value."""
     summary_pb2 = protos().summary
     return summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin, content=content)

@@ -193,6 +193,8 @@ def test_event_files_sort_in_the_order_they_were_made(tmp_path):
 
 def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
     writer = sg.summary.FileWriter(tmp_path / "logs")
+    with sg.Graph():
+        loss = sg.placeholder((), sg.float32, name="loss")
     cases = [
         (lambda: writer.scalar("loss", np.ones(3), step=1), ValueError, "'loss'.*shape \\(3,\\)"),
         (lambda: writer.scalar("loss", np.zeros((0,)), step=1), ValueError, "'loss'.*shape \\(0,\\)"),
@@ -210,6 +212,8 @@ def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
         (lambda: writer.image("im", np.zeros((2, 2), np.int32), step=1), TypeError, "'im'.*int32"),
         (lambda: writer.image("im", np.full((2, 2), np.nan), step=1), ValueError, "'im'.*4 nan"),
         (lambda: writer.text("t", 3, step=1), TypeError, "'t'.*str, not int"),
+        (lambda: writer.scalar("loss", loss, step=1), TypeError, "'loss'.*graph tensor.*sess.run"),
+        (lambda: writer.histogram("w", loss, step=1), TypeError, "'w'.*graph tensor"),
         (lambda: writer.add_graph("g"), TypeError, "sg.Graph, not str"),
         (lambda: writer.add_profile({}, step=1), TypeError, "sess.profile"),
     ]
