@@ -106,7 +106,8 @@ def scalar(tag: str, value):
     if _kind(array.dtype) is None:
         raise bad(TypeError, f"summary scalar {tag!r}: {array.dtype} is not a real number type")
     summary_pb2, types_pb2 = protos().summary, protos().types
-    tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
+    with np.errstate(over="ignore"):  # beyond float32's range is inf, as TensorBoard stores it
+        tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
     return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=_metadata("scalars"))
 
 
