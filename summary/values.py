@@ -111,6 +111,29 @@ def scalar(tag: str, value):
     return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=_metadata("scalars"))
 
 
+def _buckets(flat: np.ndarray, bins: int) -> np.ndarray:
+    """The ``[bins, 3]`` table (left edge, right edge, count) of finite float64 values: equal-width
+    buckets from the least value to the greatest, each holding [left, right), the last also its right
+    edge. As TensorBoard's own writer lays them out, no values are ``bins`` empty buckets at 0 and
+    one value repeated is ``bins`` buckets [v, v], the last holding them all. The edges are mixtures
+    of the ends, so a range wider than float64's largest number still has finite edges; a range of a
+    few ulps repeats edges (those buckets stay empty) rather than failing."""
+    table = np.zeros((bins, 3), np.float64)
+    if flat.size == 0:
+        return table
+    lo, hi = flat.min(), flat.max()
+    if lo == hi:
+        table[:, :2] = lo
+        table[-1, 2] = flat.size
+        return table
+    t = np.linspace(0.0, 1.0, bins + 1)
+    edges = np.maximum.accumulate(lo * (1.0 - t) + hi * t)  # rounding never makes an edge go back
+    edges[0], edges[-1] = lo, hi
+    index = np.minimum(np.searchsorted(edges, flat, side="right") - 1, bins - 1)
+    table[:, 0], table[:, 1], table[:, 2] = edges[:-1], edges[1:], np.bincount(index, minlength=bins)
+    return table
+
+
 def histogram(tag: str, values, bins: int = 30):
     """A histograms-plugin value: ``bins`` equal-width buckets over the finite ``values`` (any shape)."""
     _check_tag(tag)
@@ -127,14 +150,11 @@ def histogram(tag: str, values, bins: int = 30):
             f"summary histogram {tag!r}: {int(np.isnan(flat).sum())} nan and {int(np.isinf(flat).sum())} "
             f"inf among its {flat.size} values (a histogram has finite edges; check the values first)",
         )
-    if flat.size == 0:
-        table = np.zeros((0, 3), np.float64)
-    else:
-        counts, edges = np.histogram(flat, bins=int(bins))
-        table = np.stack([edges[:-1], edges[1:], counts.astype(np.float64)], axis=1)
     summary_pb2, types_pb2 = protos().summary, protos().types
     return summary_pb2.Summary.Value(
-        tag=tag, tensor=_tensor(table, types_pb2.DT_DOUBLE), metadata=_metadata("histograms")
+        tag=tag,
+        tensor=_tensor(_buckets(flat, int(bins)), types_pb2.DT_DOUBLE),
+        metadata=_metadata("histograms"),
     )
 
 

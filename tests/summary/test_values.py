@@ -81,16 +81,18 @@ def test_histograms_count_every_value_in_its_bucket(tmp_path, rng):
     cases = {
         "normal": rng.standard_normal((40, 25)),
         "ints": rng.integers(-5, 6, 300),
-        "constant": np.full(7, 5.0),
         "bools": np.array([True, False, True]),
-        "one": np.array([-0.0]),
         "ends": np.array([np.finfo(np.float32).min, np.finfo(np.float32).max], np.float32),
         "bf16": rng.standard_normal(50).astype(ml_dtypes.bfloat16),
+        "past_float64": np.array([-1.7e308, 0.0, 1.7e308]),  # max - min overflows
+        "ulps": np.array([1.0, np.nextafter(1.0, 2.0), np.nextafter(np.nextafter(1.0, 2.0), 2.0)]),
     }
     with sg.summary.FileWriter(tmp_path) as writer:
         for tag, values in cases.items():
             writer.histogram(tag, values, step=3)
         writer.histogram("empty", np.zeros((0, 4)), step=3)
+        writer.histogram("constant", np.full(7, 5.0), step=3)
+        writer.histogram("one", np.array([-0.0]), step=3)
         writer.histogram("bins", rng.uniform(size=50), step=4, bins=4)
     acc = _read(tmp_path)
     for tag, values in cases.items():
@@ -98,12 +100,19 @@ def test_histograms_count_every_value_in_its_bucket(tmp_path, rng):
         flat = np.asarray(values, np.float64).ravel()
         left, right, counts = table.T
         assert step == 3 and table.shape == (30, 3) and _plugin(acc, tag) == "histograms", tag
-        assert np.all(left < right) and np.array_equal(left[1:], right[:-1]), tag  # buckets tile a range
-        assert left[0] <= flat.min() and flat.max() <= right[-1] and counts.sum() == flat.size, tag
+        assert np.all(np.isfinite(table)) and np.all(left <= right), tag
+        assert np.array_equal(left[1:], right[:-1]), tag  # the buckets tile [min, max]
+        assert left[0] == flat.min() and right[-1] == flat.max() and counts.sum() == flat.size, tag
         inside = [np.sum((flat >= lo) & ((flat < hi) | ((i == len(left) - 1) & (flat <= hi))))
                   for i, (lo, hi) in enumerate(zip(left, right))]  # fmt: skip
         np.testing.assert_array_equal(counts, inside, err_msg=tag)
-    assert _values(acc, "empty")[0][1].shape == (0, 3)
+    np.testing.assert_allclose(
+        _values(acc, "normal")[0][1][:, 1] - _values(acc, "normal")[0][1][:, 0], np.ptp(cases["normal"]) / 30
+    )  # fmt: skip  (equal widths)
+    # as TensorBoard's own writer: no values, empty buckets; one value, buckets [v, v], the last full
+    np.testing.assert_array_equal(_values(acc, "empty")[0][1], np.zeros((30, 3)))
+    np.testing.assert_array_equal(_values(acc, "constant")[0][1], [[5.0, 5.0, 0.0]] * 29 + [[5.0, 5.0, 7.0]])
+    assert _values(acc, "one")[0][1][-1, 2] == 1
     ((_, four),) = _values(acc, "bins")
     assert four.shape == (4, 3) and four[:, 2].sum() == 50
 
