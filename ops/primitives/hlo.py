@@ -201,6 +201,88 @@ def call_private(name: str, arg_types, result_types, body, args) -> list:
     return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(args)).results)
 
 
+# -- modules handed to jax.export (backend/jax_format.py) --------------------------
+def main_signature(text: str) -> tuple[list, list, list[str]]:
+    """@main's argument and result types of a module as ``(dims, element type)`` pairs (a dynamic
+    dim is None; the element type as MLIR spells it: "f32", "i1", "ui8"), and the targets of the
+    module's custom calls."""
+    with new_context():
+        module = ir.Module.parse(text)
+        main = ir.SymbolTable(module.operation)["main"]
+        fn_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        targets: list[str] = []
+
+        def visit(op):
+            if op.name == "stablehlo.custom_call":
+                targets.append(ir.StringAttr(op.attributes["call_target_name"]).value)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+        return [_dims_and_element(t) for t in fn_type.inputs], [_dims_and_element(t) for t in fn_type.results], targets
+
+
+def _dims_and_element(ty: ir.Type) -> tuple[tuple, str]:
+    ranked = ir.RankedTensorType(ty)
+    dims = tuple(None if ranked.is_dynamic_dim(i) else ranked.shape[i] for i in range(ranked.rank))
+    return dims, str(ranked.element_type)
+
+
+def module_for_jax(
+    text: str, baked: dict, result_order, *, platform_index: bool, polymorphic: bool
+) -> bytes:
+    """The portable artifact (StableHLO bytecode at a version about a month old, as jax.export
+    stores it) of ``text`` with a new @main for jax's calling convention: the arguments at the
+    positions in ``baked`` become constants of their numpy values, the results come back in
+    ``result_order``, and with ``platform_index`` a first i32 argument (the platform index that a
+    multi-platform jax export takes; ignored here). ``polymorphic`` marks the module as using
+    shape polymorphism, so jax refines its dynamic dims when it is called."""
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        table = ir.SymbolTable(module.operation)
+        inner = table["main"]
+        inner.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        table.set_symbol_name(inner, "_stablegraph_main")
+        fn_type = ir.FunctionType(ir.TypeAttr(inner.attributes["function_type"]).value)
+        kept = [i for i in range(len(fn_type.inputs)) if i not in baked]
+        i32 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+        inputs = ([i32] if platform_index else []) + [fn_type.inputs[i] for i in kept]
+        results = [fn_type.results[k] for k in result_order]
+        with ir.InsertionPoint.at_block_begin(module.body):
+            main = func.FuncOp("main", (inputs, results))
+        main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+        if platform_index:
+            marker = {"jax.global_constant": ir.StringAttr.get("_platform_index")}
+            main.arg_attrs = ir.ArrayAttr.get(
+                [ir.DictAttr.get(marker)] + [ir.DictAttr.get({}) for _ in kept]
+            )
+        entry = main.add_entry_block()
+        with ir.InsertionPoint(entry):
+            given = iter(entry.arguments[1:] if platform_index else entry.arguments)
+            args = [
+                constant(baked[i], dtypes.dtype(np.asarray(baked[i]).dtype)) if i in baked else next(given)
+                for i in range(len(fn_type.inputs))
+            ]
+            outs = func.CallOp(list(fn_type.results), ir.FlatSymbolRefAttr.get("_stablegraph_main"), args)
+            func.ReturnOp([outs.results[k] for k in result_order])
+        _drop_argument_attrs(inner)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(polymorphic)
+        module.operation.verify()
+        target = sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
+        return bytes(sh.serialize_portable_artifact(module, target))
+
+
+def _drop_argument_attrs(fn) -> None:
+    """Remove donations (``tf.aliasing_output``) from ``fn``'s arguments: the constants and the
+    caller's arrays passed to it are not its to overwrite."""
+    if "arg_attrs" not in fn.attributes:
+        return
+    kept = []
+    for attrs in ir.ArrayAttr(fn.attributes["arg_attrs"]):
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs) if a.name != "tf.aliasing_output"}
+        kept.append(ir.DictAttr.get(entries))
+    fn.arg_attrs = ir.ArrayAttr.get(kept)
+
+
 # -- device meshes (Shardy) and collectives ------------------------------------
 def manual_computation(result_types, operands, in_shardings, out_shardings, axis_names, body) -> list:
     """sdy.manual_computation: ``body(*local_values)`` runs once per device on its shards."""
