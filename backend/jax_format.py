@@ -25,7 +25,7 @@ import re
 import flatbuffers
 import numpy as np
 
-from ..graph import GraphError, dtypes, located, user_location
+from ..graph import GraphError, located, user_location
 from ..ops.primitives import hlo
 
 # jax.export's calling convention: version 10 (jax accepts 9..10 today) has @main take the
@@ -155,11 +155,15 @@ def _spell(dims, element) -> str:
 def _check_baked(baked: dict, arg_types, where) -> None:
     for i, value in baked.items():
         if not isinstance(i, int | np.integer) or not 0 <= i < len(arg_types):
-            raise GraphError(located(f"to_jax: baked position {i!r} is not one of the {len(arg_types)} arguments", where))
+            raise GraphError(
+                located(f"to_jax: baked position {i!r} is not one of the {len(arg_types)} arguments", where)
+            )
         shape, dtype = arg_types[i]
         arr = np.asarray(value)
         if any(isinstance(d, str) for d in shape):
-            raise GraphError(located(f"to_jax: argument {i} has symbolic dims {tuple(shape)}; it cannot be baked", where))
+            raise GraphError(
+                located(f"to_jax: argument {i} has symbolic dims {tuple(shape)}; it cannot be baked", where)
+            )
         if arr.shape != tuple(shape) or arr.dtype != np.dtype(dtype):
             raise GraphError(located(
                 f"to_jax: the value baked into argument {i} is {arr.dtype}{list(arr.shape)}, the argument "
@@ -194,7 +198,9 @@ def _flatbuffer(name, in_avals, out_avals, result_names, platforms, nr_devices, 
 
     fun_name = b.CreateString(name)
     leaves = lambda n: [_pytree(b, _PYTREE_LEAF) for _ in range(n)]  # noqa: E731
-    in_tree = _pytree(b, _PYTREE_TUPLE, [_pytree(b, _PYTREE_TUPLE, leaves(len(in_avals))), _pytree(b, _PYTREE_DICT, [], [])])
+    in_tree = _pytree(
+        b, _PYTREE_TUPLE, [_pytree(b, _PYTREE_TUPLE, leaves(len(in_avals))), _pytree(b, _PYTREE_DICT, [], [])]
+    )
     if result_names is None:
         out_tree = _pytree(b, _PYTREE_TUPLE, leaves(len(out_avals)))
     else:

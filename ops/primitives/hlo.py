@@ -218,7 +218,11 @@ def main_signature(text: str) -> tuple[list, list, list[str]]:
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit)
-        return [_dims_and_element(t) for t in fn_type.inputs], [_dims_and_element(t) for t in fn_type.results], targets
+        return (
+            [_dims_and_element(t) for t in fn_type.inputs],
+            [_dims_and_element(t) for t in fn_type.results],
+            targets,
+        )
 
 
 def _dims_and_element(ty: ir.Type) -> tuple[tuple, str]:
@@ -227,9 +231,7 @@ def _dims_and_element(ty: ir.Type) -> tuple[tuple, str]:
     return dims, str(ranked.element_type)
 
 
-def module_for_jax(
-    text: str, baked: dict, result_order, *, platform_index: bool, polymorphic: bool
-) -> bytes:
+def module_for_jax(text: str, baked: dict, result_order, *, platform_index: bool, polymorphic: bool) -> bytes:
     """The portable artifact (StableHLO bytecode at a version about a month old, as jax.export
     stores it) of ``text`` with a new @main for jax's calling convention: the arguments at the
     positions in ``baked`` become constants of their numpy values, the results come back in
@@ -252,9 +254,7 @@ def module_for_jax(
         main.attributes["sym_visibility"] = ir.StringAttr.get("public")
         if platform_index:
             marker = {"jax.global_constant": ir.StringAttr.get("_platform_index")}
-            main.arg_attrs = ir.ArrayAttr.get(
-                [ir.DictAttr.get(marker)] + [ir.DictAttr.get({}) for _ in kept]
-            )
+            main.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(marker)] + [ir.DictAttr.get({}) for _ in kept])
         entry = main.add_entry_block()
         with ir.InsertionPoint(entry):
             given = iter(entry.arguments[1:] if platform_index else entry.arguments)
