@@ -8,6 +8,7 @@ numpy constants into MLIR types and attributes, and build reduction regions.
 from __future__ import annotations
 
 import numpy as np
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
@@ -268,7 +269,8 @@ def module_for_jax(text: str, baked: dict, result_order, *, platform_index: bool
         module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(polymorphic)
         module.operation.verify()
         target = sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
-        return bytes(sh.serialize_portable_artifact(module, target))
+        # "mixed" keeps Shardy's ops and attributes (a mesh program's) beside the StableHLO, as jax does
+        return bytes(_jax.mlir.serialize_portable_artifact(module, target, True))
 
 
 def _drop_argument_attrs(fn) -> None:

@@ -230,3 +230,42 @@ def test_what_jax_could_not_run_is_a_graph_error_at_the_callers_line(case, messa
     assert message in str(info.value)
     line = line_of(__file__, '"' + case + '": lambda')
     assert f"test_to_jax.py:{line}" in str(info.value)
+
+
+MESH_SCRIPT = """
+import jax
+jax.config.update("jax_num_cpu_devices", 4)
+import numpy as np
+import stablegraph as sg
+import stablegraph.numpy as snp
+from stablegraph.backend.jax_format import to_jax_bytes
+
+g = sg.Graph()
+with g:
+    x = sg.placeholder((8, 3), sg.float32, name="x", sharding=sg.PartitionSpec("data"))
+    w = sg.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2), name="w")
+    y = snp.tanh(x @ w)
+xv = np.linspace(-3, 3, 24, dtype=np.float32).reshape(8, 3)
+with sg.Session(g, mesh=sg.make_mesh((4,), ("data",))) as sess:
+    lowered = sess.lower(y, {x: xv})
+    wv = sess.run(w)
+blob = to_jax_bytes(str(lowered), *map(list, lowered._types), baked={1: wv}, nr_devices=4)
+exported = jax.export.deserialize(bytearray(blob))
+mesh = jax.make_mesh((4,), ("data",))
+xs = jax.device_put(xv, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("data")))
+(got,) = jax.jit(exported.call)(xs)
+assert exported.nr_devices == 4 and len(got.sharding.device_set) == 4, got.sharding
+np.testing.assert_allclose(np.asarray(got), np.tanh(xv.astype(np.float64) @ wv), rtol=1e-6)
+print("OK")
+"""
+
+
+def test_a_mesh_program_runs_in_jax_over_as_many_devices():
+    """A Session's program over a mesh of 4 CPU devices (its Shardy annotations kept) runs jitted in
+    a jax process with 4 CPU devices, sharded as jax placed its input (jax's device count is fixed
+    per process, so a process of its own)."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    done = subprocess.run([sys.executable, "-c", MESH_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("OK"), done.stderr[-3000:]
