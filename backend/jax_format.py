@@ -115,6 +115,49 @@ def to_jax_bytes(
     return _flatbuffer(function_name, in_avals, out_avals, names, platforms, nr_devices, module, polymorphic)
 
 
+# Sizes a symbolic dim is lowered at to find where it shows in the program: primes that an
+# ordinary shape is unlikely to have, two per symbol (the same program at both, or no program).
+SENTINELS = (7919, 7927, 7933, 7937, 7949, 7951, 7963, 7993)
+
+
+def symbolic_module(lower, arg_types) -> str:
+    """A module whose @main has dynamic dims (``?``) where ``arg_types`` (@main's arguments, str
+    entries symbolic) name a symbol, made from concrete lowerings: ``lower(sizes)`` gives the
+    program's StableHLO text with each symbol bound to ``sizes[symbol]`` (e.g. a Session's
+    ``sess.lower`` with feeds of those shapes). The program is lowered at two distinctive sizes
+    per symbol; each lowering gets its dim made dynamic (hlo.make_dim_dynamic), and the two
+    results must be the same program, else the program depends on the dim's value in a way that
+    cannot be read from the arguments' shapes (an attribute, a constant derived from it) and
+    that is a GraphError: it is then exported for concrete shapes only."""
+    where = user_location()
+    symbols = list(dict.fromkeys(d for shape, _ in arg_types for d in shape if isinstance(d, str)))
+    if not symbols:
+        raise GraphError(located("symbolic_module: the argument types name no symbolic dim", where))
+    if 2 * len(symbols) > len(SENTINELS):
+        raise GraphError(
+            located(f"symbolic_module: at most {len(SENTINELS) // 2} symbols, got {symbols}", where)
+        )
+    texts = []
+    for attempt in (0, 1):
+        sizes = {s: SENTINELS[2 * k + attempt] for k, s in enumerate(symbols)}
+        text = str(lower(dict(sizes)))
+        for s in symbols:
+            sources = [
+                (i, j) for i, (shape, _) in enumerate(arg_types) for j, d in enumerate(shape) if d == s
+            ]
+            try:
+                text = hlo.make_dim_dynamic(text, sizes[s], sources)
+            except hlo.NotGeneralizable as e:
+                raise GraphError(located(f"to_jax: the dim {s!r} cannot stay symbolic: {e}", where)) from None
+        texts.append(text)
+    if texts[0] != texts[1]:
+        raise GraphError(located(
+            f"to_jax: the program depends on the value of {', '.join(map(repr, symbols))} in a way jax could "
+            "not recompute from its arguments' shapes (an attribute or a constant derived from it): export "
+            "it for concrete shapes", where))  # fmt: skip
+    return texts[0]
+
+
 def _check_module(module_args, module_results, targets, arg_types, result_types, platforms, where) -> None:
     """The module's @main has the types given (a symbolic dim over a dynamic one), no host
     callbacks, and custom calls only where one platform runs it."""
@@ -291,4 +334,4 @@ def _unspecified_sharding(b: flatbuffers.Builder) -> int:
     return b.EndObject()
 
 
-__all__ = ["to_jax_bytes"]
+__all__ = ["symbolic_module", "to_jax_bytes"]

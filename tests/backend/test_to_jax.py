@@ -13,7 +13,7 @@ import pytest
 
 import stablegraph as sg
 import stablegraph.numpy as snp
-from stablegraph.backend.jax_format import to_jax_bytes
+from stablegraph.backend.jax_format import symbolic_module, to_jax_bytes
 from stablegraph.test_util import line_of
 
 jax = pytest.importorskip("jax")  # the test-only oracle (listed in the `test` extra: never absent in CI)
@@ -58,7 +58,7 @@ def test_a_session_module_with_baked_variables_runs_in_jax(dtype):
     tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
     with sg.Session(g) as sess:
         values = dict(zip(("w1", "b1", "w2", "b2"), sess.run(variables)))
-        for n in (1, 4, 9):
+        for n in (1, 5):
             xv = _inputs(n, dtype, rng)
             lowered = sess.lower(fetches, {x: xv})
             arg_types, result_types = lowered._types
@@ -114,6 +114,7 @@ module {
   }
 }
 """
+F32 = np.float32
 DYNAMIC_ARGS = [(("batch", 4), np.float32), ((4, 3), np.float32), ((3,), np.float32)]
 DYNAMIC_RESULTS = [(("batch", 3), np.float32), ((), np.float32), (("batch",), np.int32)]
 
@@ -140,6 +141,51 @@ def test_a_dynamic_batch_stays_one_polymorphic_jax_function():
             np.testing.assert_array_equal(np.asarray(got["count"]), (y > 0.5).sum(axis=1))
     with pytest.raises(ValueError, match="batch"):  # jax's symbolic dims are >= 1: an empty batch is refused
         exported.call(np.zeros((0, 4), np.float32))
+
+
+def test_the_sessions_symbolic_batch_becomes_jax_shape_polymorphism():
+    """symbolic_module makes the Session's concrete lowerings one module with a dynamic batch:
+    one jax function then runs every batch size (eagerly and jitted) with the Session's bits."""
+    rng = np.random.default_rng(11)
+    g, x, fetches, variables, weights = _mlp_graph(np.float32, rng)
+    with g:
+        fetches = fetches + [sg.nn.softmax(fetches[0])]  # reshapes and broadcasts over the batch
+    with sg.Session(g) as sess:
+        lowered = sess.lower(fetches, {x: np.ones((2, 6), np.float32)})
+        arg_types, _ = lowered._types
+        arg_types = [(("batch", 6), np.float32)] + list(arg_types[1:])
+        text = symbolic_module(
+            lambda sizes: sess.lower(fetches, {x: np.zeros((sizes["batch"], 6), np.float32)}), arg_types
+        )
+        result_types = [(("batch", 4), F32), ((), F32), (("batch",), np.int32), (("batch", 4), F32)]
+        values = sess.run(variables)
+        baked = {next(i for i, t in enumerate(arg_types) if t[0] == v.shape): v for v in values}
+        exported = jax.export.deserialize(bytearray(to_jax_bytes(text, arg_types, result_types, baked=baked)))
+        assert str(exported.in_avals[0].shape) == "(batch, 6)"
+        jitted = jax.jit(exported.call)
+        for n in (1, 3, 10):
+            xv = _inputs(n, np.float32, rng)
+            want = sess.run(fetches, {x: xv})
+            logits = _oracle(xv.astype(np.float64), *(w.astype(np.float64) for w in weights))[0]
+            for got in (exported.call(xv), jitted(xv)):
+                assert np.asarray(got[0]).shape == (n, 4)
+                for mine, theirs in zip(want, got):
+                    np.testing.assert_array_equal(mine, np.asarray(theirs))
+                np.testing.assert_allclose(np.asarray(got[0]), logits, rtol=2e-5, atol=2e-5)
+
+
+def test_a_program_that_uses_the_batch_size_itself_stays_concrete():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("batch", 3), sg.float32, name="x")
+        flat = snp.reshape(x, (-1,))  # (3 * batch,): a dim jax would have to compute from "batch"
+    with sg.Session(g) as sess:
+        with pytest.raises(sg.GraphError, match="depends on the value of 'batch'") as info:
+            symbolic_module(  # the user's line
+                lambda sizes: sess.lower(flat, {x: np.zeros((sizes["batch"], 3), np.float32)}),
+                [(("batch", 3), np.float32)],
+            )
+    assert f"test_to_jax.py:{line_of(__file__, 'symbolic_module(  # the user')}" in str(info.value)
 
 
 def test_a_file_for_several_platforms_takes_the_platform_index():
@@ -176,9 +222,6 @@ def _callback_module():
         y = x * 2
     with sg.Session(g) as sess:
         return str(sess.lower(y, {x: np.ones(3, np.float32)}))
-
-
-F32 = np.float32
 
 
 @pytest.mark.parametrize(
@@ -238,7 +281,7 @@ jax.config.update("jax_num_cpu_devices", 4)
 import numpy as np
 import stablegraph as sg
 import stablegraph.numpy as snp
-from stablegraph.backend.jax_format import to_jax_bytes
+from stablegraph.backend.jax_format import symbolic_module, to_jax_bytes
 
 g = sg.Graph()
 with g:
