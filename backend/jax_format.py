@@ -72,13 +72,15 @@ def to_jax_bytes(
     nr_devices: int = 1,
     result_names: list[str] | None = None,
     function_name: str = "stablegraph_program",
+    results: list[int] | None = None,
 ) -> bytes:
     """jax.export's serialized Exported of the program ``module_text`` (a StableHLO module as the
     Session lowers it). ``arg_types`` / ``result_types``: @main's arguments and results in order,
     each ``(shape, numpy dtype)`` with str entries for symbolic dims; ``baked``: argument positions
     whose values become constants (the jax function takes the other arguments, in order);
-    ``platforms``: where jax may run it; ``result_names``: the results come back as a dict by
-    these names (else a tuple)."""
+    ``platforms``: where jax may run it; ``results``: which of @main's results the jax function
+    returns, in order (all by default); ``result_names``: they come back as a dict by these
+    names (else a tuple)."""
     baked = dict(baked or {})
     platforms = tuple(platforms)
     where = user_location()
@@ -87,22 +89,28 @@ def to_jax_bytes(
     _check_baked(baked, arg_types, where)
     free = [i for i in range(len(arg_types)) if i not in baked]
     in_avals = [_aval(arg_types[i], f"argument {i}", where) for i in free]
-    out_avals = [_aval(t, f"result {k}", where) for k, t in enumerate(result_types)]
+    picked = list(range(len(result_types))) if results is None else [int(k) for k in results]
+    if any(not 0 <= k < len(result_types) for k in picked):
+        raise GraphError(
+            located(f"to_jax: results {picked} are not all among the {len(result_types)}", where)
+        )
+    out_avals = {k: _aval(result_types[k], f"result {k}", where) for k in picked}
     given = {d for shape, _ in in_avals for d in shape if not d.lstrip("-").isdigit()}
-    for k, (shape, _) in enumerate(out_avals):
+    for k, (shape, _) in out_avals.items():
         missing = [d for d in shape if not d.lstrip("-").isdigit() and d not in given]
         if missing:
             raise GraphError(located(
                 f"to_jax: result {k}'s dim {missing[0]!r} is in no argument's shape, so jax could not "
                 "solve it from the arguments it is called with", where))  # fmt: skip
-    order = list(range(len(result_types)))
+    order = picked
     if result_names is not None:
-        if len(result_names) != len(result_types) or len(set(result_names)) != len(result_names):
+        if len(result_names) != len(picked) or len(set(result_names)) != len(result_names):
             raise GraphError(located(
-                f"to_jax: {len(result_types)} results want as many distinct names, got {result_names!r}",
+                f"to_jax: {len(picked)} results want as many distinct names, got {result_names!r}",
                 where))  # fmt: skip
-        order.sort(key=lambda k: result_names[k])  # jax orders a dict's leaves by sorted key
-        out_avals = [out_avals[k] for k in order]
+        named = dict(zip(picked, result_names))
+        order = sorted(picked, key=named.get)  # jax orders a dict's leaves by sorted key
+    out_avals = [out_avals[k] for k in order]
     polymorphic = bool(given)
     module = hlo.module_for_jax(
         module_text,

@@ -14,6 +14,7 @@ import pytest
 import stablegraph as sg
 import stablegraph.numpy as snp
 from stablegraph.backend.jax_format import symbolic_module, to_jax_bytes
+from stablegraph.backend.session_to_jax import session_to_jax
 from stablegraph.test_util import line_of
 
 jax = pytest.importorskip("jax")  # the test-only oracle (listed in the `test` extra: never absent in CI)
@@ -188,6 +189,32 @@ def test_a_program_that_uses_the_batch_size_itself_stays_concrete():
     assert f"test_to_jax.py:{line_of(__file__, 'symbolic_module(  # the user')}" in str(info.value)
 
 
+def test_session_to_jax_takes_the_feeds_and_returns_the_fetches_by_name():
+    """The glue an Exported's to_jax is: feeds by name (a symbolic batch and an integer feed),
+    fetches by name, variables baked in; a train op among the fetches is refused."""
+    rng = np.random.default_rng(5)
+    g, x, fetches, variables, weights = _mlp_graph(np.float64, rng)
+    with g:
+        shift = sg.placeholder((), sg.int32, name="shift")
+        probs = sg.nn.softmax(fetches[0])
+        label = (fetches[2] + shift).astype(sg.int32)
+        train = sg.optim.sgd(0.1).minimize(fetches[1])
+    with sg.Session(g) as sess:
+        blob = session_to_jax(sess, {"probs": probs, "label": label}, {"x": x, "shift": shift})
+        exported = jax.export.deserialize(bytearray(blob))
+        assert [str(a.shape) for a in exported.in_avals] == ["(batch, 6)", "()"]
+        for n in (2, 6):
+            xv = _inputs(n, np.float64, rng)
+            want = sess.run({"probs": probs, "label": label}, {x: xv, shift: 3})
+            logits = _oracle(xv, *weights)[0]
+            for got in (exported.call(xv, np.int32(3)), jax.jit(exported.call)(xv, np.int32(3))):
+                assert sorted(got) == ["label", "probs"]
+                np.testing.assert_array_equal(np.asarray(got["probs"]), want["probs"])
+                np.testing.assert_array_equal(np.asarray(got["label"]), np.argmax(logits, axis=1) + 3)
+        with pytest.raises(sg.GraphError, match="write variables"):
+            session_to_jax(sess, [fetches[1], train], [x])
+
+
 def test_a_file_for_several_platforms_takes_the_platform_index():
     blob = to_jax_bytes(
         DYNAMIC_MLP,
@@ -282,6 +309,7 @@ import numpy as np
 import stablegraph as sg
 import stablegraph.numpy as snp
 from stablegraph.backend.jax_format import symbolic_module, to_jax_bytes
+from stablegraph.backend.session_to_jax import session_to_jax
 
 g = sg.Graph()
 with g:
