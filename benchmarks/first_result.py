@@ -142,12 +142,12 @@ print("RESULT", float(loss), flush=True)
 """
 
 
-def first_result(program: str, model: str, cache: str, env: dict) -> tuple[float, str]:
-    """Seconds from starting a fresh Python process running ``program`` to reading its loss,
-    and what else it printed."""
+def first_result(program: str, argv: list[str], env: dict) -> tuple[float, str]:
+    """Seconds from starting a fresh Python process running ``program`` (with ``argv``) to
+    reading the loss it prints first, and what else it printed."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-c", program, model, cache if "jax_compilation" in program else ROOT],
+        [sys.executable, "-c", program, *argv],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     line = proc.stdout.readline()
@@ -155,8 +155,15 @@ def first_result(program: str, model: str, cache: str, env: dict) -> tuple[float
     rest = proc.stdout.read()
     err = proc.stderr.read()
     if proc.wait(timeout=600) != 0 or not line.startswith("RESULT"):
-        raise RuntimeError(f"{model}: exit {proc.returncode}, printed {line!r}\n{err}")
+        raise RuntimeError(f"{argv}: exit {proc.returncode}, printed {line!r}\n{err}")
     return seconds, (line.strip() + "; " + rest.strip()).strip("; ")
+
+
+def run_side(side: str, model: str, cache: str, env: dict) -> tuple[float, str]:
+    """One fresh process of ``side`` ("stablegraph" or "jax") training ``model`` with ``cache``."""
+    if side == "stablegraph":
+        return first_result(STABLEGRAPH, [model, ROOT], dict(env, STABLEGRAPH_CACHE_DIR=cache))
+    return first_result(JAX, [model, cache], env)
 
 
 def main() -> None:
@@ -166,44 +173,31 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "STABLEGRAPH_CACHE"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed packages are: compiled once, not every start
     env["JAX_PLATFORMS"] = "cpu"
-    programs = {"stablegraph": STABLEGRAPH, "jax": JAX}
-    totals = {(side, kind): 0.0 for side in programs for kind in ("cold", "warm")}
+    sides = ("stablegraph", "jax")
+    totals = {side: {"cold": 0.0, "warm": 0.0} for side in sides}
     with tempfile.TemporaryDirectory(prefix="first-result-") as scratch:
         for model in ("digits", "convnet"):
-            caches = {side: os.path.join(scratch, f"{model}-{side}") for side in programs}
-            for side, program in programs.items():  # untimed: bytecode and the OS's file cache warm
-                first_result(
-                    program,
-                    model,
-                    caches[side] + "-prime",
-                    dict(env, STABLEGRAPH_CACHE_DIR=caches[side] + "-prime"),
-                )
-            cold, warm, notes = {}, {side: [] for side in programs}, {}
-            for side, program in programs.items():
-                cold[side], _ = first_result(
-                    program, model, caches[side], dict(env, STABLEGRAPH_CACHE_DIR=caches[side])
-                )
+            cache = {side: os.path.join(scratch, f"{model}-{side}") for side in sides}
+            for side in sides:  # untimed: bytecode and the OS's file cache warm, caches of their own
+                run_side(side, model, cache[side] + "-prime", env)
+            cold = {side: run_side(side, model, cache[side], env)[0] for side in sides}
+            warm, notes = {side: [] for side in sides}, {}
             for _ in range(args.repeats):  # interleaved, so a busy moment of the machine hits both
-                for side, program in programs.items():
-                    seconds, notes[side] = first_result(
-                        program, model, caches[side], dict(env, STABLEGRAPH_CACHE_DIR=caches[side])
-                    )
+                for side in sides:
+                    seconds, notes[side] = run_side(side, model, cache[side], env)
                     warm[side].append(seconds)
-            for side in programs:
+            for side in sides:
                 median = statistics.median(warm[side])
-                totals[side, "cold"] += cold[side]
-                totals[side, "warm"] += median
+                totals[side]["cold"] += cold[side]
+                totals[side]["warm"] += median
                 print(
-                    f"{model:8s} {side:12s} cold {cold[side]:5.2f} s  warm {median:5.2f} s  ({notes[side]})"
+                    f"{model:8s} {side:12s} cold {cold[side]:5.2f} s  warm {median:5.2f} s "
+                    f"(min {min(warm[side]):.2f})  {notes[side]}"
                 )
-    sg_cold, sg_warm, jax_cold, jax_warm = (
-        totals[k] for k in sorted(totals, key=lambda k: (k[0] != "stablegraph", k[1]))
-    )
-    print(
-        f"both models: stablegraph cold {sg_cold:.2f} s, warm {sg_warm:.2f} s; jax cold {jax_cold:.2f} s, warm {jax_warm:.2f} s"
-    )
-    print(f"cold-cache ratio stablegraph/jax: {sg_cold / jax_cold:.2f}")
-    print(f"ratio stablegraph/jax: {sg_warm / jax_warm:.2f}")
+    ours, theirs = totals["stablegraph"], totals["jax"]
+    print(f"both models, warm: stablegraph {ours['warm']:.2f} s, jax {theirs['warm']:.2f} s")
+    print(f"cold-cache ratio stablegraph/jax: {ours['cold'] / theirs['cold']:.2f}")
+    print(f"ratio stablegraph/jax: {ours['warm'] / theirs['warm']:.2f}")
 
 
 if __name__ == "__main__":
