@@ -5,7 +5,7 @@ schema is jax's ``serialization.fbs``; this module writes it with the
 ``flatbuffers`` package alone, no jax import) holding the function's
 argument and result types, the platforms, the calling-convention version,
 and the module as a StableHLO portable artifact. The module gets a new
-@main for jax's calling convention (ops/primitives/hlo.py does the MLIR
+@main for jax's calling convention (backend/jax_module.py does the MLIR
 part): the arguments the caller bakes in (an export's variables) become
 constants, so the jax function takes the remaining arguments in order.
 
@@ -26,7 +26,7 @@ import flatbuffers
 import numpy as np
 
 from ..graph import GraphError, located, user_location
-from ..ops.primitives import hlo
+from . import jax_module
 
 # jax.export's calling convention: version 10 (jax accepts 9..10 today) has @main take the
 # platform index (multi-platform exports only), then the arrays; dims are solved by the caller.
@@ -84,7 +84,7 @@ def to_jax_bytes(
     baked = dict(baked or {})
     platforms = tuple(platforms)
     where = user_location()
-    module_args, module_results, targets = hlo.main_signature(module_text)
+    module_args, module_results, targets = jax_module.main_signature(module_text)
     _check_module(module_args, module_results, targets, arg_types, result_types, platforms, where)
     _check_baked(baked, arg_types, where)
     free = [i for i in range(len(arg_types)) if i not in baked]
@@ -112,7 +112,7 @@ def to_jax_bytes(
         order = sorted(picked, key=named.get)  # jax orders a dict's leaves by sorted key
     out_avals = [out_avals[k] for k in order]
     polymorphic = bool(given)
-    module = hlo.module_for_jax(
+    module = jax_module.module_for_jax(
         module_text,
         {i: np.asarray(v, dtype=np.dtype(arg_types[i][1])) for i, v in baked.items()},
         order,
@@ -133,7 +133,7 @@ def symbolic_module(lower, arg_types) -> str:
     entries symbolic) name a symbol, made from concrete lowerings: ``lower(sizes)`` gives the
     program's StableHLO text with each symbol bound to ``sizes[symbol]`` (e.g. a Session's
     ``sess.lower`` with feeds of those shapes). The program is lowered at two distinctive sizes
-    per symbol; each lowering gets its dim made dynamic (hlo.make_dim_dynamic), and the two
+    per symbol; each lowering gets its dim made dynamic (jax_module.make_dim_dynamic), and the two
     results must be the same program, else the program depends on the dim's value in a way that
     cannot be read from the arguments' shapes (an attribute, a constant derived from it) and
     that is a GraphError: it is then exported for concrete shapes only."""
@@ -154,8 +154,8 @@ def symbolic_module(lower, arg_types) -> str:
                 (i, j) for i, (shape, _) in enumerate(arg_types) for j, d in enumerate(shape) if d == s
             ]
             try:
-                text = hlo.make_dim_dynamic(text, sizes[s], sources)
-            except hlo.NotGeneralizable as e:
+                text = jax_module.make_dim_dynamic(text, sizes[s], sources)
+            except jax_module.NotGeneralizable as e:
                 raise GraphError(located(f"to_jax: the dim {s!r} cannot stay symbolic: {e}", where)) from None
         texts.append(text)
     if texts[0] != texts[1]:
