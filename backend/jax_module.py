@@ -94,7 +94,6 @@ class NotGeneralizable(Exception):
 # Ops whose results keep their static form when a dim becomes dynamic: XLA could not refine them.
 _NOT_GENERALIZABLE = (
     "stablehlo.custom_call",
-    "func.call",
     "stablehlo.rng_bit_generator",
     "sdy.manual_computation",
 )
@@ -105,44 +104,75 @@ def make_dim_dynamic(text: str, size: int, sources) -> str:
     dynamic (``?``) wherever a type has it, its value read from @main's arguments (``sources``:
     (argument, dim) pairs holding it) by ``get_dimension_size``: broadcasts, iotas, reshapes and
     splat constants of that size become their dynamic forms, and constants equal to a multiple
-    of ``size`` (a mean's divisor) are computed from it. The result, without locations, is the
-    module jax's shape refinement makes static again at each call. An op it cannot generalize
-    raises NotGeneralizable; what it does not recognize (an attribute holding the size) shows
-    as a difference between the results for two sizes, which the caller compares."""
+    of ``size`` (a mean's divisor) are computed from it. A private function with the dim in
+    its types reads it from its first argument that has it. The result, without locations, is
+    the module jax's shape refinement makes static again at each call. An op it cannot
+    generalize raises NotGeneralizable; what it does not recognize (an attribute holding the
+    size) shows as a difference between the results for two sizes, which the caller compares."""
     with hlo.new_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         main = ir.SymbolTable(module.operation)["main"]
-        for op in module.body.operations:
-            if (
-                op.operation.name == "func.func"
-                and op.operation != main.operation
-                and _mentions(op.operation, size)
-            ):
-                raise NotGeneralizable("a function called from @main has the dim in its types")
-        entry = main.regions[0].blocks[0]
-        i32 = ir.IntegerType.get_signless(32)
-        for block in _blocks(main.operation):
-            for arg in block.arguments:
-                if block != entry or arg.arg_number in {a for a, _ in sources}:
-                    arg.set_type(_dynamic(arg.type, size))
-        with ir.InsertionPoint.at_block_begin(entry):
-            arg, dim = sources[0]
-            n = sh.GetDimensionSizeOp(entry.arguments[arg], dim).result
-            n1 = sh.ReshapeOp(ir.RankedTensorType.get([1], i32), n).result
-        last_setup = n1.owner
-        for op in list(_operations(main.operation)):
-            if op.operation in (n.owner.operation, last_setup.operation):
+        for op in list(module.body.operations):
+            if op.operation.name != "func.func":
                 continue
-            _generalize(op, size, n, n1)
-        fn_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        returned = [v.type for v in entry.operations[len(entry.operations) - 1].operands]
-        main.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(
-                [a.type for a in entry.arguments], returned if returned else list(fn_type.results)
-            )
-        )
+            if op.operation == main.operation:
+                _function_dim_dynamic(op, size, list(sources), all_arguments=False)
+            elif _mentions(op.operation, size):
+                entry = op.regions[0].blocks[0]
+                found = [
+                    (a.arg_number, j)
+                    for a in entry.arguments
+                    if _ranked(a.type) is not None
+                    for j, d in enumerate(_ranked(a.type).shape)
+                    if d == size
+                ]
+                if not found:
+                    raise NotGeneralizable("a function makes values of the dim's size from no argument")
+                _function_dim_dynamic(op, size, found[:1], all_arguments=True)
+        _rename_sized_functions(module, size)
         module.operation.verify()
         return module.operation.get_asm(enable_debug_info=False)
+
+
+def _rename_sized_functions(module, size: int) -> None:
+    """Functions named after their shapes (``threefry2x32_7919x128``) get the size out of their
+    names, so the same program lowered at another size prints the same."""
+    table = ir.SymbolTable(module.operation)
+    for op in list(module.body.operations):
+        if op.operation.name != "func.func":
+            continue
+        name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+        if str(size) not in name:
+            continue
+        new = name.replace(str(size), "dyn")
+        while new in table:
+            new += "_"
+        ir.SymbolTable.replace_all_symbol_uses(name, new, module.operation)
+        table.set_symbol_name(op.operation, new)
+
+
+def _function_dim_dynamic(fn, size: int, sources, *, all_arguments: bool) -> None:
+    """make_dim_dynamic within one function: its arguments (``sources`` only, unless
+    ``all_arguments``), block arguments, ops and signature."""
+    entry = fn.regions[0].blocks[0]
+    i32 = ir.IntegerType.get_signless(32)
+    chosen = {a for a, _ in sources}
+    for block in _blocks(fn.operation):
+        for arg in block.arguments:
+            if block != entry or all_arguments or arg.arg_number in chosen:
+                arg.set_type(_dynamic(arg.type, size))
+    with ir.InsertionPoint.at_block_begin(entry):
+        arg, dim = sources[0]
+        n = sh.GetDimensionSizeOp(entry.arguments[arg], dim).result
+        n1 = sh.ReshapeOp(ir.RankedTensorType.get([1], i32), n).result
+    for op in list(_operations(fn.operation)):
+        if op.operation in (n.owner.operation, n1.owner.operation):
+            continue
+        _generalize(op, size, n, n1)
+    terminator = entry.operations[len(entry.operations) - 1]
+    fn.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in entry.arguments], [v.type for v in terminator.operands])
+    )
 
 
 def _generalize(op, size: int, n, n1) -> None:

@@ -5,7 +5,9 @@ jax_format: it plans and lowers the run of ``fetches`` from the feeds'
 placeholders (at two distinctive sizes per symbolic dim, made one module
 with dynamic dims by jax_format.symbolic_module, so the batch stays jax
 shape polymorphism), bakes the variables the program reads in as constants,
-and keeps only the fetches' results: the jax function takes the feeds, in
+and keeps only the fetches' results (state a run writes besides, the random
+generator's counter, is left out: each call of the jax function draws the
+same numbers): the jax function takes the feeds, in
 the order given, and returns the fetches (a dict by name when ``fetches``
 is a dict, else a tuple). An Exported's ``to_jax`` can be this call.
 """
@@ -53,9 +55,9 @@ def session_to_jax(
             shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
             fed.append((p, np.zeros(shape, p.type.dtype.np)))
         plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
-        if plan.state_out or plan.trains:
+        if plan.trains:
             raise GraphError(
-                located("to_jax: the fetches write variables (a train op); export what they compute", where)
+                located("to_jax: the fetches train (a train op); export what they compute", where)
             )
         plans.append(plan)
         return text

@@ -191,12 +191,13 @@ def test_a_program_that_uses_the_batch_size_itself_stays_concrete():
 
 def test_session_to_jax_takes_the_feeds_and_returns_the_fetches_by_name():
     """The glue an Exported's to_jax is: feeds by name (a symbolic batch and an integer feed),
-    fetches by name, variables baked in; a train op among the fetches is refused."""
+    fetches by name, variables baked in (the random generator's too: dropout's threefry, a private
+    function over the batch, generalizes); a train op among the fetches is refused."""
     rng = np.random.default_rng(5)
     g, x, fetches, variables, weights = _mlp_graph(np.float64, rng)
     with g:
         shift = sg.placeholder((), sg.int32, name="shift")
-        probs = sg.nn.softmax(fetches[0])
+        probs = sg.nn.softmax(sg.nn.dropout(fetches[0], 0.5))  # off here; its threefry is a private function
         label = (fetches[2] + shift).astype(sg.int32)
         train = sg.optim.sgd(0.1).minimize(fetches[1])
     with sg.Session(g) as sess:
@@ -210,8 +211,12 @@ def test_session_to_jax_takes_the_feeds_and_returns_the_fetches_by_name():
             for got in (exported.call(xv, np.int32(3)), jax.jit(exported.call)(xv, np.int32(3))):
                 assert sorted(got) == ["label", "probs"]
                 np.testing.assert_array_equal(np.asarray(got["probs"]), want["probs"])
+                e = np.exp(logits - logits.max(axis=1, keepdims=True))
+                np.testing.assert_allclose(
+                    np.asarray(got["probs"]), e / e.sum(axis=1, keepdims=True), rtol=1e-12
+                )
                 np.testing.assert_array_equal(np.asarray(got["label"]), np.argmax(logits, axis=1) + 3)
-        with pytest.raises(sg.GraphError, match="write variables"):
+        with pytest.raises(sg.GraphError, match="the fetches train"):
             session_to_jax(sess, [fetches[1], train], [x])
 
 
