@@ -96,6 +96,7 @@ bench: $(STAMP) cxx
 	$(PY) benchmarks/linalg.py
 	$(PY) benchmarks/data_parallel.py
 	$(PY) benchmarks/ffi.py
+	$(PY) benchmarks/first_result.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

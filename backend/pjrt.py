@@ -47,8 +47,10 @@ from .placement import Tiling, assemble, assemble_local, local_slices, slices  #
 XlaRuntimeError = xc.XlaRuntimeError
 
 
+@functools.cache
 def _register_lapack_kernels() -> None:
-    """Register jaxlib's CPU LAPACK kernels as XLA custom-call targets, once, at import.
+    """Register jaxlib's CPU LAPACK kernels as XLA custom-call targets, once, before the first
+    program that calls one is compiled or loaded (``_needs_kernels``).
 
     Lowering rules in ops/ emit custom calls by target name (ops/primitives/lapack.py);
     XLA finds the kernels only once they are registered. jaxlib's
@@ -56,7 +58,8 @@ def _register_lapack_kernels() -> None:
     ones use XLA's typed FFI (api_version 1), the others the original
     custom-call ABI (0). ``initialize()`` binds them to the LAPACK routines of
     scipy's bundled OpenBLAS. jax registers the same names when jax.lax.linalg
-    is imported; registering a name twice is harmless.
+    is imported; registering a name twice is harmless. Not at import: ``initialize`` imports
+    scipy.linalg, about half a second of every fresh process that never factors a matrix.
     """
     _lapack.initialize()
     for name, capsule in _lapack.registrations().items():
@@ -64,7 +67,11 @@ def _register_lapack_kernels() -> None:
         xc.register_custom_call_target(name, capsule, platform="cpu", api_version=api_version)
 
 
-_register_lapack_kernels()
+def _needs_kernels(mlir_text: str) -> None:
+    """Register the LAPACK kernels if the program calls one (ops/primitives/lapack.py's targets)."""
+    if "lapack_" in mlir_text:
+        _register_lapack_kernels()
+
 
 GPU_PLATFORMS = ("gpu", "cuda")
 # Where a Session without a mesh, sg.devices() and sg.make_mesh run: CPU unless the environment says
@@ -783,6 +790,7 @@ def compile(
     functions its callback custom calls name by index. Raises XlaRuntimeError."""
     client = devices[0].client
     options = _options(mlir_text, devices)
+    _needs_kernels(mlir_text)
     if host_callbacks:  # jaxlib takes the functions only with a parsed module
         with hlo.new_context():
             module = hlo.ir.Module.parse(mlir_text)
@@ -806,6 +814,7 @@ def deserialize(
     ``mlir_text``; its callbacks given again, as many as it was compiled with: jaxlib crashes
     on a program loaded without them). Raises XlaRuntimeError for bytes it cannot load."""
     client = devices[0].client
+    _needs_kernels(mlir_text)
     loaded = client.deserialize_executable(
         data, xc.DeviceList(tuple(devices)), _options(mlir_text, devices), host_callbacks=list(host_callbacks)
     )

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def to_networkx(graph) -> nx.MultiDiGraph:
-    """Nodes keyed by name (with op, type and location); one edge per input use."""
+    """Nodes keyed by name (with op, type and location); one edge per input use. networkx is
+    imported here, on the first use of ``g.nx``: it costs a fresh process a few tenths of a second."""
+    import networkx as nx  # noqa: PLC0415
+
     g = nx.MultiDiGraph(name=graph.name)
     for node in graph.nodes:
         g.add_node(

@@ -8,6 +8,7 @@ numpy constants into MLIR types and attributes, and build reduction regions.
 from __future__ import annotations
 
 import numpy as np
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
@@ -199,6 +200,13 @@ def call_private(name: str, arg_types, result_types, body, args) -> list:
             with ir.InsertionPoint(entry):
                 func.ReturnOp(list(body(*entry.arguments)))
     return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(args)).results)
+
+
+def portable_artifact(module: ir.Module) -> bytes:
+    """``module`` as a StableHLO portable artifact at a version about a month old, as jax.export
+    stores one; "mixed" keeps Shardy's ops and attributes (a mesh program's) beside the StableHLO."""
+    target = sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
+    return bytes(_jax.mlir.serialize_portable_artifact(module, target, True))
 
 
 # -- device meshes (Shardy) and collectives ------------------------------------
