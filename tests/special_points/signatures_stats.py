@@ -144,14 +144,15 @@ def _entries(name: str) -> dict[str, Sig]:
     out = {}
     for method in methods(name):
         first = "prob" if method in QUANTILES else arg
-        out[f"{name}.{method}"] = _sig(name, method, (first, *params))
+        kinds = params if method == "entropy" else (first, *params)  # entropy takes the parameters only
+        out[f"{name}.{method}"] = _sig(name, method, kinds)
         loc, scale = _takes(name, method)
         if loc:
             extra = ("loc", "scale") if scale else ("loc",)
             # values only: loc and scale enter every method the same way (z = (x - loc) / scale), the
             # derivatives at every loc and scale cost minutes of compile time (the standard variant has them)
             key = f"{name}.{method}[{'locscale' if scale else 'loc'}]"
-            out[key] = _sig(name, method, (first, *params, *extra), order=0)
+            out[key] = _sig(name, method, (*kinds, *extra), order=0)
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
+from ...control_api import fori_loop
 from ...primitives.elementwise import stop_gradient
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, log_of, nan_where
@@ -91,6 +92,32 @@ def _poisson_ppf(q, mu, loc=0):
     return nan_where(~(mu >= const(0.0, mu)), k)
 
 
+_ENTROPY_SUM_UP_TO = 500.0  # mu above this: the asymptotic series (its next term is below 1e-11 there)
+_ENTROPY_TERMS = 1024  # for mu <= 500 the pmf past k = 1023 is below float64's smallest normal
+
+
+def _poisson_entropy(mu, loc=0):
+    """-sum_k p(k) log p(k), summed in float64 over k < 1024 (a loop: memory stays that of mu) for
+    mu <= 500, above that 1/2 log(2 pi e mu) - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3); rounded
+    once to mu's dtype. 0 at mu = 0, nan for mu < 0; loc moves the support, not the entropy."""
+    mu, loc = floats(mu, loc)
+    out_dtype = mu.dtype
+    mu = (mu + snp.zeros_like(loc)).astype(snp.float64)
+    small = mu <= _ENTROPY_SUM_UP_TO
+    m = snp.where(small & (mu > 0.0), mu, 1.0)
+
+    def add_term(k, total):
+        kf = snp.asarray(k).astype(snp.float64)
+        logp = xlogy(kf, m) - m - log_factorial(kf)
+        return total - snp.exp(logp) * logp
+
+    direct = fori_loop(0, _ENTROPY_TERMS, add_term, snp.zeros_like(mu))
+    big = snp.where(small, 2 * _ENTROPY_SUM_UP_TO, mu)
+    series = 0.5 * snp.log(2 * np.pi * np.e * big) - (1 / 12 + (1 / 24 + 19 / 360 / big) / big) / big
+    value = snp.where(mu == 0.0, 0.0, snp.where(small, direct, series))
+    return nan_where(mu < 0.0, value).astype(out_dtype)
+
+
 poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
@@ -101,6 +128,7 @@ poisson = Distribution(
     sf=_poisson_probability(gammainc, 1.0),
     logsf=log_of(_poisson_probability(gammainc, 1.0)),
     ppf=_poisson_ppf,
+    entropy=_poisson_entropy,
 )
 
 
