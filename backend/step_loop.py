@@ -80,14 +80,17 @@ def run_steps(session, fetches, feeds, steps: int | None):
         steps = check_steps(steps)
     if is_source(feeds):
         feeds = take_source(feeds, steps)
-    if steps is None and session.check_numerics:
-        return session.run(fetches, feeds)  # (the checked path: its feeds read back to the host)
+    one_by_one = session.check_numerics or session._layout.multiprocess
+    if steps is None and one_by_one:
+        return session.run(fetches, feeds)  # (the general path: its feeds read back to the host)
     repeat = session._step_repeats.get(_key(fetches, feeds, steps))
     if repeat is not None:
         out = repeat.run(feeds, session._state, session.stats)
         if out is not MISSED:
             return out
-    if session.check_numerics:  # each step checked as its own run (find_nonfinite names the step's node)
+    if one_by_one:
+        # each step checked as its own run (find_nonfinite names the step's node); over several
+        # processes, each step a run of the global program (feeds are each process's blocks)
         return _one_by_one(session, fetches, convert_stacked(session.graph, feeds, steps), steps)
     program, values, tree = prepare(session, fetches, feeds, steps)
     return unflatten(tree, program.execute(session._state, session.stats, values))
@@ -111,7 +114,8 @@ def prepare(session, fetches, feeds, steps: int | None) -> tuple[Program, list, 
 
 
 def _one_by_one(session, fetches, fed, steps: int):
-    """k single runs, their fetches stacked (the path of a Session that checks numerics)."""
+    """k single runs, their fetches stacked (a Session that checks numerics, or whose mesh spans
+    processes)."""
     runs = []
     for i in range(steps):
         runs.append(session.run(fetches, {t: _row(v, i) for t, v in fed}))
