@@ -325,7 +325,8 @@ def _lower_loop(plan: Plan, body, fed, steps: int, layout, platform: str, pins=N
         if lowering.host_callbacks:
             aliases = {}  # a callback that raises fails the run: the variables must outlive it
         if layout.mesh is not None:
-            specs = _loop_specs(layout, feed_ts, state_in, body.results[:n_values], state_out, pins)
+            placeholders = [fed[i][0] for i in plan.arg_positions]  # (declared specs: not the body's params)
+            specs = _loop_specs(layout, placeholders, state_in, body.results[:n_values], state_out, pins)
             _partition(module, main.func_op, layout.mesh, aliases, specs)
         elif aliases:
             hlo.alias_arguments(main.func_op, len(arg_types), aliases)
