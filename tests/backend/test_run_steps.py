@@ -153,6 +153,8 @@ def test_feed_sources_and_device_arrays():
         placing = Source(x, rows, pjrt.placed(sess.devices))  # a source of device arrays
         e = [sess.run(new, placing), sess.run(new, placing, steps=2), sess.run(new, placing)]
         f = sess.run_async(new, placing).result()
+        one = pjrt.put(rows[5], pjrt.placed(sess.devices))  # a plain dict of device arrays, run twice
+        h = [sess.run(new, {x: one}) for _ in range(2)]
     assert source.asked == [2, None, 3] and source.position == 6
     assert placing.asked == [None, 2, None, None]
     want = np.cumsum(rows.sum(axis=1))
@@ -161,6 +163,7 @@ def test_feed_sources_and_device_arrays():
     np.testing.assert_array_equal(c, want[3:6])
     np.testing.assert_array_equal(d, want[5] + np.cumsum(rows[:2].sum(axis=1)))
     np.testing.assert_array_equal(np.hstack(e + [f]), np.cumsum([d[-1], *rows[:5].sum(axis=1)])[1:])
+    np.testing.assert_array_equal(h, np.cumsum([f, rows[5].sum(), rows[5].sum()])[1:])
 
 
 def test_a_checked_session_runs_the_steps_one_by_one():
