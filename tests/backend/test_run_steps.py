@@ -112,12 +112,15 @@ def test_the_carry_against_numpy_and_the_fast_path_of_a_repeated_call():
         got2 = sess.run(new, {x: rows[2:4]}, steps=2)
         assert sess.stats.compiles == compiles + 1  # one loop per k; the second call repeats it
         shorter = sess.run(new, {x: rows[:2, :2]}, steps=2)  # another size of the symbolic dim n
+        empty = sess.run([new, x], {x: np.zeros((2, 0))}, steps=2)  # n = 0: empty batches
         sess.set(total, 0.0)
         draws = sess.run(draw, steps=3)  # no feeds at all: a Generator still advances per step
     sums = rows.sum(axis=1)
     np.testing.assert_array_equal(got, np.cumsum(sums[:3])[1:])
     np.testing.assert_array_equal(got2, np.cumsum([got[-1], *sums[2:4]])[1:])
     np.testing.assert_array_equal(shorter, np.cumsum([got2[-1], *rows[:2, :2].sum(axis=1)])[1:])
+    np.testing.assert_array_equal(empty[0], [shorter[-1]] * 2)
+    assert empty[1].shape == (2, 0)
     with sg.Session(g) as sess:
         want = np.stack([sess.run(draw) for _ in range(3)])
     np.testing.assert_array_equal(draws, want)
