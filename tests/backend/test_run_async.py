@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
+from stablegraph.backend import pjrt
 from stablegraph.test_util import line_of
 
 
@@ -92,3 +93,35 @@ def test_errors_surface_on_the_handle_naming_the_users_line():
             sess.get(total) == 3.0
         )  # the failed run wrote nothing (a program with callbacks donates nothing)
         np.testing.assert_array_equal(sess.run_async(new, {x: np.ones(2)}).result(), 5.0)
+
+
+class _FailingToken:
+    """A run's token that reports the run failed on the device after it was started."""
+
+    def block_until_ready(self):
+        raise pjrt.XlaRuntimeError("INTERNAL: the device gave up (planted)")
+
+
+def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(monkeypatch):
+    g, x, total, new, checked, seen = build()
+    with g:
+        train = sg.group(new)  # no fetched value: the handle waits on the run's token
+    with sg.Session(g) as sess:
+        sess.run(new, {x: np.ones(2)})
+        launch = pjrt.Executable.launch
+
+        def failing_later(self, values, token=True):
+            outs, real = launch(self, values, token)
+            if real is not None:
+                real.block_until_ready()
+            return outs, _FailingToken() if token else real
+
+        monkeypatch.setattr(pjrt.Executable, "launch", failing_later)
+        handle = sess.run_async(train, {x: np.ones(2)})
+        with pytest.raises(sg.ExecutionError, match=r"planted[\s\S]*lost the values this run was writing"):
+            handle.result()
+        monkeypatch.undo()
+        with pytest.raises(sg.ExecutionError, match="total lost its value"):
+            sess.get(total)
+        sess.set(total, 0.5)
+        assert sess.run(new, {x: np.ones(2)}) == 2.5
