@@ -110,7 +110,6 @@ OPEN = {
         "spence", "sph_harm_y", "wofz",
     },
     "scipy.stats": {"gaussian_kde"},
-    "scipy.stats.poisson": {"entropy"},
     "scipy.signal": {
         "convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend", "fftconvolve", "istft", "stft",
         "welch",

@@ -99,7 +99,9 @@ _ENTROPY_TERMS = 1024  # for mu <= 500 the pmf past k = 1023 is below float64's 
 def _poisson_entropy(mu, loc=0):
     """-sum_k p(k) log p(k), summed in float64 over k < 1024 (a loop: memory stays that of mu) for
     mu <= 500, above that 1/2 log(2 pi e mu) - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3); rounded
-    once to mu's dtype. 0 at mu = 0, nan for mu < 0; loc moves the support, not the entropy."""
+    once to mu's dtype. 0 at mu = 0, nan for mu < 0; loc moves the support, not the entropy.
+    float64's error grows from a few ulps at small mu to ~1e-13 relative near mu = 500: each term's
+    k log mu - mu - log k! cancels numbers of size mu log mu."""
     mu, loc = floats(mu, loc)
     out_dtype = mu.dtype
     mu = (mu + snp.zeros_like(loc)).astype(snp.float64)
