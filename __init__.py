@@ -22,6 +22,7 @@ from . import (
     viz,
 )
 from .backend import Compiled, Lowered, Session
+from .backend import Exported, ExportError, export, load_exported
 from .graph import (
     CheckpointError,
     CompileError,
