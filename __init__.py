@@ -23,6 +23,7 @@ from . import (
 )
 from .backend import Compiled, Lowered, Session
 from .backend import Exported, ExportError, export, load_exported
+from .backend.jax_interop import from_jax, import_jax_exported
 from .graph import (
     CheckpointError,
     CompileError,

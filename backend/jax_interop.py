@@ -1,0 +1,134 @@
+"""JAX code inside a graph: ``sg.from_jax(fn, *tensors)`` and ``sg.import_jax_exported`` (backend).
+
+jax is the user's dependency, not ours (the optional extra ``stablegraph[jax]``):
+it is imported inside these functions only, when a user calls them. The
+function is exported with ``jax.export`` for the tensors' types (their
+symbolic dims as jax shape polymorphism, one symbolic scope for all of
+them), for CPU, and becomes one ``module_call`` node (ops/primitives/
+module_call.py) whose attributes also carry jax's exported vjp and the
+export of ``jax.vmap(fn)`` over a new symbolic leading axis, so sg.grad and
+sg.vectorize work through the node. Results come back in fn's structure.
+"""
+
+from __future__ import annotations
+
+from ..graph import GraphError, Tensor, TensorType, dtypes, located, user_location
+from ..ops import constant
+from ..graph.graph import library_call
+from ..ops.primitives import hlo
+from ..ops.primitives.module_call import ModuleCallAttrs, module_call
+
+BATCH_SYMBOL = "sg_vmap_batch"  # the leading axis of the batched export (a name no user picks)
+
+
+def from_jax(fn, *tensors):
+    """``fn(*tensors)`` for a JAX function ``fn``, as one node of the graph being built.
+
+    ``tensors`` are Tensors (or numpy values, made constants); fn gets jax arrays
+    of their types (symbolic dims become jax symbolic dims) and may return any
+    pytree of arrays: the result is the same pytree of Tensors. Gradients come
+    from jax's exported vjp, vectorization from an export of ``jax.vmap(fn)``.
+
+        y = sg.from_jax(lambda x: jax.nn.gelu(x) * 2, x)
+    """
+    import jax  # the user's jax (stablegraph[jax]); never imported by the library itself
+
+    where = user_location()
+    args = [_as_tensor(t) for t in tensors]
+    types = [t.type for t in args]
+    jitted = jax.jit(fn)
+    try:
+        exp = jax.export.export(jitted, platforms=("cpu",))(*_specs(jax, types))
+    except Exception as e:  # jax's tracing and export errors: say which call failed, at the user's line
+        raise GraphError(located(f"sg.from_jax: jax could not export {_name(fn)}: {e}", where)) from None
+    batched = None
+    try:
+        vmapped = jax.export.export(jax.jit(jax.vmap(fn)), platforms=("cpu",))
+        btypes = [TensorType((BATCH_SYMBOL, *t.shape), t.dtype) for t in types]
+        batched = _attrs(vmapped(*_specs(jax, btypes)), f"vmap_{_name(fn)}", with_vjp=True)
+    except Exception:  # noqa: BLE001  (a function jax cannot vmap stays unvectorizable: its rule says so)
+        batched = None
+    return _call(jax, exp, args, _attrs(exp, _name(fn), with_vjp=True, batched=batched), where)
+
+
+def import_jax_exported(exported, *tensors):
+    """The ``jax.export.Exported`` ``exported`` called on ``tensors``, as one node of the graph being
+    built; gradients come from its vjp (``exported.vjp()``; it can't be vectorized: no function is
+    left to vmap). Returns its results in its output structure."""
+    import jax
+
+    where = user_location()
+    args = [_as_tensor(t) for t in tensors]
+    if len(args) != len(exported.in_avals):
+        raise GraphError(
+            located(f"import_jax_exported: {exported.fun_name} takes {len(exported.in_avals)} arrays, got {len(args)}",
+                    where)
+        )  # fmt: skip
+    return _call(jax, exported, args, _attrs(exported, exported.fun_name, with_vjp=True), where)
+
+
+def _call(jax, exp, args, attrs: ModuleCallAttrs, where):
+    if exp.ordered_effects or exp.nr_devices != 1:
+        raise GraphError(
+            located(f"sg.from_jax: {attrs.name} has ordered effects or runs on {exp.nr_devices} devices", where)
+        )
+    try:
+        with library_call("from_jax", name=attrs.name) as call:
+            outs = module_call(attrs, args)
+            call.outputs = outs
+    except GraphError as e:
+        raise GraphError(located(str(e), where)) from None
+    return jax.tree_util.tree_unflatten(exp.out_tree, outs)
+
+
+def _attrs(exp, name: str, *, with_vjp: bool, batched: ModuleCallAttrs | None = None) -> ModuleCallAttrs:
+    """The module_call attributes of a jax Exported (with its vjp's, one level)."""
+    vjp = None
+    if with_vjp and exp.has_vjp():
+        try:
+            vjp = _attrs(exp.vjp(), f"vjp_{name}", with_vjp=False)
+        except Exception:  # noqa: BLE001  (not differentiable: the vjp rule says so when asked)
+            vjp = None
+    return ModuleCallAttrs(
+        name=name,
+        module=hlo.without_locations(exp.mlir_module()),
+        in_shapes=tuple(_shape(a.shape) for a in exp.in_avals),
+        in_dtypes=tuple(_dtype(a.dtype) for a in exp.in_avals),
+        out_shapes=tuple(_shape(a.shape) for a in exp.out_avals),
+        out_dtypes=tuple(_dtype(a.dtype) for a in exp.out_avals),
+        kept=tuple(sorted(exp.module_kept_var_idx)),
+        platforms=tuple(exp.platforms),
+        vjp_call=vjp,
+        batched_call=batched,
+    )
+
+
+def _specs(jax, types) -> list:
+    """jax.ShapeDtypeStructs of our types, symbolic dims in one jax symbolic scope."""
+    scope = jax.export.SymbolicScope()
+    out = []
+    for t in types:
+        shape = tuple(t.shape)
+        if any(isinstance(d, str) for d in shape):
+            spec = ", ".join(str(d) for d in shape) if shape else ""
+            shape = jax.export.symbolic_shape(spec, scope=scope)
+        out.append(jax.ShapeDtypeStruct(shape, t.dtype.np))
+    return out
+
+
+def _shape(shape) -> tuple:
+    return tuple(d if isinstance(d, int) else str(d) for d in shape)
+
+
+def _dtype(dt):
+    name = str(dt)
+    return dtypes.dtype("bool" if name == "float0" else name)  # jax's float0 (an int's cotangent) lowers as i1
+
+
+def _as_tensor(t) -> Tensor:
+    return t if isinstance(t, Tensor) else constant(t)
+
+
+def _name(fn) -> str:
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    return "jax_" + ("lambda" if name == "<lambda>" else name)
