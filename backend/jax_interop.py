@@ -121,8 +121,7 @@ def _shape(shape) -> tuple:
 
 
 def _dtype(dt):
-    name = str(dt)
-    return dtypes.dtype("bool" if name == "float0" else name)  # jax's float0 (an int's cotangent) lowers as i1
+    return dtypes.dtype("bool" if "float0" in str(dt) else str(dt))  # jax's float0 (an int's cotangent) lowers as i1
 
 
 def _as_tensor(t) -> Tensor:
