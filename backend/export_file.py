@@ -46,7 +46,12 @@ def write(path, header: dict, arrays: dict[str, np.ndarray]) -> str:
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
         data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        entries[name] = {"dtype": arr.dtype.name, "shape": list(arr.shape), "offset": offset, "nbytes": len(data)}
+        entries[name] = {
+            "dtype": arr.dtype.name,
+            "shape": list(arr.shape),
+            "offset": offset,
+            "nbytes": len(data),
+        }
         blobs.append(data)
         offset += len(data)
     head = json.dumps({**header, "arrays": entries}, sort_keys=True).encode()
@@ -78,7 +83,9 @@ def read(path) -> tuple[dict, dict[str, np.ndarray]]:
     except OSError as e:
         raise ExportError(f"cannot read exported model {path}: {e.strerror or e}") from None
     if len(raw) < _PREFIX.size + _DIGEST or raw[:8] != MAGIC:
-        what = "is truncated" if raw[:8] == MAGIC or MAGIC.startswith(raw[:8]) else "is not a stablegraph export"
+        what = (
+            "is truncated" if raw[:8] == MAGIC or MAGIC.startswith(raw[:8]) else "is not a stablegraph export"
+        )
         raise ExportError(f"{path} {what} (no complete SGEXPORT header)")
     _, version, n_head = _PREFIX.unpack_from(raw)
     if version > VERSION:

@@ -22,7 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import Graph, GraphError, Tensor, TensorType, dtypes, extract, located, placeholder, user_location
+from ..graph import (
+    Graph,
+    GraphError,
+    Tensor,
+    TensorType,
+    dtypes,
+    extract,
+    located,
+    placeholder,
+    user_location,
+)
 from ..graph.graph import library_call
 from ..ops import constant
 from ..ops.nn import initializers
@@ -119,10 +129,14 @@ class Exported:
         for key, value in kwargs.items():
             if key not in names:
                 raise GraphError(
-                    located(f"{self!r} has no input {key!r} (its inputs: {', '.join(names)})", user_location())
+                    located(
+                        f"{self!r} has no input {key!r} (its inputs: {', '.join(names)})", user_location()
+                    )
                 )
             if key in placed:
-                raise GraphError(located(f"{self!r} got input {key!r} by position and by name", user_location()))
+                raise GraphError(
+                    located(f"{self!r} got input {key!r} by position and by name", user_location())
+                )
             placed[key] = value
         missing = [n for n in names if n not in placed]
         if missing:
@@ -161,7 +175,10 @@ class Exported:
             shape = tuple(sizes[d] if isinstance(d, str) and d in sizes else d for d in port.type.shape)
             if any(isinstance(d, str) for d in shape):
                 raise GraphError(
-                    located(f"exp.lower needs a size for every symbolic dim of {port}, got {sizes}", user_location())
+                    located(
+                        f"exp.lower needs a size for every symbolic dim of {port}, got {sizes}",
+                        user_location(),
+                    )
                 )
             feeds[port.name] = np.zeros(shape, port.type.dtype.np)
         runner = self._runner or _Runner(self)
@@ -183,7 +200,9 @@ class Exported:
             )
         lowered = self.lower()
         n = len(self.signature.inputs)
-        arg_types = [(tuple(p.type.shape), p.type.dtype.np) for p in (*self.signature.inputs, *self.variables)]
+        arg_types = [
+            (tuple(p.type.shape), p.type.dtype.np) for p in (*self.signature.inputs, *self.variables)
+        ]
         result_types = [(tuple(p.type.shape), p.type.dtype.np) for p in self.signature.outputs]
         baked = {n + i: self.values[p.name] for i, p in enumerate(self.variables)}
         return to_jax_bytes(
@@ -225,7 +244,14 @@ def _placeholder(port: Port) -> Tensor:
 
 
 def _variable(port: Port) -> Tensor:
-    return Variable(initializers.zeros, port.type.shape, port.type.dtype, name=port.name, trainable=False, sharding=port.sharding)
+    return Variable(
+        initializers.zeros,
+        port.type.shape,
+        port.type.dtype,
+        name=port.name,
+        trainable=False,
+        sharding=port.sharding,
+    )
 
 
 def _port_json(p: Port) -> dict:
@@ -233,7 +259,9 @@ def _port_json(p: Port) -> dict:
         "name": p.name,
         "shape": [d if isinstance(d, int) else str(d) for d in p.type.shape],
         "dtype": p.type.dtype.name,
-        "sharding": None if p.sharding is None else [list(e) if isinstance(e, tuple) else e for e in p.sharding],
+        "sharding": None
+        if p.sharding is None
+        else [list(e) if isinstance(e, tuple) else e for e in p.sharding],
     }
 
 

@@ -33,7 +33,9 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
     train = [t for _, t in outputs if "group" in t.op.traits]
     if train:
         raise GraphError(
-            located(f"export: {train[0].name} is a train op (it has no value); export what computes values", where)
+            located(
+                f"export: {train[0].name} is a train op (it has no value); export what computes values", where
+            )
         )
     fn = simplify(extract(graph, [t for _, t in outputs], [t for _, t in inputs], name="exported"))
     refuse_callbacks(fn.graph.nodes, where)
@@ -57,13 +59,18 @@ def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, name
     """An Exported of ``fn`` (params: the inputs, then the state), in a graph of its own."""
     program = Graph(name)
     with program:
-        params = [placeholder(p.type.shape, p.type.dtype, name=p.name, sharding=p.sharding) for p in (*in_ports, *state)]
+        params = [
+            placeholder(p.type.shape, p.type.dtype, name=p.name, sharding=p.sharding)
+            for p in (*in_ports, *state)
+        ]
         outs = fn(*params)
     outs = list(outs) if isinstance(outs, list | tuple) else [outs]
     out_ports = tuple(Port(n, t.type) for n, t in zip(out_names, outs))
     signature = Signature(tuple(in_ports), out_ports, mesh)
     tensors = ([t.name for t in params], [t.name for t in outs])
-    return Exported(program, tensors, signature, tuple(state), values, vjp=vjp, session_class=session_class, name=name)
+    return Exported(
+        program, tensors, signature, tuple(state), values, vjp=vjp, session_class=session_class, name=name
+    )
 
 
 def refuse_callbacks(nodes, where) -> None:
@@ -96,7 +103,9 @@ def _named(graph, spec, what: str, where) -> list[tuple[str, Tensor]]:
         items = [(_short(t), t) for t in (feeding.resolve(graph, v) for v in leaves)]
     names = [n for n, _ in items]
     if len(set(names)) < len(names):
-        raise GraphError(located(f"export: the {what} have repeated names {names}: name them with a dict", where))
+        raise GraphError(
+            located(f"export: the {what} have repeated names {names}: name them with a dict", where)
+        )
     return items
 
 

@@ -13,8 +13,8 @@ sg.vectorize work through the node. Results come back in fn's structure.
 from __future__ import annotations
 
 from ..graph import GraphError, Tensor, TensorType, dtypes, located, user_location
-from ..ops import constant
 from ..graph.graph import library_call
+from ..ops import constant
 from ..ops.primitives import hlo
 from ..ops.primitives.module_call import ModuleCallAttrs, module_call
 
@@ -70,7 +70,9 @@ def import_jax_exported(exported, *tensors):
 def _call(jax, exp, args, attrs: ModuleCallAttrs, where):
     if exp.ordered_effects or exp.nr_devices != 1:
         raise GraphError(
-            located(f"sg.from_jax: {attrs.name} has ordered effects or runs on {exp.nr_devices} devices", where)
+            located(
+                f"sg.from_jax: {attrs.name} has ordered effects or runs on {exp.nr_devices} devices", where
+            )
         )
     try:
         with library_call("from_jax", name=attrs.name) as call:
@@ -121,7 +123,8 @@ def _shape(shape) -> tuple:
 
 
 def _dtype(dt):
-    return dtypes.dtype("bool" if "float0" in str(dt) else str(dt))  # jax's float0 (an int's cotangent) lowers as i1
+    # jax's float0 (the cotangent of an integer) is lowered as i1
+    return dtypes.dtype("bool" if "float0" in str(dt) else str(dt))
 
 
 def _as_tensor(t) -> Tensor:

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 import os
 
-from ..graph import Function, Graph, GraphError, StablegraphError, TensorType, flatten, located, placeholder
-from ..graph import user_location
+from ..graph import (
+    Function,
+    Graph,
+    GraphError,
+    StablegraphError,
+    TensorType,
+    flatten,
+    located,
+    placeholder,
+    user_location,
+)
 from . import export_file
 from .export_file import ExportError
 from .exported import FORMAT, Exported, Signature, port_from_json
@@ -23,8 +32,8 @@ from .session import Session
 def load_exported(path) -> Exported:
     """The Exported saved at ``path`` by ``exp.save(path)``; call it by keyword or position.
 
-        srv = sg.load_exported("model.sgx")
-        out = srv(x=np.ones((5, 64), np.float32))     # {"probs": array of shape (5, 10)}
+    srv = sg.load_exported("model.sgx")
+    out = srv(x=np.ones((5, 64), np.float32))     # {"probs": array of shape (5, 10)}
     """
     path = os.fspath(path)
     header, arrays = export_file.read(path)

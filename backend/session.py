@@ -333,8 +333,9 @@ class Session(Unpicklable):
         """
         self._check_open()
         self._initialize_missing()
+        values = self._state.values
         return exporting.from_session(
-            self, fetches, feeds, include_variables=include_variables, vjp=vjp, state_values=self._state.values
+            self, fetches, feeds, include_variables=include_variables, vjp=vjp, state_values=values
         )
 
     def sharding_of(self, tensor):

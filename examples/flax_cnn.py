@@ -81,5 +81,7 @@ def main(steps: int = 300, batch: int = 64, learning_rate: float = 1e-2, seed: i
 if __name__ == "__main__":
     result = main()
     losses = result["losses"]
-    print(f"loss {np.mean(losses[:10]):.3f} -> {np.mean(losses[-10:]):.4f}; test accuracy {result['accuracy']:.4f}")
+    print(
+        f"loss {np.mean(losses[:10]):.3f} -> {np.mean(losses[-10:]):.4f}; test accuracy {result['accuracy']:.4f}"
+    )
     sys.exit(0 if result["accuracy"] > 0.9 else 1)

@@ -22,7 +22,6 @@ import sys
 import numpy as np
 
 import stablegraph as sg
-from stablegraph import numpy as snp
 
 
 def make_model(path: str, steps: int = 200) -> str:
@@ -37,7 +36,9 @@ def make_model(path: str, steps: int = 200) -> str:
         loss = sg.nn.softmax_cross_entropy_with_integer_labels(logits, y).mean()
         train = sg.optim.adam(1e-2).minimize(loss)
     with sg.Session(g) as sess:
-        for xb, yb in sg.data.batches((X, Y), 64, shuffle=True, epochs=-(-steps * 64 // len(X)), drop_last=True):
+        for xb, yb in sg.data.batches(
+            (X, Y), 64, shuffle=True, epochs=-(-steps * 64 // len(X)), drop_last=True
+        ):
             sess.run(train, {x: xb, y: yb})
         exp = sess.export({"probs": probs}, feeds={"x": x})
     return exp.save(path)

@@ -248,14 +248,12 @@ def call_module(text: str, key: str, args, result_types) -> list:
     """
     module = _module_body(ir.InsertionPoint.current.block)
     entry = f"{key}_main"
-    known = {ir.StringAttr(op.operation.attributes["sym_name"]).value for op in module.operations
-             if "sym_name" in op.operation.attributes}  # fmt: skip
-    if entry not in known:
+    if entry not in {_symbol(op) for op in module.operations}:
         refined = _refined(text, [a.type for a in args], list(result_types))
         for op in list(refined.body.operations):
             if op.operation.name != "func.func":
                 raise ValueError(f"the module holds a {op.operation.name}, which a call cannot inline")
-            old = ir.StringAttr(op.operation.attributes["sym_name"]).value
+            old = _symbol(op)
             ir.SymbolTable.replace_all_symbol_uses(old, f"{key}_{old}", refined.operation)
             ir.SymbolTable.set_symbol_name(op.operation, f"{key}_{old}")
             op.operation.attributes["sym_visibility"] = ir.StringAttr.get("private")
@@ -271,7 +269,7 @@ def _refined(text: str, arg_types, result_types) -> ir.Module:
     callee = ir.Module.parse(text)
     ir.SymbolTable.replace_all_symbol_uses("main", "callee_main", callee.operation)
     for op in callee.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main":
+        if _symbol(op) == "main" and op.operation.name == "func.func":
             ir.SymbolTable.set_symbol_name(op.operation, "callee_main")
             op.operation.attributes["sym_visibility"] = ir.StringAttr.get("private")
             inner = ir.FunctionType(ir.TypeAttr(op.operation.attributes["function_type"]).value)
@@ -280,9 +278,9 @@ def _refined(text: str, arg_types, result_types) -> ir.Module:
         wrapper.attributes["sym_visibility"] = ir.StringAttr.get("public")
         block = wrapper.add_entry_block()
         with ir.InsertionPoint(block):
-            ins = [v if v.type == t else sh.ConvertOp(t, v).result for v, t in zip(block.arguments, inner.inputs)]
+            ins = [_as_type(v, t) for v, t in zip(block.arguments, inner.inputs)]
             outs = func.CallOp(list(inner.results), ir.FlatSymbolRefAttr.get("callee_main"), ins).results
-            func.ReturnOp([v if v.type == t else sh.ConvertOp(t, v).result for v, t in zip(outs, result_types)])
+            func.ReturnOp([_as_type(v, t) for v, t in zip(outs, result_types)])
     for name in list(callee.operation.attributes):
         del callee.operation.attributes[name]
     try:
@@ -292,6 +290,16 @@ def _refined(text: str, arg_types, result_types) -> ir.Module:
     except Exception as e:  # jaxlib raises its own error types; the caller names the node
         raise ValueError(str(e).strip()) from None
     return ir.Module.parse(refined)
+
+
+def _symbol(op) -> str | None:
+    attrs = op.operation.attributes
+    return ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
+
+
+def _as_type(v: ir.Value, t: ir.Type) -> ir.Value:
+    """``v`` as type ``t``: static <-> dynamic shapes meet through stablehlo.convert, as jax does."""
+    return v if v.type == t else sh.ConvertOp(t, v).result
 
 
 def without_locations(text: str) -> str:

@@ -81,7 +81,9 @@ def _module_call_infer(attrs: ModuleCallAttrs, *xs: TensorType) -> tuple[TensorT
     if len(xs) != len(attrs.in_shapes):
         raise GraphError(f"module_call {attrs.name} takes {len(attrs.in_shapes)} arguments, got {len(xs)}")
     subst = bind_symbols(attrs.in_types, xs, f"module_call {attrs.name}")
-    return tuple(TensorType(tuple(dims.substitute(d, subst) for d in t.shape), t.dtype) for t in attrs.out_types)
+    return tuple(
+        TensorType(tuple(dims.substitute(d, subst) for d in t.shape), t.dtype) for t in attrs.out_types
+    )
 
 
 def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
