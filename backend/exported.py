@@ -169,7 +169,7 @@ class Exported:
     # -- StableHLO -------------------------------------------------------------------------
     def lower(self, **sizes):
         """The StableHLO this export compiles to for concrete ``sizes`` of its symbolic dims
-        (``exp.lower(batch=8)``): an sg.Lowered (``.text``), arguments the inputs then the variables."""
+        (``exp.lower(batch=8)``): an sg.Lowered (the text itself), arguments the inputs then the variables."""
         feeds = {}
         for port in self.signature.inputs:
             shape = tuple(sizes[d] if isinstance(d, str) and d in sizes else d for d in port.type.shape)
@@ -186,29 +186,16 @@ class Exported:
         return runner.lower(feeds)
 
     def to_jax(self) -> bytes:
-        """Bytes that ``jax.export.deserialize`` loads: this program with its variables baked in, so
-        the jax function takes the signature's inputs in order (backend/jax_format.py)."""
-        from .jax_format import to_jax_bytes  # written beside this module (helper "jaxfmt")
+        """Bytes that ``jax.export.deserialize`` loads and runs: this program with its variables baked
+        in, so the jax function takes the signature's inputs in order and returns a dict by output
+        name; symbolic dims stay jax shape polymorphism (backend/session_to_jax.py)."""
+        from .session_to_jax import session_to_jax  # helper "jaxfmt"'s module, beside this one
 
-        if self.signature.symbols:
-            raise GraphError(
-                located(
-                    f"to_jax of {self.signature}: the symbolic dims {', '.join(self.signature.symbols)} need a "
-                    "size; export with concrete shapes for jax",
-                    user_location(),
-                )
-            )
-        lowered = self.lower()
-        n = len(self.signature.inputs)
-        arg_types = [
-            (tuple(p.type.shape), p.type.dtype.np) for p in (*self.signature.inputs, *self.variables)
-        ]
-        result_types = [(tuple(p.type.shape), p.type.dtype.np) for p in self.signature.outputs]
-        baked = {n + i: self.values[p.name] for i, p in enumerate(self.variables)}
-        return to_jax_bytes(
-            str(lowered.text), arg_types, result_types, baked=baked,
-            result_names=[p.name for p in self.signature.outputs],
-        )  # fmt: skip
+        runner = self._runner or _Runner(self)
+        self._runner = runner
+        outputs = dict(zip(runner.names, runner.outputs))
+        inputs = {p.name: t for p, t in zip(self.signature.inputs, runner.inputs)}
+        return session_to_jax(runner.session, outputs, inputs, function_name=self.name)
 
 
 class _Runner:

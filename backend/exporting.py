@@ -12,7 +12,9 @@ the process: a program that calls one is refused, naming the nodes.
 
 from __future__ import annotations
 
-from ..graph import Graph, GraphError, Tensor, extract, located, placeholder, user_location
+import re
+
+from ..graph import Graph, GraphError, StablegraphError, Tensor, extract, located, placeholder, user_location
 from ..graph.printing import held_functions
 from ..graph.structural import sharding_of
 from ..transforms import simplify
@@ -20,6 +22,13 @@ from . import feeds as feeding
 from .exported import Exported, Port, Signature
 from .planning import SEED
 
+# custom-call targets a program may hold and stay portable: the LAPACK / cuSOLVER / cuBLAS kernels
+# jaxlib ships (their ABI is kept stable across versions) and the partitioner's markers
+STABLE_TARGETS = ("lapack_", "cusolver_", "cublas", "hipsolver_", "hipblas", "cu_threefry", "hip_threefry")
+STABLE_NAMES = frozenset(
+    {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement"}
+)
+_TARGET = re.compile(r'custom_call @([\w.$-]+)|call_target_name = "([^"]+)"')
 SEED_NAME = "rng_seed"  # the export's name for the Session's random seed, when the program draws
 
 
@@ -52,7 +61,9 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
     if not include_variables:
         in_ports, state, values = in_ports + state, [], {}
     mesh = dict(sess.mesh.shape) if sess.mesh is not None else None
-    return build(fn, in_ports, state, values, [name for name, _ in outputs], mesh, vjp, type(sess))
+    exp = build(fn, in_ports, state, values, [name for name, _ in outputs], mesh, vjp, type(sess))
+    refuse_unstable_custom_calls(exp, where)
+    return exp
 
 
 def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, name="exported") -> Exported:
@@ -87,6 +98,26 @@ def refuse_callbacks(nodes, where) -> None:
             located(
                 f"export refuses programs with host callbacks (Python functions run by the program cannot be "
                 f"saved or run elsewhere): {names}",
+                where,
+            )
+        )
+
+
+def refuse_unstable_custom_calls(exp: Exported, where) -> None:
+    """A GraphError naming the custom-call targets outside the stable list (STABLE_TARGETS) in the
+    program lowered at a probe size (2) for each symbolic dim; one that sizes cannot lower is
+    checked when it runs."""
+    try:
+        text = str(exp.lower(**dict.fromkeys(exp.signature.symbols, 2)))
+    except StablegraphError:
+        return
+    targets = {a or b for a, b in _TARGET.findall(text)}
+    unstable = sorted(t for t in targets if not t.startswith(STABLE_TARGETS) and t not in STABLE_NAMES)
+    if unstable:
+        raise GraphError(
+            located(
+                f"export refuses custom calls outside the stable list (LAPACK, cuSOLVER, ...): {', '.join(unstable)} "
+                "(a kernel registered in this process need not exist where the export runs)",
                 where,
             )
         )
