@@ -182,3 +182,17 @@ def test_save_is_atomic_and_leaves_no_temporary_files(saved, tmp_path):
     exp.save(target)
     assert sorted(os.listdir(tmp_path)) == ["out.sgx"]
     assert sg.load_exported(target).signature.outputs[0].name == "probs"
+
+
+def test_to_jax_runs_in_jax_with_the_batch_symbolic(saved):
+    session_to_jax = pytest.importorskip(
+        "stablegraph.backend.session_to_jax", reason="helper jaxfmt's module"
+    )
+    del session_to_jax
+    jax = pytest.importorskip("jax")
+    _, path = saved
+    exp = jax.export.deserialize(sg.load_exported(path).to_jax())
+    for n in (1, 6):
+        x = RNG.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_allclose(exp.call(x)["probs"], oracle(x), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(jax.jit(exp.call)(x)["probs"], oracle(x), rtol=1e-5, atol=1e-6)

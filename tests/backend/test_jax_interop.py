@@ -91,3 +91,22 @@ def test_a_graph_calling_jax_exports_and_loads(tmp_path):
     srv = sg.load_exported(tmp_path / "j.sgx")
     xs = RNG.standard_normal((2, 3)).astype(np.float32)
     np.testing.assert_allclose(srv(x=xs)["y"], np.exp(np.tanh(xs) + 1), rtol=1e-6)
+
+
+def test_export_names_custom_calls_outside_the_stable_list():
+    def kernel(x):
+        return jax.ffi.ffi_call("my_kernel", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    check = jax.export.DisabledSafetyCheck.custom_call("my_kernel")
+    exp = jax.export.export(jax.jit(kernel), platforms=("cpu",), disabled_checks=[check])(
+        jax.ShapeDtypeStruct((3,), jnp.float32)
+    )
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+        y = sg.import_jax_exported(exp, x) * 2
+        z = snp.linalg.inv(snp.eye(3) + x[:, None])  # LAPACK kernels are on the list
+    with sg.Session(g) as sess:
+        assert str(sess.export({"z": z}, {"x": x}).signature) == "x: f32[3] -> z: f32[3, 3]"
+        with pytest.raises(sg.GraphError, match="custom calls outside the stable list.*: my_kernel"):
+            sess.export({"y": y}, {"x": x})
