@@ -10,4 +10,13 @@ from .session import Session
 
 set_device_provider(pjrt.devices)  # sg.devices / sg.make_mesh take their devices from PJRT clients
 
-__all__ = ["Session", "Lowered", "Compiled", "Exported", "ExportError", "Signature", "export", "load_exported"]
+__all__ = [
+    "Session",
+    "Lowered",
+    "Compiled",
+    "Exported",
+    "ExportError",
+    "Signature",
+    "export",
+    "load_exported",
+]
