@@ -18,6 +18,7 @@ call, the variables as constants. Either way it returns a dict by output name.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,6 +108,7 @@ class Exported:
         outs = [feeding.resolve(program, t) for t in tensors[1]]
         self.function = extract(program, outs, ins, name=name)
         self._runner = None
+        self._lock = threading.Lock()  # one thread makes the runner
 
     def __repr__(self) -> str:
         return f"<sg.Exported {self.signature}>"
@@ -117,9 +119,13 @@ class Exported:
         values = self._arguments(args, kwargs)
         if any(isinstance(v, Tensor) for v in values):
             return self._in_graph(values)
-        if self._runner is None:
-            self._runner = _Runner(self)
-        return self._runner(values)
+        return self._session_runner()(values)
+
+    def _session_runner(self) -> _Runner:
+        with self._lock:
+            if self._runner is None:
+                self._runner = _Runner(self)
+            return self._runner
 
     def _arguments(self, args, kwargs) -> list:
         names = [p.name for p in self.signature.inputs]
@@ -181,9 +187,7 @@ class Exported:
                     )
                 )
             feeds[port.name] = np.zeros(shape, port.type.dtype.np)
-        runner = self._runner or _Runner(self)
-        self._runner = runner
-        return runner.lower(feeds)
+        return self._session_runner().lower(feeds)
 
     def to_jax(self) -> bytes:
         """Bytes that ``jax.export.deserialize`` loads and runs: this program with its variables baked
@@ -191,8 +195,7 @@ class Exported:
         name; symbolic dims stay jax shape polymorphism (backend/session_to_jax.py)."""
         from . import session_to_jax as to_jax  # helper "jaxfmt"'s module, beside this one
 
-        runner = self._runner or _Runner(self)
-        self._runner = runner
+        runner = self._session_runner()
         outputs = dict(zip(runner.names, runner.outputs))
         inputs = {p.name: t for p, t in zip(self.signature.inputs, runner.inputs)}
         return to_jax.session_to_jax(runner.session, outputs, inputs, function_name=self.name)

@@ -4,7 +4,7 @@ jax is the user's dependency, not ours (the optional extra ``stablegraph[jax]``)
 it is imported inside these functions only, when a user calls them. The
 function is exported with ``jax.export`` for the tensors' types (their
 symbolic dims as jax shape polymorphism, one symbolic scope for all of
-them), for CPU, and becomes one ``module_call`` node (ops/primitives/
+them), for CPU and CUDA, and becomes one ``module_call`` node (ops/primitives/
 module_call.py) whose attributes also carry jax's exported vjp and the
 export of ``jax.vmap(fn)`` over a new symbolic leading axis, so sg.grad and
 sg.vectorize work through the node. Results come back in fn's structure.
@@ -18,6 +18,7 @@ from ..ops import constant
 from ..ops.primitives import hlo
 from ..ops.primitives.module_call import ModuleCallAttrs, module_call
 
+PLATFORMS = ("cpu", "cuda")  # what sg.from_jax exports for (module_call picks one when lowering)
 BATCH_SYMBOL = "sg_vmap_batch"  # the leading axis of the batched export (a name no user picks)
 
 
@@ -36,16 +37,13 @@ def from_jax(fn, *tensors):
     where = user_location()
     args = [_as_tensor(t) for t in tensors]
     types = [t.type for t in args]
-    jitted = jax.jit(fn)
     try:
-        exp = jax.export.export(jitted, platforms=("cpu",))(*_specs(jax, types))
+        exp = _export(jax, jax.jit(fn), types)
     except Exception as e:  # jax's tracing and export errors: say which call failed, at the user's line
         raise GraphError(located(f"sg.from_jax: jax could not export {_name(fn)}: {e}", where)) from None
-    batched = None
     try:
-        vmapped = jax.export.export(jax.jit(jax.vmap(fn)), platforms=("cpu",))
         btypes = [TensorType((BATCH_SYMBOL, *t.shape), t.dtype) for t in types]
-        batched = _attrs(vmapped(*_specs(jax, btypes)), f"vmap_{_name(fn)}", with_vjp=True)
+        batched = _attrs(_export(jax, jax.jit(jax.vmap(fn)), btypes), f"vmap_{_name(fn)}", with_vjp=True)
     except Exception:  # noqa: BLE001  (a function jax cannot vmap stays unvectorizable: its rule says so)
         batched = None
     return _call(jax, exp, args, _attrs(exp, _name(fn), with_vjp=True, batched=batched), where)
@@ -65,6 +63,16 @@ def import_jax_exported(exported, *tensors):
                     where)
         )  # fmt: skip
     return _call(jax, exported, args, _attrs(exported, exported.fun_name, with_vjp=True), where)
+
+
+def _export(jax, jitted, types):
+    """jax.export of ``jitted`` for ``types``: for CPU and CUDA (the program picks its branch by
+    the platform it is lowered for), else for CPU alone when jax cannot lower it for CUDA here."""
+    specs = _specs(jax, types)
+    try:
+        return jax.export.export(jitted, platforms=PLATFORMS)(*specs)
+    except Exception:  # noqa: BLE001  (e.g. a kernel jax has only for CPU in this install)
+        return jax.export.export(jitted, platforms=("cpu",))(*specs)
 
 
 def _call(jax, exp, args, attrs: ModuleCallAttrs, where):

@@ -23,9 +23,21 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated
 
+import numpy as np
 from pydantic import PlainSerializer, PlainValidator
 
-from ...graph import Attrs, CompileError, GraphError, OpDef, ShapeAttr, Tensor, TensorType, dims, located
+from ...graph import (
+    Attrs,
+    CompileError,
+    GraphError,
+    OpDef,
+    ShapeAttr,
+    Tensor,
+    TensorType,
+    dims,
+    dtypes,
+    located,
+)
 from ...graph.attrs import DTypeAttr
 from ...graph.function import bind_symbols
 from . import ad_util as ad
@@ -86,9 +98,13 @@ def _module_call_infer(attrs: ModuleCallAttrs, *xs: TensorType) -> tuple[TensorT
     )
 
 
-def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
-    node = ctx.node
-    if ctx.platform not in attrs.platforms and not (ctx.platform == "gpu" and "cuda" in attrs.platforms):
+def _platform_index(ctx, attrs: ModuleCallAttrs) -> int:
+    """Where the platform the program is lowered for stands in the module's platforms (jax spells
+    NVIDIA GPUs "cuda"); a CompileError at the node when it is not among them."""
+    names = [("gpu" if p == "cuda" else p) for p in attrs.platforms]
+    here = "gpu" if ctx.platform == "cuda" else ctx.platform
+    if here not in names:
+        node = ctx.node
         raise CompileError(
             located(
                 f"module_call {attrs.name} was exported for {', '.join(attrs.platforms)}, not {ctx.platform}",
@@ -96,13 +112,22 @@ def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
                 node.name,
             )
         )
+    return names.index(here)
+
+
+def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
+    index = _platform_index(ctx, attrs)
+    args = [values[i] for i in attrs.kept]
+    if len(attrs.platforms) > 1:  # a multi-platform module's @main takes the platform's index first
+        args.insert(0, hlo.constant(np.int32(index), dtypes.int32))
     result_types = [hlo.tensor_type(t) for t in ctx.out_types]
     signature = "|".join(str(t) for t in (*ctx.in_types, *ctx.out_types))
-    key = "sg_module_" + hashlib.sha256((attrs.module + signature).encode()).hexdigest()[:16]
+    key = "sg_module_" + hashlib.sha256((attrs.module + signature + ctx.platform).encode()).hexdigest()[:16]
     try:
-        return hlo.call_module(attrs.module, key, [values[i] for i in attrs.kept], result_types)
+        return hlo.call_module(attrs.module, key, args, result_types)
     except ValueError as e:
         types = ", ".join(str(t) for t in ctx.in_types)
+        node = ctx.node
         raise CompileError(
             located(f"module_call {attrs.name} does not run on ({types}): {e}", node.location, node.name)
         ) from None

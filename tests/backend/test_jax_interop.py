@@ -110,3 +110,24 @@ def test_export_names_custom_calls_outside_the_stable_list():
         assert str(sess.export({"z": z}, {"x": x}).signature) == "x: f32[3] -> z: f32[3, 3]"
         with pytest.raises(sg.GraphError, match="custom calls outside the stable list.*: my_kernel"):
             sess.export({"y": y}, {"x": x})
+
+
+def test_a_cpu_and_cuda_module_runs_its_cpu_branch_and_a_cuda_only_one_is_refused():
+    fn = lambda a: jnp.linalg.inv(a) + jnp.sin(a)  # noqa: E731  (LAPACK on CPU, cuSOLVER on CUDA)
+    cuda_only = jax.export.export(jax.jit(jnp.cos), platforms=("cuda",))(
+        jax.ShapeDtypeStruct((3,), jnp.float32)
+    )
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3, 3), sg.float32, name="x")
+        y = sg.from_jax(fn, x)
+        (gx,) = sg.gradients(y.sum(), [x])
+        z = sg.import_jax_exported(cuda_only, x[0])
+    a = np.array([[2.0, 0.1, -0.0], [0.1, 3.0, 0.5], [0.0, 0.5, 1e-3]], np.float32)
+    with sg.Session(g) as sess:
+        got, got_g = sess.run([y, gx], {x: a})
+        with pytest.raises(sg.CompileError, match="exported for cuda, not cpu"):
+            sess.run(z, {x: a})
+    assert "platforms=(cpu, cuda)" in g.listing(expand=True)
+    np.testing.assert_allclose(got, jax.jit(fn)(a), rtol=1e-5)
+    np.testing.assert_allclose(got_g, jax.jit(jax.grad(lambda v: fn(v).sum()))(a), rtol=1e-4, atol=1e-5)
