@@ -22,13 +22,13 @@ import tempfile
 
 import numpy as np
 
-from ..graph import StablegraphError
+from ..graph import StablegraphError, dtypes
 
 MAGIC = b"SGEXPORT"
 VERSION = 1
 _PREFIX = struct.Struct("<8sIQ")
 _DIGEST = 32
-# the dtypes an exported array may have (by numpy name); ml_dtypes' ones are looked up by name too
+# the dtypes an exported array may have (by name; never numpy's object or structured dtypes)
 _DTYPES = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 "
     "complex128 bfloat16 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz".split()
@@ -111,7 +111,7 @@ def _array(body: bytes, start: int, entry: dict) -> np.ndarray:
     name = entry["dtype"]
     if name not in _DTYPES:
         raise ValueError(f"array dtype {name!r} is not one an export holds")
-    dtype = np.dtype(_dtype(name)).newbyteorder("<")
+    dtype = dtypes.dtype(name).np.newbyteorder("<")
     shape = tuple(int(d) for d in entry["shape"])
     offset, nbytes = int(entry["offset"]), int(entry["nbytes"])
     if min(shape, default=0) < 0 or offset < 0 or int(np.prod(shape)) * dtype.itemsize != nbytes:
@@ -120,11 +120,3 @@ def _array(body: bytes, start: int, entry: dict) -> np.ndarray:
         raise ValueError("an array runs past the end of the file")
     data = np.frombuffer(body, dtype, count=nbytes // dtype.itemsize, offset=start + offset)
     return data.reshape(shape).astype(dtype.newbyteorder("="))
-
-
-def _dtype(name: str):
-    if hasattr(np, name) and name not in {"bfloat16"} and not name.startswith("float8"):
-        return getattr(np, name)
-    import ml_dtypes  # numpy's extension dtypes (bfloat16, float8): a dependency of jaxlib
-
-    return getattr(ml_dtypes, name)
