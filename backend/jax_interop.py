@@ -22,13 +22,15 @@ PLATFORMS = ("cpu", "cuda")  # what sg.from_jax exports for (module_call picks o
 BATCH_SYMBOL = "sg_vmap_batch"  # the leading axis of the batched export (a name no user picks)
 
 
-def from_jax(fn, *tensors):
+def from_jax(fn, *tensors, order: int = 2):
     """``fn(*tensors)`` for a JAX function ``fn``, as one node of the graph being built.
 
     ``tensors`` are Tensors (or numpy values, made constants); fn gets jax arrays
     of their types (symbolic dims become jax symbolic dims) and may return any
     pytree of arrays: the result is the same pytree of Tensors. Gradients come
-    from jax's exported vjp, vectorization from an export of ``jax.vmap(fn)``.
+    from an export of fn's vjp, vectorization from an export of ``jax.vmap(fn)``,
+    and those have theirs, ``order`` levels deep (2: hessians, forward mode,
+    vectorized gradients; each level exports more programs at build time).
 
         y = sg.from_jax(lambda x: jax.nn.gelu(x) * 2, x)
     """
@@ -41,12 +43,11 @@ def from_jax(fn, *tensors):
         exp = _export(jax, jax.jit(fn), types)
     except Exception as e:  # jax's tracing and export errors: say which call failed, at the user's line
         raise GraphError(located(f"sg.from_jax: jax could not export {_name(fn)}: {e}", where)) from None
-    try:
-        btypes = [TensorType((BATCH_SYMBOL, *t.shape), t.dtype) for t in types]
-        batched = _attrs(_export(jax, jax.jit(jax.vmap(fn)), btypes), f"vmap_{_name(fn)}", with_vjp=True)
-    except Exception:  # noqa: BLE001  (a function jax cannot vmap stays unvectorizable: its rule says so)
-        batched = None
-    return _call(jax, exp, args, _attrs(exp, _name(fn), with_vjp=True, batched=batched), where)
+
+    def flat(*xs):
+        return jax.tree_util.tree_leaves(fn(*xs))
+
+    return _call(jax, exp, args, _module(jax, flat, types, _name(fn), int(order), exp), where)
 
 
 def import_jax_exported(exported, *tensors):
@@ -63,6 +64,45 @@ def import_jax_exported(exported, *tensors):
                     where)
         )  # fmt: skip
     return _call(jax, exported, args, _attrs(exported, exported.fun_name, with_vjp=True), where)
+
+
+def _module(jax, flat, types, name: str, depth: int, exp=None) -> ModuleCallAttrs:
+    """The module_call attributes of ``flat`` (a function of arrays returning a list of arrays) for
+    ``types``, with the modules of its vjp and of its vmap ``depth`` levels deep. A level jax
+    cannot export is left out (the rule that needs it says so)."""
+    exp = exp or _export(jax, jax.jit(flat), types)
+    vjp = batched = None
+    if depth > 0:
+        outs = [TensorType(_shape(a.shape), _dtype(a.dtype)) for a in exp.out_avals]
+        if all(t.dtype.is_floating for t in (*types, *outs)):
+            vjp = _maybe(
+                lambda: _module(
+                    jax, _pullback(jax, flat, len(types)), [*types, *outs], f"vjp_{name}", depth - 1
+                )
+            )
+        else:  # integers' cotangents are float0: jax's own exported vjp handles them (one level)
+            vjp = _maybe(lambda: _attrs(exp.vjp(), f"vjp_{name}", with_vjp=False))
+        axis = f"{BATCH_SYMBOL}_{depth}"  # nested vmaps get distinct batch symbols
+        btypes = [TensorType((axis, *t.shape), t.dtype) for t in types]
+        batched = _maybe(lambda: _module(jax, jax.vmap(flat), btypes, f"vmap_{name}", depth - 1))
+    return _attrs(exp, name, with_vjp=False, vjp=vjp, batched=batched)
+
+
+def _pullback(jax, flat, n: int):
+    """flat's vjp as a function of (primals..., cotangents...) -> the primals' cotangents."""
+
+    def vjp(*args):
+        _, pull = jax.vjp(flat, *args[:n])
+        return list(pull(list(args[n:])))
+
+    return vjp
+
+
+def _maybe(make):
+    try:
+        return make()
+    except Exception:  # noqa: BLE001  (jax could not differentiate or vmap it: that rule says so)
+        return None
 
 
 def _export(jax, jitted, types):
@@ -91,9 +131,8 @@ def _call(jax, exp, args, attrs: ModuleCallAttrs, where):
     return jax.tree_util.tree_unflatten(exp.out_tree, outs)
 
 
-def _attrs(exp, name: str, *, with_vjp: bool, batched: ModuleCallAttrs | None = None) -> ModuleCallAttrs:
-    """The module_call attributes of a jax Exported (with its vjp's, one level)."""
-    vjp = None
+def _attrs(exp, name: str, *, with_vjp: bool, vjp=None, batched=None) -> ModuleCallAttrs:
+    """The module_call attributes of a jax Exported (``with_vjp``: with its own vjp's, one level)."""
     if with_vjp and exp.has_vjp():
         try:
             vjp = _attrs(exp.vjp(), f"vjp_{name}", with_vjp=False)

@@ -131,3 +131,24 @@ def test_a_cpu_and_cuda_module_runs_its_cpu_branch_and_a_cuda_only_one_is_refuse
     assert "platforms=(cpu, cuda)" in g.listing(expand=True)
     np.testing.assert_allclose(got, jax.jit(fn)(a), rtol=1e-5)
     np.testing.assert_allclose(got_g, jax.jit(jax.grad(lambda v: fn(v).sum()))(a), rtol=1e-4, atol=1e-5)
+
+
+def test_second_order_and_vectorized_gradients_equal_jax():
+    h = lambda v: (jnp.sin(v) * v).sum()  # noqa: E731
+    t = sg.TensorType((3,), sg.float32)
+    fs = sg.function(lambda x: sg.from_jax(h, x), [t])
+    grad_of_sum_of_grad = sg.grad(sg.function(lambda x: sg.grad(fs)(x).sum(), [t]))
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32)
+        xb = sg.placeholder((2, 3), sg.float32)
+        second = grad_of_sum_of_grad(x)
+        per_row = sg.vectorize(sg.grad(fs))(xb)
+    a = np.array([0.3, -0.0, 2.0], np.float32)
+    b = np.stack([a, np.array([np.pi, 1e-3, -5.0], np.float32)])
+    with sg.Session(g) as sess:
+        got_second, got_rows = sess.run([second, per_row], {x: a, xb: b})
+    np.testing.assert_allclose(
+        got_second, jax.jit(jax.grad(lambda v: jax.grad(h)(v).sum()))(a), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(got_rows, jax.jit(jax.vmap(jax.grad(h)))(b), rtol=1e-5, atol=1e-6)
