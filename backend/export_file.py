@@ -56,6 +56,14 @@ def write(path, header: dict, arrays: dict[str, np.ndarray]) -> str:
         offset += len(data)
     head = json.dumps({**header, "arrays": entries}, sort_keys=True).encode()
     body = _PREFIX.pack(MAGIC, VERSION, len(head)) + head + b"".join(blobs)
+    try:
+        _write_atomically(path, body)
+    except OSError as e:
+        raise ExportError(f"cannot write exported model {path}: {e.strerror or e}") from None
+    return path
+
+
+def _write_atomically(path: str, body: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".sgx-", dir=directory)
@@ -70,7 +78,6 @@ def write(path, header: dict, arrays: dict[str, np.ndarray]) -> str:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return path
 
 
 def read(path) -> tuple[dict, dict[str, np.ndarray]]:

@@ -182,6 +182,10 @@ def test_save_is_atomic_and_leaves_no_temporary_files(saved, tmp_path):
     exp.save(target)
     assert sorted(os.listdir(tmp_path)) == ["out.sgx"]
     assert sg.load_exported(target).signature.outputs[0].name == "probs"
+    with pytest.raises(sg.ExportError, match="cannot write exported model .*out.sgx"):
+        exp.save(tmp_path / "out.sgx" / "inside.sgx")  # a file is no directory
+    with pytest.raises(sg.ExportError, match="cannot read exported model"):
+        sg.load_exported(tmp_path)
 
 
 def test_to_jax_runs_in_jax_with_the_batch_symbolic(saved):
