@@ -46,8 +46,9 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
                 f"export: {train[0].name} is a train op (it has no value); export what computes values", where
             )
         )
+    effects = _effects_run_with(graph, [t for _, t in outputs], [t for _, t in inputs])
     fn = simplify(extract(graph, [t for _, t in outputs], [t for _, t in inputs], name="exported"))
-    refuse_callbacks(fn.graph.nodes, where)
+    refuse_callbacks([*effects, *fn.graph.nodes], where)
     reads = [n for n in fn.graph.nodes if "reads_state" in n.op.traits]
     fn = simplify(extract(fn.graph, fn.results, [*fn.params, *(n.output for n in reads)], name="exported"))
     slots = [SEED if "seed" in n.op.traits else n.attrs.var for n in reads]
@@ -82,6 +83,17 @@ def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, name
     return Exported(
         program, tensors, signature, tuple(state), values, vjp=vjp, session_class=session_class, name=name
     )
+
+
+def _effects_run_with(graph, fetches, feeds) -> list:
+    """The effects (prints, callbacks) a run of ``fetches`` would run: those reading a value it
+    computes or is fed (they have no outputs, so extracting the fetches alone would drop them)."""
+    computed = set(graph.ancestors(fetches, stop=feeds))
+    fed = set(feeds)
+    return [
+        n for n in graph.nodes
+        if "effect" in n.op.traits and any(t.node in computed or t in fed for t in n.inputs)
+    ]  # fmt: skip
 
 
 def refuse_callbacks(nodes, where) -> None:

@@ -135,10 +135,14 @@ def test_host_callbacks_refuse_export():
     with g:
         x = sg.placeholder((3,), sg.float32, name="x")
         y = sg.pure_callback(lambda v: v * 2, sg.TensorType((3,), sg.float32), x)
-    with sg.Session(g) as sess, pytest.raises(sg.GraphError, match="host callbacks") as e:
+        z = x * 2
+        sg.debug.print("z = {}", z)
+    with sg.Session(g) as sess, pytest.raises(sg.GraphError, match="host callbacks.*pure_callback") as e:
         sess.export({"y": y}, {"x": x})  # the line the error names
     line = line_of(__file__, "# the line the error names")
     assert f"test_export.py:{line}" in str(e.value)
+    with sg.Session(g) as sess, pytest.raises(sg.GraphError, match="host callbacks.*debug_callback"):
+        sess.export({"z": z}, {"x": x})
 
 
 def _damaged(path, tmp_path, name, edit):
