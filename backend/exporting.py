@@ -62,12 +62,15 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
     if not include_variables:
         in_ports, state, values = in_ports + state, [], {}
     mesh = dict(sess.mesh.shape) if sess.mesh is not None else None
-    exp = build(fn, in_ports, state, values, [name for name, _ in outputs], mesh, vjp, type(sess))
+    out_specs = [_output_spec(sess, t) for _, t in outputs]
+    exp = build(fn, in_ports, state, values, [name for name, _ in outputs], mesh, vjp, type(sess), out_specs)
     refuse_unstable_custom_calls(exp, where)
     return exp
 
 
-def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, name="exported") -> Exported:
+def build(
+    fn, in_ports, state, values, out_names, mesh, vjp, session_class, out_specs=None, name="exported"
+) -> Exported:
     """An Exported of ``fn`` (params: the inputs, then the state), in a graph of its own."""
     program = Graph(name)
     with program:
@@ -77,12 +80,23 @@ def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, name
         ]
         outs = fn(*params)
     outs = list(outs) if isinstance(outs, list | tuple) else [outs]
-    out_ports = tuple(Port(n, t.type) for n, t in zip(out_names, outs))
+    out_specs = out_specs or [None] * len(outs)
+    out_ports = tuple(Port(n, t.type, spec) for n, t, spec in zip(out_names, outs, out_specs))
     signature = Signature(tuple(in_ports), out_ports, mesh)
     tensors = ([t.name for t in params], [t.name for t in outs])
     return Exported(
         program, tensors, signature, tuple(state), values, vjp=vjp, session_class=session_class, name=name
     )
+
+
+def _output_spec(sess, t) -> tuple | None:
+    """How a fetch lies on the Session's mesh, as a spec: declared, or as a compiled run laid it
+    out; None without a mesh or before any run fetched it (XLA's choice, not recorded)."""
+    try:
+        named = sess.sharding_of(t)
+    except StablegraphError:
+        return None
+    return None if named is None else tuple(named.spec)
 
 
 def _effects_run_with(graph, fetches, feeds) -> list:

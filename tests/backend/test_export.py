@@ -119,13 +119,14 @@ def test_mesh_of_4_devices_round_trips(tmp_path):
     mesh = sg.make_mesh((4,), ("data",))
     sess, x, probs = model(mesh, sg.PartitionSpec("data", None))
     with sess:
-        exp = sess.export({"probs": probs}, {"x": x})
         xs = RNG.standard_normal((8, 4)).astype(np.float32)
         ref = sess.run(probs, {x: xs})
+        exp = sess.export({"probs": probs}, {"x": x})
     exp.save(tmp_path / "m.sgx")
     srv = sg.load_exported(tmp_path / "m.sgx")
     assert srv.signature.mesh == {"data": 4}
     assert srv.signature.inputs[0].sharding == ("data", None)
+    assert srv.signature.outputs[0].sharding[:1] == ("data",)  # as the run laid it out
     np.testing.assert_allclose(srv(x=xs)["probs"], ref, rtol=1e-6)
     np.testing.assert_allclose(ref, oracle(xs), rtol=1e-5, atol=1e-6)
 
