@@ -22,7 +22,8 @@ from . import (
     test_util,
     viz,
 )
-from .backend import Compiled, Lowered, Session
+from .backend import Compiled, Exported, ExportError, Lowered, Session, export, load_exported
+from .backend.jax_interop import from_jax, import_jax_exported
 from .graph import (
     CheckpointError,
     CompileError,

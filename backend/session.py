@@ -42,7 +42,7 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import async_run, checkpoint, distributed, nonfinite, pjrt, profiling, step_loop
+from . import async_run, checkpoint, distributed, exporting, nonfinite, pjrt, profiling, step_loop
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
@@ -355,6 +355,21 @@ class Session(Unpicklable):
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         plan, text, _ = self._planned(fetch_ts, self._convert_feeds(feeds))
         return Lowered(text, self._layout.devices, self.mesh, plan.arg_types, plan.out_types)
+
+    def export(self, fetches, feeds=None, *, include_variables: bool = True, vjp: bool = False):
+        """An sg.Exported of ``fetches`` ({name: tensor}, a list or one tensor) as a function of
+        ``feeds`` ({name: placeholder}, ...), symbolic dims kept; with ``include_variables`` the
+        values of the variables it reads are taken now and go with it (else they are inputs too).
+        ``vjp=True``: differentiable where it is called inside a graph (backend/exporting.py).
+
+            exp = sess.export({"probs": probs}, feeds={"x": x}); exp.save("model.sgx")
+        """
+        self._check_open()
+        self._initialize_missing()
+        values = self._state.values
+        return exporting.from_session(
+            self, fetches, feeds, include_variables=include_variables, vjp=vjp, state_values=values
+        )
 
     def sharding_of(self, tensor):
         """How ``tensor`` (a Tensor or name: a variable, feed, fetch) lies on the Session's mesh,

@@ -43,6 +43,7 @@ from .primitives import (  # noqa: F401
     fft,
     host_callback,
     indexing,
+    module_call,
     precision,
     reduce,
     remat,

@@ -7,6 +7,8 @@ numpy constants into MLIR types and attributes, and build reduction regions.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 from jaxlib import _jax
 from jaxlib.mlir import ir
@@ -240,3 +242,82 @@ def replica_groups(groups) -> ir.DenseElementsAttr:
     """The i64[groups, size] attribute of device positions that a collective combines."""
     arr = np.ascontiguousarray(groups, dtype=np.int64)
     return ir.DenseElementsAttr.get(arr, type=ir.IntegerType.get_signless(64), shape=list(arr.shape))
+
+
+# -- calling a StableHLO module of another program (sg.from_jax, module_call) --------------------
+def call_module(text: str, key: str, args, result_types) -> list:
+    """Call the @main of the StableHLO module ``text`` (shape-polymorphic, as jax.export writes
+    them) on ``args``: its shapes are refined to the args' static ones (jaxlib's refinement, which
+    also checks its shape assertions), its functions copied into the module being built with their
+    symbols prefixed by ``key`` (once per program), and a func.call emitted.
+
+    Raises ValueError (with jaxlib's message) when the module does not refine for these types.
+    """
+    module = _module_body(ir.InsertionPoint.current.block)
+    entry = f"{key}_main"
+    if entry not in {_symbol(op) for op in module.operations}:
+        refined = _refined(text, [a.type for a in args], list(result_types))
+        for op in list(refined.body.operations):
+            if op.operation.name != "func.func":
+                raise ValueError(f"the module holds a {op.operation.name}, which a call cannot inline")
+            old = _symbol(op)
+            ir.SymbolTable.replace_all_symbol_uses(old, f"{key}_{old}", refined.operation)
+            ir.SymbolTable.set_symbol_name(op.operation, f"{key}_{old}")
+            op.operation.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        with ir.InsertionPoint.at_block_begin(module):
+            for op in list(refined.body.operations):
+                ir.InsertionPoint.current.insert(op.operation.detach_from_parent())
+    return list(func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(entry), list(args)).results)
+
+
+def _refined(text: str, arg_types, result_types) -> ir.Module:
+    """``text`` with a new @main of static ``arg_types`` -> ``result_types`` around its own @main,
+    its shapes refined by jaxlib (so every type in it is static), parsed in the current context."""
+    callee = ir.Module.parse(text)
+    ir.SymbolTable.replace_all_symbol_uses("main", "callee_main", callee.operation)
+    for op in callee.body.operations:
+        if _symbol(op) == "main" and op.operation.name == "func.func":
+            ir.SymbolTable.set_symbol_name(op.operation, "callee_main")
+            op.operation.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            inner = ir.FunctionType(ir.TypeAttr(op.operation.attributes["function_type"]).value)
+    with ir.InsertionPoint(callee.body), ir.Location.unknown():
+        wrapper = func.FuncOp("main", (list(arg_types), list(result_types)))
+        wrapper.attributes["sym_visibility"] = ir.StringAttr.get("public")
+        block = wrapper.add_entry_block()
+        with ir.InsertionPoint(block):
+            ins = [_as_type(v, t) for v, t in zip(block.arguments, inner.inputs)]
+            outs = func.CallOp(list(inner.results), ir.FlatSymbolRefAttr.get("callee_main"), ins).results
+            func.ReturnOp([_as_type(v, t) for v, t in zip(outs, result_types)])
+    for name in list(callee.operation.attributes):
+        del callee.operation.attributes[name]
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(
+            ir_bytecode(callee), enable_shape_assertions=True, validate_static_shapes=True
+        )
+    except Exception as e:  # jaxlib raises its own error types; the caller names the node
+        raise ValueError(str(e).strip()) from None
+    return ir.Module.parse(refined)
+
+
+def _symbol(op) -> str | None:
+    attrs = op.operation.attributes
+    return ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
+
+
+def _as_type(v: ir.Value, t: ir.Type) -> ir.Value:
+    """``v`` as type ``t``: static <-> dynamic shapes meet through stablehlo.convert, as jax does."""
+    return v if v.type == t else sh.ConvertOp(t, v).result
+
+
+def without_locations(text: str) -> str:
+    """A module's text without its debug locations (smaller, and no file paths of the machine that
+    made it)."""
+    with new_context():
+        return ir.Module.parse(text).operation.get_asm(enable_debug_info=False)
+
+
+def ir_bytecode(module: ir.Module) -> bytes:
+    """The module as MLIR bytecode (what jaxlib's module passes read)."""
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
