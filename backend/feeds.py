@@ -16,6 +16,7 @@ import numpy as np
 
 from ..graph import FeedError, GraphError, Tensor, located, user_location
 from ..graph.dims import evaluate, linear, substitute, symbols
+from . import pjrt
 
 
 def one_of(feeds, feed_dict):
@@ -65,25 +66,26 @@ def resolve(graph, key) -> Tensor:
     raise FeedError(f"feeds and fetches are Tensors or names, got {type(key).__name__}")
 
 
-def convert(tensor: Tensor, value) -> np.ndarray:
+def convert(tensor: Tensor, value, stacked: int = 0) -> np.ndarray:
     """The fed value as a numpy array of the tensor's dtype (same_kind casting).
 
     A cast that would change a value is refused rather than done: integers
     outside the target's range (they would wrap around) and finite floats
-    that overflow to inf or nan.
+    that overflow to inf or nan. ``stacked``: the value stacks feeds along
+    that many leading axes (``steps=k``); the caller checks its rank.
     """
     ty = tensor.node.out_types[tensor.index]
     want = ty.dtype.np
-    if type(value) is not np.ndarray and not ty.shape:
+    if type(value) is not np.ndarray and not ty.shape and not stacked:
         arr = _python_scalar(value, want)
         if arr is not None:
             return arr
     arr = value if type(value) is np.ndarray else _as_array(tensor, value)
-    if arr.dtype is want and arr.ndim == len(ty.shape):
+    if arr.dtype is want and arr.ndim == len(ty.shape) + stacked:
         return arr
     if arr.dtype != want:
         arr = _cast(tensor, arr, want)
-    if arr.ndim != len(tensor.type.shape):
+    if not stacked and arr.ndim != len(tensor.type.shape):
         raise _error(tensor, f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
     return arr
 
@@ -118,6 +120,8 @@ def _int_range(dt: np.dtype) -> np.iinfo:
 
 def _as_array(tensor: Tensor, value) -> np.ndarray:
     """``np.asarray(value)``, refusing what numpy cannot make a numeric array of."""
+    if pjrt.is_device_array(value):  # a device array (a feed source's batch): its value, on the host
+        return pjrt.to_numpy(value)
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:  # a ragged nest of lists, mostly

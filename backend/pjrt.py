@@ -589,6 +589,28 @@ class Executable:
             return [to_numpy(r) for r in host] + kept
         return [_host_result(r) for r in host] + kept
 
+    def launch(self, values) -> tuple[list, object]:
+        """Start a run on ``values`` and return at once (``sess.run_async``): its results as
+        device arrays (futures: reading one waits for the run) and a token whose
+        ``block_until_ready()`` waits for the run and raises its error (a failed host callback
+        leaves results that read fine: only the token tells). A small program may run before
+        this returns, and may raise XlaRuntimeError here already."""
+        with _x64_for(self._wide):
+            arrays = [
+                v if type(v) is _jax.ArrayImpl and v._sharding == sh else _put_as(_host(v), a, sh)
+                for a, sh, v in zip(self._avals, self.in_shardings, values)
+            ]  # fmt: skip
+        started = self._exe.execute_sharded(arrays, with_tokens=True)
+        token = started.consume_token()
+        return started.consume_with_handlers(self._handlers), token
+
+    def host_values(self, results) -> list:
+        """The host-bound results of ``launch`` as numpy (waits for the run)."""
+        host = results[: self._n_host]
+        if self._copy_out:
+            return [to_numpy(r) for r in host]
+        return [_host_result(r) for r in host]
+
     def direct(self, form=list):
         """A lean callable ``values -> numpy results`` for the common case, or None. ``form``
         shapes the results: None for the only result alone, ``list`` or ``tuple`` for a

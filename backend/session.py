@@ -42,8 +42,9 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import checkpoint, distributed, nonfinite, pjrt, profiling
+from . import async_run, checkpoint, distributed, nonfinite, pjrt, profiling, step_loop
 from . import feeds as feeding
+from .async_run import RunHandle
 from .device_feeds import FeedPlacer
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
@@ -141,6 +142,7 @@ class Session(Unpicklable):
         self.stats = SessionStats()
         self._cache: dict = {}
         self._repeats = Repeats()
+        self._step_repeats: dict = {}  # the fast paths of steps=k runs (step_loop.StepsRepeat)
         self._last_signature: dict = {}
         root = np.array(seed_words(seed, "Session"), np.uint32)  # as sg.random.key(seed)
         self._state = State({SEED: root})
@@ -159,24 +161,35 @@ class Session(Unpicklable):
         self._state.close()
         self._cache.clear()
         self._repeats.clear()
+        self._step_repeats.clear()
 
     def _check_open(self) -> None:
         if self._closed:
             raise FeedError("this Session is closed")
 
     # -- running ---------------------------------------------------------------
-    def run(self, fetches, feeds=None, feed_dict=None):
+    def run(self, fetches, feeds=None, feed_dict=None, steps=None):
         """Evaluate ``fetches`` (a Tensor, a name, or any nest of them) with ``feeds``.
 
         ``feeds`` is a dict {placeholder or name: value}; TF1's keyword
         ``feed_dict=`` names the same thing (giving both is a FeedError).
         Returns numpy arrays in the structure of ``fetches`` (None for a train
         op); the variables the fetches assign change after the run.
+        ``steps=k`` runs k steps as one compiled loop (step_loop.py): each feed
+        stacks k batches along a new leading axis, each fetch comes back
+        stacked so, and the variables change as k runs would change them.
+        ``feeds`` may also be a feed source (an object with ``next_feeds``,
+        as ``sg.data.prefetch`` gives): it is asked for the run's batches.
         """
         if feed_dict is not None:
             feeds = feeding.one_of(feeds, feed_dict)
         if self._closed:
             raise FeedError("this Session is closed")
+        if steps is not None or (type(feeds) is not dict and step_loop.is_source(feeds)):
+            if steps is None:
+                feeds = step_loop.take_source(feeds, None)
+            else:
+                return step_loop.run_steps(self, fetches, feeds, steps)
         try:  # (free unless raised: the lean path of a repeated run stays one call deep)
             repeat = self._repeats.find(fetches, feeds)
             if repeat is not None:
@@ -195,6 +208,21 @@ class Session(Unpicklable):
                 "the run made a nan or an infinity (the Session checks numerics); no variable was written\n"
                 f"{report}"
             ) from None
+
+    def run_async(self, fetches, feeds=None, steps=None) -> RunHandle:
+        """Start ``run(fetches, feeds, steps=steps)`` and return at once: a handle whose
+        ``result()`` waits for the run and gives what ``run`` gives (or raises its error, naming
+        the node) and whose ``done()`` says whether it ended. Runs take effect in the order they
+        were started, so the next step can be started while the device works (async_run.py).
+
+            pending = sess.run_async([loss, train], {x: xb, y: yb})
+            xb, yb = next(batches)                  # meanwhile, on the host
+            value, _ = pending.result()
+        """
+        return async_run.start(self, fetches, feeds, steps)
+
+    def _resolve(self, key) -> Tensor:
+        return feeding.resolve(self.graph, key)
 
     def make_callable(self, fetches, feed_list=()) -> StepCallable:
         """TF1's ``Session.make_callable``: a function of the values of ``feed_list`` (tensors or

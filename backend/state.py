@@ -130,6 +130,52 @@ class State:
         finally:
             self.gate.exit_write()
 
+    def launch(self, program, args) -> tuple[list, object]:
+        """Start a run without waiting for it (``sess.run_async``): as ``read`` or ``write``, but
+        the new variable buffers are stored at once, still being computed (a later run takes
+        them as they are: jaxlib orders the two runs). Returns the fetch results (device
+        arrays) and the run's token (see pjrt.Executable.launch)."""
+        plan = program.plan
+        gate = self.gate
+        if not plan.state_out:
+            gate.enter_read()
+            try:
+                return program.executable.launch(args + self._inputs(program) if plan.state_in else args)
+            finally:
+                gate.exit_read()
+        gate.enter_write()
+        try:
+            args = args + self._inputs(program)
+            if self.held:
+                self._unhold(program, args, len(args) - len(plan.state_in))
+            try:
+                outs, token = program.executable.launch(args)
+            except BaseException as e:
+                lost = self._lose_donated(program, e)
+                if lost and isinstance(e, ExecutionError):
+                    raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
+                raise
+            n = len(outs) - len(plan.state_out)
+            self._store(plan.state_out, outs[n:])
+            return outs, token
+        finally:
+            gate.exit_write()
+
+    def lose_written(self, program, outs, error) -> list[str]:
+        """After a started run failed: the variables still holding the buffers it wrote are lost."""
+        self.gate.enter_write()
+        try:
+            n = len(outs) - len(program.plan.state_out)
+            lost = []
+            for v, buf in zip(program.plan.state_out, outs[n:]):
+                if self.buffers.get(v) is buf:
+                    del self.buffers[v]
+                    self.lost[v] = f"the run started by run_async that was computing it failed: {_first_line(error)}"
+                    lost.append(v)
+            return lost
+        finally:
+            self.gate.exit_write()
+
     def _inputs(self, program) -> list:
         buffers = self.buffers
         try:

@@ -1,0 +1,138 @@
+"""Asynchronous runs: ``sess.run_async(fetches, feeds, steps=None)`` and the handle it returns (backend).
+
+jaxlib dispatches a program and returns before it ends: its results are
+futures until read. ``run_async`` plans, converts the feeds and starts the
+program as ``run`` does, then returns a ``RunHandle`` at once, so Python
+prepares the next step (or enqueues it) while the device works. The new
+variable values are stored in the Session when the run starts, as futures,
+so runs take effect in the order they were started: a later run reads the
+variables an earlier one writes (jaxlib makes it wait for them). Errors of
+any stage (a bad feed, a failed compile, a failed run) surface on the
+handle's ``result()``, as ``run`` raises them.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..graph import flatten, unflatten
+from . import step_loop
+from .program import is_fetch_leaf
+from .state import raise_failed_run
+
+
+class RunHandle:
+    """A run started by ``sess.run_async``: ``result()`` waits for it and gives what ``sess.run``
+    would have returned (or raises its error); ``done()`` says whether it has ended."""
+
+    __slots__ = ("_session", "_program", "_tree", "_outs", "_token", "_value", "_error", "_settled", "_watch")
+
+    def __init__(self, session=None, program=None, tree=None, outs=(), token=None):
+        self._session, self._program, self._tree = session, program, tree
+        self._outs, self._token = outs, token
+        self._value = self._error = None
+        self._settled = program is None
+        self._watch: threading.Thread | None = None
+
+    @classmethod
+    def ended(cls, value=None, error: BaseException | None = None) -> RunHandle:
+        """A handle of a run that already ended, with its value or its error."""
+        handle = cls()
+        handle._value, handle._error = value, error
+        return handle
+
+    def done(self) -> bool:
+        """Whether the run has ended (``result()`` will not wait)."""
+        if self._settled:
+            return True
+        live = [r for r in self._outs if not r.is_deleted()]
+        if live:
+            return all(r.is_ready() for r in live)
+        # every result was donated on to a later run: ask the run's token, on a thread of its own
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._wait_quietly, daemon=True)
+            self._watch.start()
+        return not self._watch.is_alive()
+
+    def _wait_quietly(self) -> None:
+        try:
+            self._token.block_until_ready()
+        except Exception:  # noqa: BLE001  (result() raises it)
+            pass
+
+    def result(self):
+        """What ``sess.run`` would return for this run (waiting for it), or its error."""
+        if not self._settled:
+            self._settle()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def _settle(self) -> None:
+        program, session = self._program, self._session
+        try:
+            try:
+                self._token.block_until_ready()
+                values = program.executable.host_values(self._outs)
+            except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
+                lost = session._state.lose_written(program, self._outs, e)
+                try:
+                    raise_failed_run(program, e)
+                except Exception as named:  # noqa: BLE001
+                    if lost:
+                        named.args = (
+                            f"{named}\nvariables {', '.join(lost)} lost the values this run was writing",
+                        )
+                    raise named from None
+            slots = program.plan.fetch_slots
+            fetched = values if slots is None else [None if i is None else values[i] for i in slots]
+            self._value = unflatten(self._tree, fetched)
+        except Exception as e:  # noqa: BLE001
+            self._error = e
+        finally:
+            self._settled = True
+            self._outs = ()
+            self._token = None
+
+    def __repr__(self) -> str:
+        state = "done" if self.done() else "running"
+        return f"<run handle: {state}>"
+
+
+def start(session, fetches, feeds=None, steps=None) -> RunHandle:
+    """``sess.run_async``: the run planned and started as ``sess.run`` would, its handle returned."""
+    try:
+        if session._closed or session.check_numerics or session._layout.multiprocess:
+            # a checked run searches a failed run's nodes, and a run over several processes waits
+            # for its peers: both run here, their handle has ended
+            return RunHandle.ended(session.run(fetches, feeds, steps=steps))
+        if steps is not None:
+            steps = step_loop.check_steps(steps)
+            if step_loop.is_source(feeds):
+                feeds = step_loop.take_source(feeds, steps)
+            program, values, tree = step_loop.prepare(session, fetches, feeds, steps)
+        else:
+            if step_loop.is_source(feeds):
+                feeds = step_loop.take_source(feeds, None)
+            leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
+            fed = session._convert_feeds(feeds)
+            program = session._program(tuple(session._resolve(f) for f in leaves), fed)
+            values = [arr for _, arr in fed]
+        outs, token = _launch(program, session, values)
+    except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
+        return RunHandle.ended(error=e)
+    return RunHandle(session, program, tree, outs, token)
+
+
+def _launch(program, session, values) -> tuple[list, object]:
+    """Start ``program`` on the feeds' ``values`` beside the Session's state; counted as a run."""
+    stats = session.stats
+    stats.runs += 1
+    if program.runs:
+        stats.cache_hits += 1
+    program.runs += 1
+    positions = program.plan.arg_positions
+    args = values if len(positions) == len(values) else [values[i] for i in positions]
+    if not program.plan.state_in and not program.plan.state_out:
+        return program.executable.launch(args)
+    return session._state.launch(program, list(args))
