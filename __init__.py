@@ -18,6 +18,7 @@ import sys as _sys
 from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
     data,
+    summary,
     test_util,
     viz,
 )
@@ -153,7 +154,7 @@ from .sharding import Mesh, NamedSharding, PartitionSpec, devices, make_mesh  # 
 from .transforms import shard  # noqa: E402
 
 __all__ = [
-    "data", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
+    "data", "summary", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
     "placeholder_with_default", "trainable_variables", "CheckpointError",
     "CompileError", "Compiled", "DType", "Dim", "ExecutionError", "FeedError", "Function", "Graph",
     "GraphError", "Lowered", "Node", "OpDef", "Session", "StablegraphError", "Tensor", "TensorType",

@@ -1,0 +1,81 @@
+"""An append-only TensorBoard event file: framed, checksummed ``Event`` records (summary layer).
+
+TensorBoard reads ``events.out.tfevents.*`` files: a sequence of records,
+each ``length (u64 le) | masked crc32c of length (u32) | data | masked crc32c
+of data (u32)``, whose data is a serialized ``Event`` proto; the first event
+names the format version. The ``tensorboard`` package ships its own writer,
+but it reaches files through ``tensorboard.compat.tf``, which imports
+TensorFlow whenever TensorFlow is installed; this writer uses plain files and
+only the package's protos and checksum, so TensorFlow is never imported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import struct
+import threading
+import time
+
+_file_numbers = itertools.count()  # two writers made in the same second get different files
+
+
+def protos():
+    """The tensorboard modules this package builds records from (imported on first use: ~0.3 s)."""
+    from tensorboard.compat.proto import (
+        event_pb2,
+        graph_pb2,
+        summary_pb2,
+        tensor_pb2,
+        tensor_shape_pb2,
+        types_pb2,
+    )
+
+    return event_pb2, graph_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+
+
+def _masked_crc(data: bytes) -> bytes:
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c
+
+    return struct.pack("<I", masked_crc32c(data))
+
+
+class EventFile:
+    """One event file in ``logdir`` (made if missing), open for appending records until ``close``."""
+
+    def __init__(self, logdir: str):
+        os.makedirs(logdir, exist_ok=True)
+        name = (
+            f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}."
+            f"{os.getpid()}.{next(_file_numbers)}"
+        )
+        self.path = os.path.join(logdir, name)
+        self._file = open(self.path, "wb")  # noqa: SIM115  (held open until close())
+        self._lock = threading.Lock()
+        event_pb2 = protos()[0]
+        self.write(event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2"))
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def write(self, event) -> None:
+        """Append one Event and flush it, so TensorBoard (and a crash) sees every record written."""
+        data = event.SerializeToString()
+        header = struct.pack("<Q", len(data))
+        record = header + _masked_crc(header) + data + _masked_crc(data)
+        with self._lock:
+            self._file.write(record)
+            self._file.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._file.closed:
+                self._file.flush()
+                self._file.close()
