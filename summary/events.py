@@ -17,22 +17,38 @@ import socket
 import struct
 import threading
 import time
+import types
 
 _file_numbers = itertools.count()  # two writers made in the same second get different files
 
 
-def protos():
-    """The tensorboard modules this package builds records from (imported on first use: ~0.3 s)."""
-    from tensorboard.compat.proto import (
-        event_pb2,
-        graph_pb2,
-        summary_pb2,
-        tensor_pb2,
-        tensor_shape_pb2,
-        types_pb2,
-    )
+def protos() -> types.SimpleNamespace:
+    """The tensorboard proto modules records are built from, by short name (``protos().event.Event``);
+    imported on first use (~0.3 s), so ``import stablegraph`` does not pay for them."""
+    global _protos
+    if _protos is None:
+        from tensorboard.compat.proto import (
+            attr_value_pb2,
+            config_pb2,
+            event_pb2,
+            graph_pb2,
+            node_def_pb2,
+            step_stats_pb2,
+            summary_pb2,
+            tensor_pb2,
+            tensor_shape_pb2,
+            types_pb2,
+        )
 
-    return event_pb2, graph_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+        _protos = types.SimpleNamespace(
+            attr_value=attr_value_pb2, config=config_pb2, event=event_pb2, graph=graph_pb2,
+            node_def=node_def_pb2, step_stats=step_stats_pb2, summary=summary_pb2, tensor=tensor_pb2,
+            tensor_shape=tensor_shape_pb2, types=types_pb2,
+        )  # fmt: skip
+    return _protos
+
+
+_protos: types.SimpleNamespace | None = None
 
 
 def _masked_crc(data: bytes) -> bytes:
@@ -53,8 +69,7 @@ class EventFile:
         self.path = os.path.join(logdir, name)
         self._file = open(self.path, "wb")  # noqa: SIM115  (held open until close())
         self._lock = threading.Lock()
-        event_pb2 = protos()[0]
-        self.write(event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2"))
+        self.write(protos().event.Event(wall_time=time.time(), file_version="brain.Event:2"))
 
     @property
     def closed(self) -> bool:

@@ -24,27 +24,33 @@ def _array(tag: str, value, what: str) -> np.ndarray:
     try:
         return np.asarray(value)
     except Exception as e:  # an object numpy cannot read: say which summary it was for
-        raise TypeError(f"summary {what} {tag!r}: cannot read {type(value).__name__} as an array ({e})") from None
+        raise TypeError(
+            f"summary {what} {tag!r}: cannot read {type(value).__name__} as an array ({e})"
+        ) from None
 
 
 def _tensor(array: np.ndarray, dtype_enum: int):
     """A TensorProto holding ``array`` (numeric, little-endian bytes) with type ``dtype_enum``."""
-    _, _, _, tensor_pb2, tensor_shape_pb2, _ = protos()
-    shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=n) for n in array.shape])
+    pb = protos()
+    shape = pb.tensor_shape.TensorShapeProto(
+        dim=[pb.tensor_shape.TensorShapeProto.Dim(size=n) for n in array.shape]
+    )
     little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    return tensor_pb2.TensorProto(dtype=dtype_enum, tensor_shape=shape, tensor_content=little.tobytes())
+    return pb.tensor.TensorProto(dtype=dtype_enum, tensor_shape=shape, tensor_content=little.tobytes())
 
 
 def _strings(items, shape) -> object:
-    _, _, _, tensor_pb2, tensor_shape_pb2, types_pb2 = protos()
-    dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=n) for n in shape]
-    return tensor_pb2.TensorProto(
-        dtype=types_pb2.DT_STRING, tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=dims), string_val=list(items)
+    pb = protos()
+    dims = [pb.tensor_shape.TensorShapeProto.Dim(size=n) for n in shape]
+    return pb.tensor.TensorProto(
+        dtype=pb.types.DT_STRING,
+        tensor_shape=pb.tensor_shape.TensorShapeProto(dim=dims),
+        string_val=list(items),
     )
 
 
 def _metadata(plugin: str, content: bytes = b""):
-    summary_pb2 = protos()[2]
+    summary_pb2 = protos().summary
     return summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin, content=content)
     )
@@ -69,7 +75,7 @@ def scalar(tag: str, value):
         )
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
         raise TypeError(f"summary scalar {tag!r}: {array.dtype} is not a real number type")
-    summary_pb2, types_pb2 = protos()[2], protos()[5]
+    summary_pb2, types_pb2 = protos().summary, protos().types
     tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
     return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=_metadata("scalars"))
 
@@ -94,7 +100,7 @@ def histogram(tag: str, values, bins: int = 30):
     else:
         counts, edges = np.histogram(flat, bins=int(bins))
         table = np.stack([edges[:-1], edges[1:], counts.astype(np.float64)], axis=1)
-    summary_pb2, types_pb2 = protos()[2], protos()[5]
+    summary_pb2, types_pb2 = protos().summary, protos().types
     return summary_pb2.Summary.Value(
         tag=tag, tensor=_tensor(table, types_pb2.DT_DOUBLE), metadata=_metadata("histograms")
     )
@@ -148,8 +154,10 @@ def image(tag: str, values, max_images: int = 3):
     pixels = _pixels(tag, array[:max_images])
     n, h, w, _ = pixels.shape
     encoded = [str(w).encode(), str(h).encode()] + [_png(pixels[i]) for i in range(n)]
-    summary_pb2 = protos()[2]
-    return summary_pb2.Summary.Value(tag=tag, tensor=_strings(encoded, (n + 2,)), metadata=_metadata("images"))
+    summary_pb2 = protos().summary
+    return summary_pb2.Summary.Value(
+        tag=tag, tensor=_strings(encoded, (n + 2,)), metadata=_metadata("images")
+    )
 
 
 def text(tag: str, value: str):
@@ -157,5 +165,7 @@ def text(tag: str, value: str):
     _check_tag(tag)
     if not isinstance(value, str):
         raise TypeError(f"summary text {tag!r}: the text is a str, not {type(value).__name__}")
-    summary_pb2 = protos()[2]
-    return summary_pb2.Summary.Value(tag=tag, tensor=_strings([value.encode()], ()), metadata=_metadata("text"))
+    summary_pb2 = protos().summary
+    return summary_pb2.Summary.Value(
+        tag=tag, tensor=_strings([value.encode()], ()), metadata=_metadata("text")
+    )

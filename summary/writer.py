@@ -48,7 +48,7 @@ class FileWriter:
         return self._file.path
 
     def _event(self, step: int | None = None, **fields):
-        event_pb2 = protos()[0]
+        event_pb2 = protos().event
         if self._file.closed:
             raise ValueError(f"FileWriter({self.logdir!r}) is closed: make a new one to write more")
         event = event_pb2.Event(wall_time=time.time(), **fields)
@@ -57,7 +57,7 @@ class FileWriter:
         self._file.write(event)
 
     def _summary(self, step, *summary_values) -> None:
-        summary_pb2 = protos()[2]
+        summary_pb2 = protos().summary
         self._event(_step(step), summary=summary_pb2.Summary(value=list(summary_values)))
 
     def scalar(self, tag: str, value, step: int) -> None:
@@ -67,7 +67,9 @@ class FileWriter:
     def scalars(self, tag_values: dict, step: int) -> None:
         """Log several numbers at one step: ``{tag: value}`` (each as ``scalar`` takes it)."""
         if not hasattr(tag_values, "items"):
-            raise TypeError(f"FileWriter.scalars takes a mapping {{tag: value}}, not {type(tag_values).__name__}")
+            raise TypeError(
+                f"FileWriter.scalars takes a mapping {{tag: value}}, not {type(tag_values).__name__}"
+            )
         self._summary(step, *(values.scalar(tag, v) for tag, v in tag_values.items()))
 
     def histogram(self, tag: str, values_, step: int, bins: int = 30) -> None:
