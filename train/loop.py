@@ -339,9 +339,8 @@ def _first_nonfinite(values: dict) -> int | None:
 def _mark_restart(writer: FileWriter, step: int) -> None:
     """Tell TensorBoard the run restarted at ``step``: it drops what older event files logged after
     it (the steps lost since the last checkpoint are logged again)."""
-    from ..summary.events import protos
+    from tensorboard.compat.proto import event_pb2
 
-    event_pb2 = protos()[0]
     writer._event(step=step, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
 
 

@@ -1,0 +1,263 @@
+"""sg.train.Loop: resume after SIGKILL (mid-run and mid-save) reaches the weights of a plain
+uninterrupted loop, no batch repeated or skipped across resume, keep=k, the nan stop and its
+report, hooks and early stopping, Ctrl-C, TensorBoard scalars read back with tensorboard's reader.
+
+The oracle is a plain Python loop of single ``sess.run`` calls over the data set's batches (no
+prefetch, no steps=k, no checkpoints), and numpy for the data order's properties. Run as a script
+(``python test_loop.py LOGDIR STEPS KILL``), this file is the child process the resume test kills.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import stablegraph as sg
+from stablegraph.test_util import line_of
+
+ROWS, BATCH, FEATURES, CLASSES = 50, 8, 4, 3  # 6 batches an epoch (2 rows dropped)
+
+
+def arrays():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(ROWS, FEATURES)).astype(np.float32)
+    Y = rng.integers(0, CLASSES, ROWS).astype(np.int32)
+    return {"x": X, "y": Y, "id": np.arange(ROWS, dtype=np.float32)}
+
+
+def dataset(values=None):
+    values = arrays() if values is None else values
+    return sg.data.Dataset.from_arrays(values).shuffle(seed=3).batch(BATCH, drop_remainder=True).repeat()
+
+
+def build():
+    """A small classifier with dropout (a Generator) and Adam (slots), and the batch's first row id."""
+    g = sg.Graph("loop_test")
+    with g:
+        x = sg.placeholder(("batch", FEATURES), sg.float32, name="x")
+        y = sg.placeholder(("batch",), sg.int32, name="y")
+        ids = sg.placeholder(("batch",), sg.float32, name="id")
+        h = sg.nn.dropout(sg.nn.relu(sg.nn.dense(x, 16, name="fc1")), 0.2)
+        logits = sg.nn.dense(h, CLASSES, name="fc2")
+        loss = sg.nn.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+        train = sg.optim.adam(0.05).minimize(loss)
+        first_id = ids[0]
+    return g, {"x": x, "y": y, "id": ids, "loss": loss, "train": train, "first_id": first_id}
+
+
+def make_loop(logdir, steps, t, g, **kw):
+    options = dict(checkpoint_every=4, keep=2, log_every=2, steps_per_run=2, progress=False)
+    options.update(kw)
+    return sg.train.Loop(
+        g, t["train"], data=dataset(), feeds={"x": t["x"], "y": t["y"], "id": t["id"]}, logdir=logdir,
+        steps=steps, metrics={"loss": t["loss"], "first_id": t["first_id"]}, **options,
+    )  # fmt: skip
+
+
+def plain_loop(steps, values=None):
+    """The oracle: single runs over the data set's batches; (session, [(loss, first id) per step])."""
+    g, t = build()
+    sess = sg.Session(g, seed=0)
+    seen = []
+    for _, b in zip(range(steps), dataset(values)):
+        loss, first, _ = sess.run([t["loss"], t["first_id"], t["train"]], {t["x"]: b["x"], t["y"]: b["y"], t["id"]: b["id"]})
+        seen.append((float(loss), float(first)))
+    return sess, seen
+
+
+def child(logdir: str, steps: int, kill: str) -> None:
+    """Train, logging each step's first row id to ``logdir``/steps.log; SIGKILL itself where ``kill`` says:
+    ``step:K`` after step K, ``save:S`` inside the save of step S (npz written, JSON not yet)."""
+    from stablegraph.train import loop_files
+
+    g, t = build()
+    log = open(os.path.join(logdir, "steps.log"), "a")
+    what, _, at = kill.partition(":")
+
+    def on_step(loop, step, values):
+        log.write(f"{step} {float(values['first_id'])} {float(values['loss'])!r}\n")
+        log.flush()
+        if what == "step" and step == int(at):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    if what == "save":
+        write_meta = loop_files.write_meta
+
+        def dying_write_meta(folder, step, meta):
+            if step == int(at):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return write_meta(folder, step, meta)
+
+        loop_files.write_meta = dying_write_meta
+    loop = make_loop(logdir, steps, t, g, on_step=on_step)
+    loop.run()
+    np.savez(os.path.join(logdir, "final.npz"), **dict(zip(["fc1", "fc2"], loop.session.get(["fc1/kernel", "fc2/kernel"]))))
+
+
+def _child(logdir, steps, kill) -> int:
+    proc = subprocess.run([sys.executable, __file__, str(logdir), str(steps), kill], capture_output=True, text=True)
+    assert proc.returncode in (0, -signal.SIGKILL), proc.stderr[-3000:]
+    return proc.returncode
+
+
+def test_a_loop_killed_mid_save_resumes_to_the_uninterrupted_weights(tmp_path):
+    steps = 14
+    # the child checkpoints step 4, runs steps 5-8 and is killed inside the save of step 8 (its npz
+    # written, its JSON not yet): the steps since the checkpoint of step 4 are lost
+    assert _child(tmp_path, steps, "save:8") == -signal.SIGKILL
+    assert {f for f in os.listdir(tmp_path) if f.startswith("model")} == {"model-4.json", "model-4.npz", "model-8.npz"}
+    g, t = build()
+    seen = []
+    loop = make_loop(tmp_path, steps, t, g, on_step=lambda loop, step, v: seen.append((step, float(v["first_id"]))))
+    loop.run()  # resumes at 4
+    names = {f for f in os.listdir(tmp_path) if f.startswith("model") or f.startswith(".")}
+    assert names == {"model-12.json", "model-12.npz", "model-14.json", "model-14.npz"}  # keep=2, no leftovers
+    assert json.load(open(tmp_path / "model-14.json"))["step"] == 14
+
+    sess, oracle = plain_loop(steps)
+    for name in ("fc1/kernel", "fc2/kernel", "fc1/kernel/adam/mu", "rng"):
+        np.testing.assert_array_equal(loop.session.get(name), sess.get(name), err_msg=name)
+    loop.close()
+
+    # every step either process ran (5-8 twice) fed the batch the plain loop fed at that step
+    lines = [line.split() for line in open(tmp_path / "steps.log")]
+    assert [int(s) for s, _, _ in lines] == list(range(1, 9))
+    for step, first, loss in lines:
+        assert (float(first), float(loss)) == (oracle[int(step) - 1][1], oracle[int(step) - 1][0]), step
+    assert [s for s, _ in seen] == list(range(5, steps + 1))
+    assert [f for _, f in seen] == [oracle[s - 1][1] for s, _ in seen]
+
+
+def test_the_data_order_repeats_and_skips_no_row_within_an_epoch():
+    firsts = []
+    for _, b in zip(range(12), dataset()):
+        firsts.append(b["id"])
+    for epoch in (firsts[:6], firsts[6:]):
+        rows = np.concatenate(epoch)
+        assert len(np.unique(rows)) == 6 * BATCH and set(rows) <= set(range(ROWS))
+    assert not np.array_equal(np.concatenate(firsts[:6]), np.concatenate(firsts[6:]))  # reshuffled
+
+
+class Recorder:
+    def __init__(self):
+        self.steps, self.logs, self.checkpoints, self.ended = [], [], [], 0
+
+    def on_step(self, loop, step, values):
+        self.steps.append((step, float(values["loss"])))
+
+    def on_log(self, loop, step, means):
+        self.logs.append((step, means["loss"]))
+
+    def on_checkpoint(self, loop, step, path):
+        self.checkpoints.append((step, os.path.basename(path), os.path.exists(path)))
+
+    def on_end(self, loop):
+        self.ended += 1
+
+
+def test_hooks_and_tensorboard_scalars_match_a_plain_loop(tmp_path):
+    from tensorboard.backend.event_processing.plugin_event_accumulator import EventAccumulator
+    from tensorboard.util.tensor_util import make_ndarray
+
+    g, t = build()
+    rec = Recorder()
+    calls = []
+    loop = make_loop(tmp_path, 9, t, g, hooks=[rec], steps_per_run=3, log_every=3, checkpoint_every=6,
+                     on_checkpoint=lambda loop, step, path: calls.append(step))  # fmt: skip
+    means = loop.run()
+    _, oracle = plain_loop(9)
+    losses = np.array([loss for loss, _ in oracle])
+    assert [s for s, _ in rec.steps] == list(range(1, 10))
+    np.testing.assert_allclose([v for _, v in rec.steps], losses, rtol=1e-6)
+    want = [(3, losses[:3].mean()), (6, losses[3:6].mean()), (9, losses[6:].mean())]
+    np.testing.assert_allclose(np.array(rec.logs), np.array(want), rtol=1e-5)
+    assert means["loss"] == pytest.approx(want[-1][1], rel=1e-5) and loop.step == 9 and rec.ended == 1
+    assert rec.checkpoints == [(6, "model-6.npz", True), (9, "model-9.npz", True)] and calls == [6, 9]
+    loop.close()
+
+    acc = EventAccumulator(str(tmp_path))
+    acc.Reload()
+    assert {"loss", "first_id", "loop/steps_per_second", "loop/data_stall_seconds"} <= set(acc.Tags()["tensors"])
+    assert acc.SummaryMetadata("loss").plugin_data.plugin_name == "scalars"
+    logged = [(e.step, float(make_ndarray(e.tensor_proto))) for e in acc.Tensors("loss")]
+    np.testing.assert_allclose(np.array(logged), np.array(want), rtol=1e-5)
+    assert "fc1" in str(acc.Graph())  # the graph tab's nodes keep the layer's scope
+
+    again = make_loop(tmp_path, 9, t, g, hooks=[rec])  # done already: resumes at 9 and runs nothing
+    assert again.run() == {} and again.step == 9 and len(rec.steps) == 9
+    again.close()
+
+
+def test_early_stopping_stops_when_the_metric_stops_improving():
+    g, t = build()
+    with g:
+        flat = sg.numpy.zeros(()) + 1.0  # never improves after its first log
+    stop = sg.train.EarlyStopping("flat", patience=2)
+    loop = sg.train.Loop(g, t["train"], data=dataset(), feeds={"x": t["x"], "y": t["y"], "id": t["id"]},
+                         steps=50, metrics={"flat": flat}, log_every=1, hooks=[stop], progress=False)  # fmt: skip
+    loop.run()
+    assert loop.step == 3 and stop.stopped_at == 3 and stop.best == 1.0 and stop.best_step == 1
+    assert int(loop.session.get("global_step")) == 3
+
+
+def test_a_nan_stops_the_loop_with_the_report_of_the_step_that_made_it(tmp_path):
+    values = arrays()
+    order = [b["id"] for _, b in zip(range(6), dataset(values))]
+    values["id"][int(order[4][2])] = -1.0  # a row of the 5th batch only (rows are distinct within an epoch)
+    g, t = build()
+    with g:
+        bad = sg.numpy.sqrt(t["id"]).sum()  # the nan: sqrt of a negative
+    loop = sg.train.Loop(
+        g, t["train"], data=dataset(values), feeds={"x": t["x"], "y": t["y"], "id": t["id"]}, logdir=tmp_path,
+        steps=12, metrics={"loss": t["loss"], "bad": bad}, checkpoint_every=3, steps_per_run=3, log_every=3,
+        progress=False,
+    )  # fmt: skip
+    with pytest.raises(sg.ExecutionError) as e:
+        loop.run()  # steps 1-3, a checkpoint, steps 4-6 in one run: step 5 is found in its replay
+    message = str(e.value)
+    assert "step 5" in message and "sqrt" in message and "nan" in message
+    assert f"test_loop.py:{line_of(__file__, 'the nan: sqrt of a negative')}" in message
+    assert loop.nonfinite.found and loop.nonfinite.op == "sqrt" and loop.step == 4
+    sess, _ = plain_loop(4, values)
+    np.testing.assert_array_equal(loop.session.get("fc1/kernel"), sess.get("fc1/kernel"))
+    assert {f for f in os.listdir(tmp_path) if f.endswith(".json")} == {"model-3.json"}
+    loop.close()
+
+
+def test_ctrl_c_between_runs_checkpoints_the_step_and_the_next_run_resumes(tmp_path):
+    g, t = build()
+
+    def interrupt(loop, step, values):
+        if step == 5:
+            raise KeyboardInterrupt
+
+    loop = make_loop(tmp_path, 8, t, g, on_step=interrupt, steps_per_run=1, checkpoint_every=100)
+    with pytest.raises(KeyboardInterrupt):
+        loop.run()
+    loop.close()
+    assert {f for f in os.listdir(tmp_path) if f.endswith(".json")} == {"model-5.json"}
+    again = make_loop(tmp_path, 8, t, g, steps_per_run=1, checkpoint_every=100)
+    again.run()
+    sess, _ = plain_loop(8)
+    np.testing.assert_array_equal(again.session.get("fc2/kernel"), sess.get("fc2/kernel"))
+    again.close()
+
+
+def test_bad_arguments_are_errors_at_the_users_line(tmp_path):
+    g, t = build()
+    feeds = {"x": t["x"], "y": t["y"], "id": t["id"]}
+    with pytest.raises(sg.GraphError, match="sg.data.Dataset") as e:
+        sg.train.Loop(g, t["train"], data=[1, 2], feeds=feeds)  # a list is no Dataset
+    assert f"test_loop.py:{line_of(__file__, 'a list is no Dataset')}" in str(e.value)
+    with pytest.raises(sg.GraphError, match="logdir"):
+        sg.train.Loop(g, t["train"], data=dataset(), feeds=feeds, checkpoint_every=5)
+    with pytest.raises(sg.GraphError, match="steps_per_run"):
+        sg.train.Loop(g, t["train"], data=dataset(), feeds=feeds, steps_per_run=0)
+
+
+if __name__ == "__main__":
+    child(sys.argv[1], int(sys.argv[2]), sys.argv[3])
