@@ -48,7 +48,10 @@ def _count(value, what: str, low: int, where, allow_none: bool = True) -> int | 
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise _error(f"sg.train.Loop's {what} is an int >= {low}{' or None' if allow_none else ''}, got {value!r}", where)
+        raise _error(
+            f"sg.train.Loop's {what} is an int >= {low}{' or None' if allow_none else ''}, got {value!r}",
+            where,
+        )
     return int(value)
 
 
@@ -89,9 +92,13 @@ class Loop:
         self.steps_per_run = _count(steps_per_run, "steps_per_run", 1, where) or self.log_every or 1
         self.prefetch_depth = _count(prefetch, "prefetch", 1, where, allow_none=False)
         if checkpoint_secs is not None and not (
-            isinstance(checkpoint_secs, numbers.Real) and not isinstance(checkpoint_secs, bool) and checkpoint_secs > 0
+            isinstance(checkpoint_secs, numbers.Real)
+            and not isinstance(checkpoint_secs, bool)
+            and checkpoint_secs > 0
         ):
-            raise _error(f"sg.train.Loop's checkpoint_secs is a number > 0 or None, got {checkpoint_secs!r}", where)
+            raise _error(
+                f"sg.train.Loop's checkpoint_secs is a number > 0 or None, got {checkpoint_secs!r}", where
+            )
         if logdir is None and (checkpoint_every or checkpoint_secs):
             raise _error("sg.train.Loop checkpoints into its logdir: give logdir= to checkpoint", where)
         self.checkpoint_secs = checkpoint_secs
@@ -110,7 +117,9 @@ class Loop:
             self.hooks.append(CallbackHook("on_checkpoint", on_checkpoint))
         for h in self.hooks:
             if not any(callable(getattr(h, m, None)) for m in HOOK_METHODS):
-                raise _error(f"sg.train.Loop's hook {h!r} has none of the methods {', '.join(HOOK_METHODS)}", where)
+                raise _error(
+                    f"sg.train.Loop's hook {h!r} has none of the methods {', '.join(HOOK_METHODS)}", where
+                )
         self.progress = bool(progress)
         self.step = 0  # steps done (restored by run from the newest checkpoint)
         self.position = None  # the data set's position of the next batch
@@ -141,7 +150,9 @@ class Loop:
             if self._resumed:
                 _mark_restart(self.writer, self.step)
         bar = self._bar()
-        feed = prefetch(self.data, self.session, self.feeds, depth=self.prefetch_depth, position=self.position)
+        feed = prefetch(
+            self.data, self.session, self.feeds, depth=self.prefetch_depth, position=self.position
+        )
         self._in_run = False
         try:
             self._train_loop(feed, bar)
@@ -342,5 +353,3 @@ def _mark_restart(writer: FileWriter, step: int) -> None:
     from tensorboard.compat.proto import event_pb2
 
     writer._event(step=step, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
-
-

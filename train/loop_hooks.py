@@ -42,9 +42,13 @@ class EarlyStopping:
 
     def __init__(self, metric: str = "loss", patience: int = 5, min_delta: float = 0.0, mode: str = "min"):
         if mode not in ("min", "max"):
-            raise GraphError(located(f"EarlyStopping's mode is 'min' or 'max', got {mode!r}", user_location()))
+            raise GraphError(
+                located(f"EarlyStopping's mode is 'min' or 'max', got {mode!r}", user_location())
+            )
         if isinstance(patience, bool) or not isinstance(patience, int) or patience < 1:
-            raise GraphError(located(f"EarlyStopping's patience is an int >= 1, got {patience!r}", user_location()))
+            raise GraphError(
+                located(f"EarlyStopping's patience is an int >= 1, got {patience!r}", user_location())
+            )
         self.metric, self.patience, self.min_delta, self.mode = metric, patience, float(min_delta), mode
         self.best = math.inf if mode == "min" else -math.inf
         self.best_step: int | None = None
@@ -57,7 +61,9 @@ class EarlyStopping:
                 f"EarlyStopping watches {self.metric!r}, which is not among the loop's metrics {sorted(means)}"
             )
         value = float(means[self.metric])
-        better = value < self.best - self.min_delta if self.mode == "min" else value > self.best + self.min_delta
+        better = (
+            value < self.best - self.min_delta if self.mode == "min" else value > self.best + self.min_delta
+        )
         if better:
             self.best, self.best_step, self._waited = value, step, 0
             return
