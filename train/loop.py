@@ -29,6 +29,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..backend.feeds import resolve
 from ..backend.session import Session
 from ..data import Dataset, prefetch
 from ..graph import ExecutionError, GraphError, located, user_location
@@ -63,7 +64,8 @@ class Loop:
     (None: until the data ends or a hook stops it). ``metrics`` {name: scalar Tensor} are
     fetched every step, logged every ``log_every`` steps (means since the last log) to
     TensorBoard and the progress bar. ``logdir``: checkpoints and event files (None: neither).
-    ``checkpoint_every`` steps and/or ``checkpoint_secs`` seconds, keeping the newest ``keep``.
+    ``checkpoint_every`` steps and/or ``checkpoint_secs`` seconds, keeping the newest ``keep``;
+    with a logdir the step ``run`` ends at is always saved.
     ``steps_per_run``: steps per ``sess.run`` call (default: ``log_every``; 1 runs single
     steps); blocks end at log and checkpoint steps. ``mesh``, ``seed``: the Session's.
     ``prefetch``: how many blocks of batches wait on the devices. ``hooks``: objects with
@@ -105,10 +107,14 @@ class Loop:
         self.logdir = None if logdir is None else os.fspath(logdir)
         self.data, self.feeds, self.graph = data, feeds, graph
         self.session = Session(graph, mesh=mesh, seed=seed)
-        resolve = self.session._resolve
-        self.metrics = {str(k): resolve(v) for k, v in dict(metrics or {}).items()}
+        self.metrics = {str(k): resolve(graph, v) for k, v in dict(metrics or {}).items()}
+        for name, t in self.metrics.items():
+            if t.ndim != 0:
+                raise _error(
+                    f"sg.train.Loop's metric {name!r} ({t.name}) is {t.type}: metrics are scalars", where
+                )
         train_ops = list(train) if isinstance(train, list | tuple) else [train]
-        self._train = [resolve(t) for t in train_ops]
+        self._train = [resolve(graph, t) for t in train_ops]
         self._fetches = [*self.metrics.values(), *self._train]
         self.hooks = list(hooks)
         if on_step is not None:
@@ -147,8 +153,7 @@ class Loop:
         self._resume()
         if self.writer is None and self.logdir is not None:
             self.writer = FileWriter(self.logdir, graph=self.graph if not self._resumed else None)
-            if self._resumed:
-                _mark_restart(self.writer, self.step)
+            _mark_start(self.writer, self.step + 1 if self._resumed else 0)
         bar = self._bar()
         feed = prefetch(
             self.data, self.session, self.feeds, depth=self.prefetch_depth, position=self.position
@@ -247,7 +252,7 @@ class Loop:
                 last_saved_at = time.monotonic()
         if counted and self.log_every:
             self._log(sums, counted, started, feed, bar)
-        if self.logdir is not None and (self.checkpoint_every or self.checkpoint_secs):
+        if self.logdir is not None:  # the end is always saved, so a larger total resumes from it
             self._checkpoint(feed)
 
     def _block_size(self, single: bool) -> int:
@@ -316,9 +321,9 @@ class Loop:
         batches = self.data.iterator(origin_position)
         for _ in range(bad_step - 1 - origin_step):
             sess.run(self._fetches, self._feed_of(next(batches)))
+        self.step, self.position = bad_step - 1, batches.position
         report = sess.find_nonfinite(self._fetches, self._feed_of(next(batches)))
         self.nonfinite = report
-        self.step, self.position = bad_step - 1, None
         self._stop = True
         names = ", ".join(self.metrics)
         raise ExecutionError(
@@ -347,9 +352,10 @@ def _first_nonfinite(values: dict) -> int | None:
     return first
 
 
-def _mark_restart(writer: FileWriter, step: int) -> None:
-    """Tell TensorBoard the run restarted at ``step``: it drops what older event files logged after
-    it (the steps lost since the last checkpoint are logged again)."""
+def _mark_start(writer: FileWriter, step: int) -> None:
+    """A SessionLog START at ``step``: TensorBoard takes the first one as the run's start and each
+    later one as a restart, dropping what older event files logged at ``step`` and after (a
+    resumed loop marks the step after its checkpoint: the steps lost since it are logged again)."""
     from tensorboard.compat.proto import event_pb2
 
     writer._event(step=step, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))

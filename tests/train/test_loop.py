@@ -144,6 +144,16 @@ def test_a_loop_killed_mid_save_resumes_to_the_uninterrupted_weights(tmp_path):
     assert [s for s, _ in seen] == list(range(5, steps + 1))
     assert [f for _, f in seen] == [oracle[s - 1][1] for s, _ in seen]
 
+    # TensorBoard drops what the killed run logged after step 4 (the resumed run's restart marker)
+    from tensorboard.backend.event_processing.plugin_event_accumulator import EventAccumulator
+    from tensorboard.util.tensor_util import make_ndarray
+
+    events = EventAccumulator(str(tmp_path))
+    events.Reload()
+    logged = [(e.step, float(make_ndarray(e.tensor_proto))) for e in events.Tensors("first_id")]
+    want = [(s, np.mean([oracle[s - 2][1], oracle[s - 1][1]])) for s in range(2, steps + 1, 2)]
+    np.testing.assert_allclose(np.array(logged), np.array(want), rtol=1e-6)
+
 
 def test_the_data_order_repeats_and_skips_no_row_within_an_epoch():
     firsts = []
@@ -271,6 +281,20 @@ def test_ctrl_c_between_runs_checkpoints_the_step_and_the_next_run_resumes(tmp_p
     again.close()
 
 
+def test_a_finite_data_set_ends_the_loop_after_its_last_batch():
+    g, t = build()
+    data = sg.data.Dataset.from_arrays(arrays()).batch(BATCH, drop_remainder=True)  # 6 batches, no repeat
+    seen = []
+    loop = sg.train.Loop(
+        g, t["train"], data=data, feeds={"x": t["x"], "y": t["y"], "id": t["id"]}, steps_per_run=4,
+        metrics={"first_id": t["first_id"]}, progress=False,
+        on_step=lambda loop, step, values: seen.append(float(values["first_id"])),
+    )  # fmt: skip
+    loop.run()  # a run of 4, then 2 left: single steps take them
+    assert loop.step == 6 and seen == [8.0 * i for i in range(6)]
+    loop.close()
+
+
 def test_bad_arguments_are_errors_at_the_users_line(tmp_path):
     g, t = build()
     feeds = {"x": t["x"], "y": t["y"], "id": t["id"]}
@@ -279,6 +303,8 @@ def test_bad_arguments_are_errors_at_the_users_line(tmp_path):
     assert f"test_loop.py:{line_of(__file__, 'a list is no Dataset')}" in str(e.value)
     with pytest.raises(sg.GraphError, match="logdir"):
         sg.train.Loop(g, t["train"], data=dataset(), feeds=feeds, checkpoint_every=5)
+    with pytest.raises(sg.GraphError, match="metrics are scalars"):
+        sg.train.Loop(g, t["train"], data=dataset(), feeds=feeds, metrics={"ids": t["id"]})
     with pytest.raises(sg.GraphError, match="steps_per_run"):
         sg.train.Loop(g, t["train"], data=dataset(), feeds=feeds, steps_per_run=0)
 
