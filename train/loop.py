@@ -136,6 +136,7 @@ class Loop:
         self._stop = False
         self._origin: tuple[int, dict | None, str | None] = (0, None, None)  # where a replay can start
         self._resumed = False
+        self._interrupted = False  # Ctrl-C came inside a sess.run: variables and step may disagree
 
     # -- the public surface ------------------------------------------------------------
     def stop(self) -> None:
@@ -150,6 +151,8 @@ class Loop:
         """Train until ``steps`` steps are done (counting those of the checkpoint it resumes from),
         the data ends or a hook stops it; returns the last logged metric means."""
         self._stop = False
+        if self._interrupted:
+            self._go_back()
         self._resume()
         if self.writer is None and self.logdir is not None:
             self.writer = FileWriter(self.logdir, graph=self.graph if not self._resumed else None)
@@ -158,11 +161,10 @@ class Loop:
         feed = prefetch(
             self.data, self.session, self.feeds, depth=self.prefetch_depth, position=self.position
         )
-        self._in_run = False
         try:
             self._train_loop(feed, bar)
         except KeyboardInterrupt:
-            if not self._in_run:  # between runs the variables are those of self.step: keep them
+            if not self._interrupted:  # between runs the variables are those of self.step: keep them
                 self._checkpoint(feed)
             raise
         finally:
@@ -206,6 +208,26 @@ class Loop:
         self._origin = (step, self.position, path)
         self._resumed = True
 
+    def _go_back(self) -> None:
+        """After Ctrl-C inside a run: take up the newest checkpoint again, or the initial values
+        when the loop has saved none (without a logdir, a GraphError: nothing to go back to)."""
+        if self.logdir is None:
+            raise _error(
+                f"this sg.train.Loop was interrupted inside a run at step {self.step}: its variables may "
+                "hold that run's steps or not, and it has no logdir to go back to a checkpoint; make a "
+                "new Loop (loop.session still holds the variables to evaluate or save)"
+            )
+        found = loop_files.newest(self.logdir)
+        if found is None:
+            self.session.initialize()
+            self.step, self.position, self._origin = 0, None, (0, None, None)
+        else:
+            step, path, meta = found
+            self.session.restore(path)
+            self.step, self.position = step, meta.get("data_position")
+            self._origin = (step, self.position, path)
+        self._interrupted = False
+
     # -- training ------------------------------------------------------------------------
     def _train_loop(self, feed, bar) -> None:
         sums: dict[str, float] = dict.fromkeys(self.metrics, 0.0)
@@ -216,16 +238,18 @@ class Loop:
             k = self._block_size(single)
             before = feed.position
             try:
-                self._in_run = True
                 out = self.session.run(self._fetches, feed, steps=None if k == 1 and single else k)
             except StopIteration:  # fewer batches left than asked: single steps take the rest
-                self._in_run = False
                 if k == 1 and single:
                     break
                 single = True
                 continue
-            finally:
-                self._in_run = False
+            except KeyboardInterrupt:
+                # The run may have ended, may still run on a worker (backend/interrupt.py: XLA
+                # cannot cancel it) or may never have started: the next run() goes back to the
+                # newest checkpoint rather than guess which.
+                self._interrupted = True
+                raise
             values = {name: np.asarray(v) if k > 1 or not single else np.asarray(v)[None]
                       for name, v in zip(self.metrics, out)}  # fmt: skip
             bad = _first_nonfinite(values)

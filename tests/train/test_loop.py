@@ -275,7 +275,20 @@ def test_ctrl_c_between_runs_checkpoints_the_step_and_the_next_run_resumes(tmp_p
     loop.close()
     assert {f for f in os.listdir(tmp_path) if f.endswith(".json")} == {"model-5.json"}
     again = make_loop(tmp_path, 8, t, g, steps_per_run=1, checkpoint_every=100)
-    again.run()
+    real_run, calls = again.session.run, []
+
+    def interrupted_run(*args, **kw):  # Ctrl-C as the 2nd run ends: its step done but not counted
+        out = real_run(*args, **kw)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return out
+
+    again.session.run = interrupted_run
+    with pytest.raises(KeyboardInterrupt):
+        again.run()
+    assert again.step == 6 and {f for f in os.listdir(tmp_path) if f.endswith(".json")} == {"model-5.json"}
+    again.run()  # goes back to the checkpoint of step 5, not on from a step count that disagrees
     sess, _ = plain_loop(8)
     np.testing.assert_array_equal(again.session.get("fc2/kernel"), sess.get("fc2/kernel"))
     again.close()
