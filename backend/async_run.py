@@ -25,11 +25,13 @@ class RunHandle:
     """A run started by ``sess.run_async``: ``result()`` waits for it and gives what ``sess.run``
     would have returned (or raises its error); ``done()`` says whether it has ended."""
 
-    __slots__ = ("_session", "_program", "_tree", "_outs", "_token", "_value", "_error", "_settled", "_watch")
+    __slots__ = (
+        "_session", "_program", "_tree", "_outs", "_token", "_before", "_value", "_error", "_settled", "_watch",
+    )  # fmt: skip
 
-    def __init__(self, session=None, program=None, tree=None, outs=(), token=None):
+    def __init__(self, session=None, program=None, tree=None, outs=(), token=None, before=None):
         self._session, self._program, self._tree = session, program, tree
-        self._outs, self._token = outs, token
+        self._outs, self._token, self._before = outs, token, before
         self._value = self._error = None
         self._settled = program is None
         self._watch: threading.Thread | None = None
@@ -46,7 +48,7 @@ class RunHandle:
         if self._settled:
             return True
         live = [r for r in self._outs if not r.is_deleted()]
-        if live:
+        if live or self._token is None:  # (without a token, a fetch's result is never handed on)
             return all(r.is_ready() for r in live)
         # every result was donated on to a later run: ask the run's token, on a thread of its own
         if self._watch is None:
@@ -72,10 +74,11 @@ class RunHandle:
         program, session = self._program, self._session
         try:
             try:
-                self._token.block_until_ready()
+                if self._token is not None:
+                    self._token.block_until_ready()
                 values = program.executable.host_values(self._outs)
             except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
-                lost = session._state.lose_written(program, self._outs, e)
+                lost = session._state.undo_failed(program, self._outs, self._before or {}, e)
                 try:
                     raise_failed_run(program, e)
                 except Exception as named:  # noqa: BLE001
@@ -86,13 +89,13 @@ class RunHandle:
                     raise named from None
             slots = program.plan.fetch_slots
             fetched = values if slots is None else [None if i is None else values[i] for i in slots]
-            self._value = unflatten(self._tree, fetched)
+            tree = self._tree
+            self._value = tree.shape_results(fetched) if type(tree) is _Shape else unflatten(tree, fetched)
         except Exception as e:  # noqa: BLE001
             self._error = e
         finally:
             self._settled = True
-            self._outs = ()
-            self._token = None
+            self._outs, self._token, self._before = (), None, None
 
     def __repr__(self) -> str:
         state = "done" if self.done() else "running"
@@ -106,25 +109,38 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             # a checked run searches a failed run's nodes, and a run over several processes waits
             # for its peers: both run here, their handle has ended
             return RunHandle.ended(session.run(fetches, feeds, steps=steps))
-        if steps is not None:
-            steps = step_loop.check_steps(steps)
+        if steps is not None or step_loop.is_source(feeds):  # (a source's batches may be device arrays)
+            if steps is not None:
+                steps = step_loop.check_steps(steps)
             if step_loop.is_source(feeds):
                 feeds = step_loop.take_source(feeds, steps)
             program, values, tree = step_loop.prepare(session, fetches, feeds, steps)
         else:
-            if step_loop.is_source(feeds):
-                feeds = step_loop.take_source(feeds, None)
+            repeat = session._repeats.find(fetches, feeds)  # a run seen before: its program, feeds checked
+            values = None if repeat is None else repeat.values_for(() if feeds is None else feeds.values())
+            if values is not None:
+                outs, token, before = _launch(repeat.program, session, values)
+                return RunHandle(session, repeat.program, _Shape(repeat), outs, token, before)
             leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
             fed = session._convert_feeds(feeds)
             program = session._program(tuple(session._resolve(f) for f in leaves), fed)
             values = [arr for _, arr in fed]
-        outs, token = _launch(program, session, values)
+        outs, token, before = _launch(program, session, values)
     except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
         return RunHandle.ended(error=e)
-    return RunHandle(session, program, tree, outs, token)
+    return RunHandle(session, program, tree, outs, token, before)
 
 
-def _launch(program, session, values) -> tuple[list, object]:
+class _Shape:
+    """The fetches' structure of a run that took a Repeat: its ``shape_results``."""
+
+    __slots__ = ("shape_results",)
+
+    def __init__(self, repeat):
+        self.shape_results = repeat.shape_results
+
+
+def _launch(program, session, values) -> tuple[list, object, dict]:
     """Start ``program`` on the feeds' ``values`` beside the Session's state; counted as a run."""
     stats = session.stats
     stats.runs += 1
@@ -133,6 +149,4 @@ def _launch(program, session, values) -> tuple[list, object]:
     program.runs += 1
     positions = program.plan.arg_positions
     args = values if len(positions) == len(values) else [values[i] for i in positions]
-    if not program.plan.state_in and not program.plan.state_out:
-        return program.executable.launch(args)
     return session._state.launch(program, list(args))

@@ -86,8 +86,13 @@ def convert(tensor: Tensor, value, stacked: int = 0) -> np.ndarray:
     if arr.dtype != want:
         arr = _cast(tensor, arr, want)
     if not stacked and arr.ndim != len(tensor.type.shape):
-        raise _error(tensor, f"feed for {tensor.name} has shape {arr.shape}, expected {_spelled(tensor)}")
+        raise wrong_rank(tensor, arr.shape)
     return arr
+
+
+def wrong_rank(tensor: Tensor, shape) -> FeedError:
+    """The FeedError for a feed of ``shape`` whose rank is not the placeholder's."""
+    return _error(tensor, f"feed for {tensor.name} has shape {shape}, expected {_spelled(tensor)}")
 
 
 def _python_scalar(value, want: np.dtype) -> np.ndarray | None:

@@ -589,12 +589,16 @@ class Executable:
             return [to_numpy(r) for r in host] + kept
         return [_host_result(r) for r in host] + kept
 
-    def launch(self, values) -> tuple[list, object]:
+    def launch(self, values, token: bool = True) -> tuple[list, object]:
         """Start a run on ``values`` and return at once (``sess.run_async``): its results as
-        device arrays (futures: reading one waits for the run) and a token whose
-        ``block_until_ready()`` waits for the run and raises its error (a failed host callback
-        leaves results that read fine: only the token tells). A small program may run before
+        device arrays (futures: reading one waits for the run, and raises if it failed) and,
+        with ``token``, a token whose ``block_until_ready()`` waits for the run and raises its
+        error (a failed host callback leaves results that read fine: only the token tells;
+        without it, jaxlib's C++ dispatcher starts the run). A small program may run before
         this returns, and may raise XlaRuntimeError here already."""
+        if not token:
+            with _x64_for(self._wide):
+                return list(self._dispatch(*values)), None
         with _x64_for(self._wide):
             arrays = [
                 v if type(v) is _jax.ArrayImpl and v._sharding == sh else _put_as(_host(v), a, sh)

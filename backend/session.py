@@ -186,10 +186,7 @@ class Session(Unpicklable):
         if self._closed:
             raise FeedError("this Session is closed")
         if steps is not None or (type(feeds) is not dict and step_loop.is_source(feeds)):
-            if steps is None:
-                feeds = step_loop.take_source(feeds, None)
-            else:
-                return step_loop.run_steps(self, fetches, feeds, steps)
+            return step_loop.run_steps(self, fetches, feeds, steps)
         try:  # (free unless raised: the lean path of a repeated run stays one call deep)
             repeat = self._repeats.find(fetches, feeds)
             if repeat is not None:

@@ -130,17 +130,20 @@ class State:
         finally:
             self.gate.exit_write()
 
-    def launch(self, program, args) -> tuple[list, object]:
+    def launch(self, program, args) -> tuple[list, object, dict]:
         """Start a run without waiting for it (``sess.run_async``): as ``read`` or ``write``, but
         the new variable buffers are stored at once, still being computed (a later run takes
         them as they are: jaxlib orders the two runs). Returns the fetch results (device
-        arrays) and the run's token (see pjrt.Executable.launch)."""
+        arrays), the run's token (see pjrt.Executable.launch) and the buffers the variables it
+        writes had before (``undo_failed``)."""
         plan = program.plan
         gate = self.gate
         if not plan.state_out:
+            if not plan.state_in:
+                return (*_launch(program, args), {})
             gate.enter_read()
             try:
-                return program.executable.launch(args + self._inputs(program) if plan.state_in else args)
+                return (*_launch(program, args + self._inputs(program)), {})
             finally:
                 gate.exit_read()
         gate.enter_write()
@@ -149,29 +152,37 @@ class State:
             if self.held:
                 self._unhold(program, args, len(args) - len(plan.state_in))
             try:
-                outs, token = program.executable.launch(args)
+                outs, token = _launch(program, args)
             except BaseException as e:
                 lost = self._lose_donated(program, e)
                 if lost and isinstance(e, ExecutionError):
                     raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
                 raise
             n = len(outs) - len(plan.state_out)
+            before = {v: self.buffers.get(v) for v in plan.state_out}
             self._store(plan.state_out, outs[n:])
-            return outs, token
+            return outs, token, before
         finally:
             gate.exit_write()
 
-    def lose_written(self, program, outs, error) -> list[str]:
-        """After a started run failed: the variables still holding the buffers it wrote are lost."""
+    def undo_failed(self, program, outs, before: dict, error) -> list[str]:
+        """After a started run failed later: each variable still holding the buffer it wrote takes
+        back its value from before the run if that buffer was not donated, else is lost (as
+        after a failed ``write``). Returns the variables lost."""
         self.gate.enter_write()
         try:
             n = len(outs) - len(program.plan.state_out)
             lost = []
             for v, buf in zip(program.plan.state_out, outs[n:]):
-                if self.buffers.get(v) is buf:
-                    del self.buffers[v]
-                    self.lost[v] = f"the run started by run_async that was computing it failed: {_first_line(error)}"
-                    lost.append(v)
+                if self.buffers.get(v) is not buf:
+                    continue  # a later run or set() gave it a value meanwhile
+                old = before.get(v)
+                if old is not None and not pjrt.is_deleted(old):
+                    self.buffers[v] = old
+                    continue
+                del self.buffers[v]
+                self.lost[v] = f"the run its buffer was donated to failed: {_first_line(error)}"
+                lost.append(v)
             return lost
         finally:
             self.gate.exit_write()
@@ -331,6 +342,17 @@ class State:
                 part.clear()
         finally:
             self.gate.exit_write()
+
+
+def _launch(program, args) -> tuple[list, object]:
+    """``program.executable.launch(args)``; a run that fails at once raises as ``State.call``'s.
+    The run's token is asked for when only it can tell that the run failed or ended: a program
+    with host callbacks, or one whose every result is a variable (a later run may take them)."""
+    token = bool(program.text.host_callbacks) or program.plan.n_fetched == 0
+    try:
+        return program.executable.launch(args, token)
+    except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
+        raise_failed_run(program, e)
 
 
 def _lost_message(names, why: dict) -> str:

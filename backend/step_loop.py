@@ -70,30 +70,43 @@ def check_steps(steps) -> int:
     return int(steps)
 
 
-def run_steps(session, fetches, feeds, steps: int):
+def run_steps(session, fetches, feeds, steps: int | None):
     """``session.run(fetches, feeds, steps=steps)``: each fetch's values of the k steps stacked
-    along a new leading axis (None for a train op), the variables written as k runs write them."""
-    steps = check_steps(steps)
+    along a new leading axis (None for a train op), the variables written as k runs write them.
+
+    ``steps`` None is one plain run of a feed source's batch, whose device arrays go to the
+    program as they are (a plain run's feeds are numpy)."""
+    if steps is not None:
+        steps = check_steps(steps)
     if is_source(feeds):
         feeds = take_source(feeds, steps)
+    one_by_one = session.check_numerics or session._layout.multiprocess
+    if steps is None and one_by_one:
+        return session.run(fetches, feeds)  # (the general path: its feeds read back to the host)
     repeat = session._step_repeats.get(_key(fetches, feeds, steps))
     if repeat is not None:
         out = repeat.run(feeds, session._state, session.stats)
         if out is not MISSED:
             return out
-    if session.check_numerics:  # each step checked as its own run (find_nonfinite names the step's node)
+    if one_by_one:
+        # each step checked as its own run (find_nonfinite names the step's node); over several
+        # processes, each step a run of the global program (feeds are each process's blocks)
         return _one_by_one(session, fetches, convert_stacked(session.graph, feeds, steps), steps)
     program, values, tree = prepare(session, fetches, feeds, steps)
     return unflatten(tree, program.execute(session._state, session.stats, values))
 
 
-def prepare(session, fetches, feeds, steps: int) -> tuple[Program, list, object]:
+def prepare(session, fetches, feeds, steps: int | None) -> tuple[Program, list, object]:
     """The loop program of a ``steps`` run (``feeds`` a mapping), the feeds' values it takes and
-    the fetches' tree; the run's fast path is kept for the next one like it."""
+    the fetches' tree; the run's fast path is kept for the next one like it. ``steps`` None:
+    the single run's own program."""
     leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
     fetch_ts = tuple(feeding.resolve(session.graph, f) for f in leaves)
     fed = convert_stacked(session.graph, feeds, steps)
-    program = steps_program(session, fetch_ts, fed, steps)
+    if steps is None:
+        program = session._program(fetch_ts, [(t, Stacked(_shape(v), _dtype(v))) for t, v in fed])
+    else:
+        program = steps_program(session, fetch_ts, fed, steps)
     key = _key(fetches, feeds, steps)
     if key is not None:
         session._step_repeats[key] = StepsRepeat(program, fed, tree)
@@ -101,7 +114,8 @@ def prepare(session, fetches, feeds, steps: int) -> tuple[Program, list, object]
 
 
 def _one_by_one(session, fetches, fed, steps: int):
-    """k single runs, their fetches stacked (the path of a Session that checks numerics)."""
+    """k single runs, their fetches stacked (a Session that checks numerics, or whose mesh spans
+    processes)."""
     runs = []
     for i in range(steps):
         runs.append(session.run(fetches, {t: _row(v, i) for t, v in fed}))
@@ -126,10 +140,11 @@ class Stacked:
         self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
 
 
-def convert_stacked(graph, feeds, steps: int) -> list:
+def convert_stacked(graph, feeds, steps: int | None) -> list:
     """[(placeholder Tensor, value)] of stacked feeds: numpy values converted as single feeds
     are (same_kind casting, value checks), device arrays taken as they are when their dtype is
-    the placeholder's. FeedError at the user's line for a leading axis that is not ``steps``."""
+    the placeholder's. FeedError at the user's line for a leading axis that is not ``steps``
+    (``steps`` None: one batch each, no stack axis)."""
     if feeds is None:
         return []
     if type(feeds) is not dict:
@@ -148,8 +163,13 @@ def convert_stacked(graph, feeds, steps: int) -> list:
                     )
                 )
         else:
-            value = feeding.convert(t, value, stacked=1)
+            value = feeding.convert(t, value, stacked=0 if steps is None else 1)
             shape = value.shape
+        if steps is None:
+            if len(shape) != len(t.type.shape):
+                raise feeding.wrong_rank(t, shape)
+            fed.append((t, value))
+            continue
         if len(shape) != len(t.type.shape) + 1 or shape[0] != steps:
             raise FeedError(
                 located(

@@ -1,0 +1,197 @@
+"""sess.run(fetches, feeds, steps=k): k steps as one compiled loop.
+
+The oracle of a loop is the k single runs it replaces (each run's own
+program, in another Session with the same seed): losses, logits, weights,
+Adam's slots and the Generator's key must match bit for bit on CPU, with
+dropout drawing from the default Generator, a symbolic batch size, and on
+a mesh of 4 CPU devices. A running sum checks the carry against numpy's
+cumsum. Feeds come stacked (numpy or device arrays) or from a feed source;
+bad ``steps`` and feeds of the wrong leading axis are FeedErrors at the
+user's line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablegraph as sg
+from stablegraph.backend import pjrt
+from stablegraph.test_util import line_of
+
+P = sg.PartitionSpec
+K, B, D, H, C = 4, 8, 5, 6, 3
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(K, B, D)).astype(np.float32)
+Y = RNG.integers(0, C, (K, B)).astype(np.int32)
+X[1, 0, :2] = [0.0, -0.0]  # edge points ride along: signed zeros, a tie of relu
+X[2, 3, 1] = np.float32(1e-38)
+
+
+def build(sharded: bool = False):
+    """An MLP step with dropout (the default Generator) and Adam, the batch symbolic; with
+    ``sharded``, data- and model-parallel specs on the feeds and weights, and momentum."""
+    spec = (lambda *s: P(*s)) if sharded else (lambda *s: None)
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("batch", D), sg.float32, name="x", sharding=spec("data", None))
+        y = sg.placeholder(("batch",), sg.int32, name="y", sharding=spec("data"))
+        w1 = sg.Variable(sg.nn.initializers.glorot_uniform(), (D, H), name="w1", sharding=spec(None, "model"))
+        w2 = sg.Variable(sg.nn.initializers.glorot_uniform(), (H, C), name="w2", sharding=spec("model", None))
+        h = sg.nn.dropout(sg.nn.relu(x @ w1), 0.25)
+        logits = h @ w2
+        loss = sg.nn.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+        optimizer = (
+            sg.optim.momentum(0.05, 0.9) if sharded else sg.optim.adam(0.05)
+        )  # (fewer compiles on the mesh)
+        train = optimizer.minimize(loss)
+    return g, x, y, loss, logits, train
+
+
+def single_runs(g, fetches, feeds_per_step, mesh=None):
+    """The oracle: one sess.run per step; the stacked fetches and every variable after."""
+    with sg.Session(g, mesh=mesh, seed=7) as sess:
+        runs = [sess.run(fetches, feeds) for feeds in feeds_per_step]
+        return runs, sess.get(g.variables)
+
+
+def test_steps_equal_single_runs_bit_for_bit_with_dropout_and_a_symbolic_batch():
+    g, x, y, loss, logits, train = build()
+    half = B // 2  # a second batch size: the symbol binds per call
+    per_step = [{x: X[i], y: Y[i]} for i in range(K)] + [{x: X[i, :half], y: Y[i, :half]} for i in range(2)]
+    runs, want_vars = single_runs(g, [loss, logits, train], per_step)
+    with sg.Session(g, seed=7) as sess:
+        got = sess.run([loss, logits, train], {x: X, "y": Y}, steps=K)
+        again = sess.run({"loss": loss, "t": train}, {x: X[:2, :half], y: Y[:2, :half]}, steps=2)
+        variables = sess.get(g.variables)
+    assert got[2] is None and again["t"] is None
+    np.testing.assert_array_equal(got[0], np.array([r[0] for r in runs[:K]]))
+    np.testing.assert_array_equal(got[1], np.stack([r[1] for r in runs[:K]]))
+    np.testing.assert_array_equal(again["loss"], np.array([r[0] for r in runs[K:]]))
+    assert got[0].shape == (K,) and got[1].shape == (K, B, C)
+    for v, have, want in zip(g.variables, variables, want_vars):  # weights, Adam's slots, the Generator's key
+        np.testing.assert_array_equal(have, want, err_msg=v.var_name)
+    assert np.isfinite(got[0]).all() and len(set(got[0].tolist())) == K  # the steps differ: they trained
+
+
+def test_steps_on_a_mesh_of_4_cpu_devices_equal_single_runs_on_it():
+    g, x, y, loss, logits, train = build(sharded=True)
+    mesh = sg.make_mesh((2, 2), ("data", "model"))
+    runs, want_vars = single_runs(g, [loss, logits, train], [{x: X[i], y: Y[i]} for i in range(K)], mesh)
+    with sg.Session(g, mesh=mesh, seed=7) as sess:
+        got = sess.run([loss, logits, train], {x: X, y: Y}, steps=K)
+        variables = sess.get(g.variables)
+    np.testing.assert_array_equal(got[0], np.array([r[0] for r in runs]))
+    np.testing.assert_array_equal(got[1], np.stack([r[1] for r in runs]))
+    for v, have, want in zip(g.variables, variables, want_vars):
+        np.testing.assert_array_equal(have, want, err_msg=v.var_name)
+
+
+def running_sum():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("n",), sg.float64, name="x")
+        total = sg.Variable(np.float64(0.0), name="total")
+        new = sg.assign_add(total, x.sum())
+        draw = sg.random.Generator(3).uniform((2,))
+    return g, x, total, new, draw
+
+
+def test_the_carry_against_numpy_and_the_fast_path_of_a_repeated_call():
+    g, x, total, new, draw = running_sum()
+    rows = np.array([[1.5, -2.0, 0.0], [-0.0, 3.0, -0.0], [4.0, 1e300, -1e300], [0.25, np.inf, 0.125]])
+    with sg.Session(g) as sess:
+        first = sess.run(new, {x: rows[:1]}, steps=1)  # k = 1, the smallest loop
+        np.testing.assert_array_equal(first, [-0.5])
+        compiles = sess.stats.compiles
+        got = sess.run(new, {x: rows[1:3]}, steps=2)
+        got2 = sess.run(new, {x: rows[2:4]}, steps=2)
+        assert sess.stats.compiles == compiles + 1  # one loop per k; the second call repeats it
+        sess.set(total, 0.0)
+        draws = sess.run(draw, steps=3)  # no feeds at all: a Generator still advances per step
+    sums = rows.sum(axis=1)
+    np.testing.assert_array_equal(got, np.cumsum(sums[:3])[1:])
+    np.testing.assert_array_equal(got2, got[-1] + np.cumsum(sums[2:4]))
+    with sg.Session(g) as sess:
+        want = np.stack([sess.run(draw) for _ in range(3)])
+    np.testing.assert_array_equal(draws, want)
+    assert len({tuple(r) for r in draws.tolist()}) == 3
+    assert np.isinf(got2[-1])  # an infinity carried through the loop
+
+
+class Source:
+    """A feed source (the protocol sg.data.prefetch implements): the next batches on request."""
+
+    def __init__(self, x, data, where=None):
+        self.x, self.data, self.where, self.position, self.asked = x, data, where, 0, []
+
+    def next_feeds(self, steps):
+        self.asked.append(steps)
+        n = 1 if steps is None else steps
+        batch = self.data[self.position : self.position + n]
+        self.position += n
+        value = batch[0] if steps is None else batch
+        return {self.x: value if self.where is None else pjrt.put(value, self.where)}
+
+
+def test_feed_sources_and_device_arrays():
+    g, x, total, new, _ = running_sum()
+    rows = RNG.normal(size=(6, 3))
+    source = Source(x, rows)
+    with sg.Session(g) as sess:
+        a = sess.run(new, source, steps=2)
+        b = sess.run(new, source)  # one batch, no steps
+        c = sess.run(new, source, steps=3)
+        placed = pjrt.put(rows[:2], pjrt.placed(sess.devices))
+        d = sess.run(new, {x: placed}, steps=2)
+        placing = Source(x, rows, pjrt.placed(sess.devices))  # a source of device arrays
+        e = [sess.run(new, placing), sess.run(new, placing, steps=2), sess.run(new, placing)]
+        f = sess.run_async(new, placing).result()
+    assert source.asked == [2, None, 3] and source.position == 6
+    assert placing.asked == [None, 2, None, None]
+    want = np.cumsum(rows.sum(axis=1))
+    np.testing.assert_array_equal(a, want[:2])
+    np.testing.assert_array_equal(b, want[2])
+    np.testing.assert_array_equal(c, want[3:6])
+    np.testing.assert_array_equal(d, want[5] + np.cumsum(rows[:2].sum(axis=1)))
+    np.testing.assert_array_equal(np.hstack(e + [f]), np.cumsum([d[-1], *rows[:5].sum(axis=1)])[1:])
+
+
+def test_a_checked_session_runs_the_steps_one_by_one():
+    g, x, total, new, _ = running_sum()
+    with sg.Session(g, check_numerics=True) as sess:
+        got = sess.run(new, {x: np.ones((3, 2))}, steps=3)
+        np.testing.assert_array_equal(got, [2.0, 4.0, 6.0])
+        with pytest.raises(sg.ExecutionError, match="nan or an infinity"):
+            sess.run(new, {x: np.array([[1.0], [np.inf]])}, steps=2)
+        assert sess.get(total) == 7.0  # the first step ran, the checked second wrote nothing
+
+
+def test_bad_steps_and_feeds_are_feed_errors_at_the_users_line():
+    g, x, total, new, _ = running_sum()
+    here = __file__.rsplit("/", 1)[-1]
+    bad_steps_line = line_of(__file__, "# " + "bad steps")
+    short_line = line_of(__file__, "# " + "too few batches")
+    with sg.Session(g) as sess:
+        for bad in (0, -1, 1.5, True, "2"):
+            with pytest.raises(sg.FeedError, match=rf"{here}:{bad_steps_line}:.*int >= 1"):
+                sess.run(new, {x: np.ones((2, 3))}, steps=bad)  # bad steps
+        with pytest.raises(
+            sg.FeedError, match=rf"{here}:{short_line}:.*expected shape \(3, n\), got \(2, 3\)"
+        ):
+            sess.run(new, {x: np.ones((2, 3))}, steps=3)  # too few batches
+        with pytest.raises(sg.FeedError, match=r"expected shape \(2, n\), got \(2,\)"):
+            sess.run(new, {x: np.ones(2)}, steps=2)
+        placed = pjrt.put(np.ones((2, 3), np.float32), pjrt.placed(sess.devices))
+        with pytest.raises(sg.FeedError, match="dtype float32, expected float64"):
+            sess.run(new, {x: placed}, steps=2)
+        with pytest.raises(sg.FeedError, match="placeholder x"):
+            sess.run(new, None, steps=2)
+        with pytest.raises(sg.FeedError, match="not a mapping"):
+            sess.run(new, _Broken(), steps=2)
+        assert sess.get(total) == 0.0  # nothing ran
+
+
+class _Broken:
+    def next_feeds(self, steps):
+        return [1, 2]
