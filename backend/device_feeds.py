@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Tensor
+from ..graph import FeedError, Tensor, located
 from ..sharding import PartitionSpec, as_spec
 from . import feeds as feeding
 from . import pjrt
@@ -29,16 +29,34 @@ class FeedPlacer:
         self.tensors = list(tensors)
         self._layout = layout
         self._where: dict = {}  # (tensor, rank) -> a pjrt sharding
+        self._fits: set = set()  # the shape signatures ``check`` passed (binding symbols is slow)
 
-    def convert(self, tensor: Tensor, value) -> np.ndarray:
-        """``value`` as the placeholder's dtype (a FeedError if the cast would change it)."""
-        return feeding.convert(tensor, value)
+    def convert(self, tensor: Tensor, value, stacked: bool = False) -> np.ndarray:
+        """``value`` as the placeholder's dtype (a FeedError if the cast would change it);
+        ``stacked``: a stack of batches along a new first axis."""
+        if not stacked:
+            return feeding.convert(tensor, value)
+        arr = feeding.convert(tensor, value, stacked=1)
+        if arr.ndim != len(tensor.type.shape) + 1:
+            raise FeedError(
+                located(
+                    f"feed for {tensor.name} has batches of shape {arr.shape[1:]}, expected "
+                    f"({', '.join(str(d) for d in tensor.type.shape)}) {tensor.dtype.name}",
+                    tensor.node.location,
+                )
+            )
+        return arr
 
     def check(self, fed: list[tuple[Tensor, np.ndarray]]) -> None:
         """FeedError unless the converted ``fed`` values fit their placeholders together: static
-        dims, one size per symbol, dims that split evenly over the mesh."""
+        dims, one size per symbol, dims that split evenly over the mesh. The answer depends on
+        the shapes alone, so each signature is checked once."""
+        signature = tuple([(t, arr.shape) for t, arr in fed])
+        if signature in self._fits:
+            return
         feeding.bind(fed)
         self._layout.check_feeds(fed)
+        self._fits.add(signature)
 
     def put(self, tensor: Tensor, value: np.ndarray, stacked: bool = False):
         """``value`` on the devices as ``tensor``'s sharding says (``stacked``: its first axis is a

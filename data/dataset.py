@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
@@ -159,6 +160,15 @@ class Dataset:
 
     def _length(self) -> int | float | None:
         return self._upstream._length()
+
+    def _rows_source(self) -> _Indexed | None:
+        """For a dataset of batches of rows (a batch of indexed rows, repeated or not): the rows
+        that ``_run_rows``' indices pick from; else None."""
+        return None
+
+    def _run_rows(self, state, key: tuple) -> Iterator[tuple]:
+        """As ``_run``, with each batch as the indices of its rows (``_rows_source`` not None)."""
+        raise NotImplementedError
 
 
 class _Indexed(Dataset):
@@ -297,7 +307,9 @@ class _Batch(Dataset):
 
     def _run(self, state, key):
         if self._upstream._indexed:
-            yield from self._run_indexed(state, key)
+            gather = self._upstream.gather
+            for index, after in self._run_rows(state, key):
+                yield gather(index), after
             return
         elements: list = []
         for element, after in self._upstream._run(state, key):
@@ -308,14 +320,17 @@ class _Batch(Dataset):
         if elements and not self._drop:
             yield _stack(elements, self._describe), after
 
-    def _run_indexed(self, state, key):
-        """Each batch as one gather of its rows (a slice when unshuffled: views of the arrays)."""
+    def _rows_source(self):
+        return self._upstream if self._upstream._indexed else None
+
+    def _run_rows(self, state, key):
+        """Each batch's rows: a slice when unshuffled (a gather of views), else an int array."""
         up: _Indexed = self._upstream
         order, n, size = up.order(key), up.size, self._size
         stop = n - n % size if self._drop else n
         for start in range(0 if state is None else state["row"], stop, size):
             end = min(start + size, n)
-            yield up.gather(slice(start, end) if order is None else order[start:end]), {"row": end}
+            yield (slice(start, end) if order is None else order[start:end]), {"row": end}
 
     def _length(self):
         n = self._upstream._length()
@@ -352,10 +367,20 @@ class _Repeat(Dataset):
         self._count = count
 
     def _run(self, state, key):
+        return self._epochs(self._upstream._run, state, key)
+
+    def _rows_source(self):
+        return self._upstream._rows_source()
+
+    def _run_rows(self, state, key):
+        return self._epochs(self._upstream._run_rows, state, key)
+
+    def _epochs(self, run, state, key):
+        """``run`` (the upstream's ``_run`` or ``_run_rows``) once per epoch, from ``state``."""
         epoch, inner = (0, None) if state is None else (state["epoch"], state["in"])
         while self._count is None or epoch < self._count:
             empty = inner is None
-            for element, after in self._upstream._run(inner, (*key, epoch)):
+            for element, after in run(inner, (*key, epoch)):
                 empty = False
                 yield element, {"epoch": epoch, "in": after}
             if empty and self._count is None:
@@ -400,15 +425,56 @@ class DatasetIterator:
                 )
             state = position["state"]
         self.position = {"dataset": dataset._describe, "state": state}
-        self._elements = dataset._run(state, ())
+        source = dataset._rows_source()
+        if source is None:
+            self._elements, self._rows = dataset._run(state, ()), None
+        else:  # batches of rows: gathered here, so that next_stack can gather many at once
+            self._elements, self._rows, self._gather = None, dataset._run_rows(state, ()), source.gather
+        self._pulled: deque = deque()  # (rows, state after) pulled by next_stack but not handed out
 
     def __iter__(self) -> DatasetIterator:
         return self
 
     def __next__(self):
-        element, after = next(self._elements)
+        if self._rows is None:
+            element, after = next(self._elements)
+        else:
+            index, after = self._pulled.popleft() if self._pulled else next(self._rows)
+            element = self._gather(index)
         self.position = {"dataset": self.dataset._describe, "state": after}
         return element
 
+    def next_stack(self, count: int) -> tuple | None:
+        """The next ``count`` batches stacked along a new first axis, gathered at once, and the
+        position after each; None (nothing consumed) unless the dataset is batches of rows with
+        ``count`` batches of one size left."""
+        if self._rows is None:
+            return None
+        pulled = list(self._pulled)
+        self._pulled.clear()
+        for index, after in self._rows:
+            pulled.append((index, after))
+            if len(pulled) >= count:
+                break
+        rows = [np.arange(i.start, i.stop) if isinstance(i, slice) else i for i, _ in pulled[:count]]
+        if len(pulled) < count or len({len(r) for r in rows}) > 1:
+            self._pulled.extend(pulled)
+            return None
+        self._pulled.extend(pulled[count:])
+        block = _split_rows(self._gather(np.concatenate(rows)), count)
+        describe = self.dataset._describe
+        positions = [{"dataset": describe, "state": after} for _, after in pulled[:count]]
+        self.position = positions[-1]
+        return block, positions
+
     def __repr__(self) -> str:
         return f"<DatasetIterator of {self.dataset._describe} at {self.position['state']}>"
+
+
+def _split_rows(element, count: int):
+    """A gather of ``count`` batches' rows with each field reshaped to (count, batch, ...)."""
+    if isinstance(element, Mapping):
+        return {k: _split_rows(v, count) for k, v in element.items()}
+    if isinstance(element, tuple | list):
+        return type(element)(_split_rows(v, count) for v in element)
+    return element.reshape(count, -1, *element.shape[1:])

@@ -23,6 +23,7 @@ the dataset field and the placeholder.
 from __future__ import annotations
 
 import atexit
+import itertools
 import numbers
 import queue
 import threading
@@ -97,6 +98,9 @@ class Prefetch:
         fields, keys = _fields(feeds_map)
         placer = sess.feed_placer(keys)
         self.tensors: list[Tensor] = placer.tensors
+        twice = [t.name for i, t in enumerate(self.tensors) if any(t is u for u in self.tensors[:i])]
+        if twice:
+            raise FeedError(located(f"sg.data.prefetch: placeholder {twice[0]} is fed by two fields", where))
         self.fields = fields
         iterator = data.iterator(position)
         self.position = iterator.position
@@ -108,7 +112,7 @@ class Prefetch:
         self._producer = _Producer(iterator, placer, fields, int(depth), where)
         self._thread = threading.Thread(target=self._producer.run, name="sg.data.prefetch", daemon=True)
         self._producer.thread = self._thread
-        _live.add(self._producer)
+        _track(self._producer)
         self._finalizer = weakref.finalize(self, self._producer.shutdown)
         self._thread.start()
 
@@ -138,8 +142,10 @@ class Prefetch:
             block = self._take_block()
             if block is not None:
                 self._pending.extend(block.batches)
-        batches = [self._pending.popleft() for _ in range(want)]
-        feeds = self._place(batches, steps)
+        batches = list(itertools.islice(self._pending, want))
+        feeds = self._place(batches, steps)  # (a FeedError here hands out nothing)
+        for _ in range(want):
+            self._pending.popleft()
         self.position = batches[-1].position
         return feeds
 
@@ -268,35 +274,50 @@ class _Producer:
     def run(self) -> None:
         while not self.stop.is_set():
             steps = self.steps
-            want = 1 if steps is None else steps
-            batches: list = []
-            failed = ended = None
-            while len(batches) < want and failed is None:
-                try:
-                    element = next(self.iterator)
-                except StopIteration:
-                    ended = True
-                    break
-                except BaseException as e:  # the dataset's own error: the consumer wraps it
-                    failed = _Failed(e, True)
-                    break
-                try:
-                    batches.append(_Batch(self._convert(element), self.iterator.position))
-                except FeedError as e:
-                    failed = _Failed(e, False)
-            device = None
-            if len(batches) == want and failed is None:
-                try:
-                    device = self._place(batches, steps)
-                except FeedError:
-                    device = None  # batches of different shapes: the consumer stacks and reports them
-                except BaseException as e:
-                    failed = _Failed(e, True)
-            if batches and not self._put(_Block(batches, steps, device)):
+            block, failed, ended = self._make(steps)
+            if block is not None and not self._put(block):
                 return
             if failed is not None or ended:
                 self._put(failed if failed is not None else _END)
                 return
+
+    def _make(self, steps: int | None) -> tuple:
+        """(the next block or None, a _Failed or None, whether the data ended). A failure comes
+        after the batches made before it, which the block holds."""
+        try:  # a dataset of batches of rows: a block of them in one gather
+            stacked = None if steps is None else self.iterator.next_stack(steps)
+            if stacked is not None:
+                batches, device = self._convert_stacked(*stacked)
+                return _Block(batches, steps, device), None, False
+        except FeedError as e:
+            return None, _Failed(e, False), False
+        except BaseException as e:
+            return None, _Failed(e, True), False
+        want = 1 if steps is None else steps
+        batches: list = []
+        failed, ended = None, False
+        while len(batches) < want and failed is None:
+            try:
+                element = next(self.iterator)
+            except StopIteration:
+                ended = True
+                break
+            except BaseException as e:  # the dataset's own error: the consumer wraps it
+                failed = _Failed(e, True)
+                break
+            try:
+                batches.append(_Batch(self._convert(element), self.iterator.position))
+            except FeedError as e:
+                failed = _Failed(e, False)
+        device = None
+        if len(batches) == want and failed is None:
+            try:
+                device = self._place(batches, steps)
+            except FeedError:
+                device = None  # batches of different shapes: the consumer stacks and reports them
+            except BaseException as e:
+                failed = _Failed(e, True)
+        return (_Block(batches, steps, device) if batches else None), failed, ended
 
     def _convert(self, element) -> list:
         """The element's fields as numpy values of their placeholders, checked as a run would."""
@@ -304,18 +325,38 @@ class _Producer:
         for field, t in zip(self.fields, self.placer.tensors):
             value = self._field(element, field, t)
             try:
-                arr = self.placer.convert(t, value)
-                self.placer.check([(t, arr)])
+                fed.append((t, self.placer.convert(t, value)))
             except FeedError as e:
                 raise self._error(field, t, e) from None
-            fed.append((t, arr))
-        if len(fed) > 1:
-            try:
-                self.placer.check(fed)
-            except FeedError as e:
-                fields = ", ".join(f"{_label(f)} -> {t.name}" for f, (t, _) in zip(self.fields, fed))
-                raise FeedError(located(f"sg.data.prefetch (fields {fields}): {e}", self.where)) from None
+        self._check(fed)
         return [arr for _, arr in fed]
+
+    def _check(self, fed: list) -> None:
+        """FeedError naming the field unless the converted batch fits its placeholders."""
+        try:
+            self.placer.check(fed)  # (one cached look-up for a shape signature seen before)
+        except FeedError as e:
+            for field, one in zip(self.fields, fed):  # name the field when one alone is wrong
+                try:
+                    self.placer.check([one])
+                except FeedError as alone:
+                    raise self._error(field, one[0], alone) from None
+            fields = ", ".join(f"{_label(f)} -> {t.name}" for f, (t, _) in zip(self.fields, fed))
+            raise FeedError(located(f"sg.data.prefetch (fields {fields}): {e}", self.where)) from None
+
+    def _convert_stacked(self, block, positions: list) -> tuple[list, list]:
+        """(its batches, its values on the devices) of a block that ``next_stack`` gathered."""
+        placer, fed = self.placer, []
+        for field, t in zip(self.fields, placer.tensors):
+            value = self._field(block, field, t)
+            try:
+                fed.append((t, placer.convert(t, value, stacked=True)))
+            except FeedError as e:
+                raise self._error(field, t, e) from None
+        self._check([(t, v[0]) for t, v in fed])
+        values = [v for _, v in fed]
+        batches = [_Batch([v[i] for v in values], p) for i, p in enumerate(positions)]
+        return batches, [placer.put(t, v, True) for t, v in fed]
 
     def _field(self, element, field, t: Tensor):
         if field is _WHOLE:
@@ -372,13 +413,22 @@ class _Producer:
 
 
 _live: weakref.WeakSet = weakref.WeakSet()
+_exit_hook = threading.Lock()  # held once the hook is registered
 
 
-@atexit.register
+def _track(producer: _Producer) -> None:
+    """Remember a running producer for the exit hook, registered with the first one: atexit runs
+    hooks newest first, so this one runs before the hooks of modules loaded before it (the
+    runtime's among them)."""
+    _live.add(producer)
+    if _exit_hook.acquire(blocking=False):
+        atexit.register(_stop_all)
+
+
 def _stop_all() -> None:
     """At interpreter exit, stop every prefetch thread before the runtime goes away."""
     for producer in list(_live):
         producer.shutdown()
     for producer in list(_live):
         if producer.thread is not None:
-            producer.thread.join(timeout=1.0)
+            producer.thread.join(timeout=0.5)

@@ -222,3 +222,23 @@ def test_exceptions_of_generators_and_map_functions_reach_the_loop():
 
     with pytest.raises(ValueError, match="bad batch"):
         next(iter(Dataset.from_arrays(np.zeros((4, 2))).batch(2).map(bad)))
+
+
+def test_next_stack_gathers_blocks_of_batches_and_keeps_the_order_with_next():
+    x, y = _xy(11)
+    data = Dataset.from_arrays({"x": x, "y": y}).shuffle(seed=6).batch(3, drop_remainder=True).repeat(2)
+    want = [b["y"] // 10 for b in data]  # 3 batches per epoch
+    it = data.iterator()
+    got = [next(it)["y"] // 10]
+    block, positions = it.next_stack(4)  # crosses into the second epoch
+    assert block["x"].shape == (4, 3, 2) and len(positions) == 4
+    np.testing.assert_array_equal(block["x"][..., 0] * 5, block["y"])
+    got += list(block["y"] // 10)
+    assert it.position == positions[-1] and positions[2]["state"] == {"epoch": 1, "in": {"row": 3}}
+    assert it.next_stack(2) is None  # one batch left: nothing consumed
+    got.append(next(it)["y"] // 10)
+    np.testing.assert_array_equal(np.stack(got), np.stack(want))
+    ragged = Dataset.from_arrays(y).batch(4).iterator()  # 4, 4, 3
+    assert ragged.next_stack(3) is None
+    assert [len(b) for b in ragged] == [4, 4, 3]
+    assert Dataset.from_generator(lambda: iter([y])).iterator().next_stack(1) is None
