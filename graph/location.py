@@ -19,7 +19,7 @@ from dataclasses import dataclass
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple(
     os.path.join(_ROOT, d) + os.sep
-    for d in ("graph", "ops", "transforms", "backend", "sharding", "viz", "train", "data")
+    for d in ("graph", "ops", "transforms", "backend", "sharding", "viz", "train", "data", "summary")
 )
 _LIBRARY_FILES = tuple(os.path.join(_ROOT, f) for f in ("__init__.py", "test_util.py", "data.py"))
 _SKIPPED_MODULES = ("contextlib", "functools", "pydantic")

@@ -15,6 +15,7 @@ attributes.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -29,9 +30,14 @@ _TYPE_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBL
 
 def _dtype_enum(dtype: DType) -> int:
     """TensorFlow's DataType number for ``dtype`` (DT_INVALID for one it has no name for)."""
+    return _dtype_enum_of(dtype.name)
+
+
+@functools.cache
+def _dtype_enum_of(name: str) -> int:
     data_type = protos().types.DataType
-    name = _TYPE_NAMES.get(dtype.name, "DT_" + dtype.name.upper())
-    return data_type.Value(name) if name in data_type.keys() else 0
+    tf_name = _TYPE_NAMES.get(name, "DT_" + name.upper())
+    return data_type.Value(tf_name) if tf_name in data_type.keys() else 0
 
 
 def _shape(tensor_type):

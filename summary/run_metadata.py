@@ -4,16 +4,24 @@ TensorBoard's graph tab reads a session run's ``RunMetadata.step_stats``:
 per device, one ``NodeExecStats`` per node with its start and its duration
 in microseconds, matched to the GraphDef's nodes by name. ``sess.profile``
 (backend/profiling.py) has already charged XLA's op times to graph nodes; its
-rows become those stats, laid end to end in the profile's order (XLA's
-fusions run a node's share as part of one kernel, so only the durations are
-meaningful, not the order). Durations are whole microseconds, at least 1 for
-a node that ran, so a sub-microsecond node still shows as one that ran.
+rows become those stats, laid end to end in the profile's order: the tab
+shows a scope's time as the span from its first node's start to its last
+node's end, which end to end is the sum of its nodes' times (XLA's fusions
+run a node's share inside one kernel anyway, so only durations mean much),
+starting at the time of writing (microseconds
+since the epoch, as TensorFlow wrote them: the tab reads a start of 0, which
+the text format leaves out, as no start and drops the node). Durations are
+whole microseconds, at least 1, so a sub-microsecond node still shows as
+one that ran.
 """
 
 from __future__ import annotations
 
+import time
+
 from ..backend.profiling import Profile
 from .events import protos
+from .values import bad
 
 DEVICE = "/device:XLA:0"  # the program's device as the graph tab lists it
 
@@ -21,7 +29,7 @@ DEVICE = "/device:XLA:0"  # the program's device as the graph tab lists it
 def step_stats(profile: Profile, names: dict[str, str]):
     """StepStats of ``profile``'s rows, each node named as the GraphDef names it (``names``)."""
     pb = protos().step_stats
-    node_stats, start = [], 0
+    node_stats, start = [], int(time.time() * 1e6)
     for row in profile.rows:
         micros = max(1, round(row.time_us))
         node_stats.append(pb.NodeExecStats(
@@ -35,11 +43,12 @@ def step_stats(profile: Profile, names: dict[str, str]):
 def tagged_run_metadata(profile, tag: str, names: dict[str, str]):
     """The TaggedRunMetadata event field for ``profile`` under ``tag``."""
     if not isinstance(profile, Profile):
-        raise TypeError(
-            f"FileWriter.add_profile takes what sess.profile(fetches, feeds) returns, not {type(profile).__name__}"
+        raise bad(
+            TypeError,
+            f"FileWriter.add_profile takes what sess.profile(fetches, feeds) returns, not {type(profile).__name__}",
         )
     if not isinstance(tag, str) or not tag:
-        raise TypeError(f"FileWriter.add_profile: the tag is a non-empty string, not {tag!r}")
+        raise bad(TypeError, f"FileWriter.add_profile: the tag is a non-empty string, not {tag!r}")
     pb = protos()
     run_metadata = pb.config.RunMetadata(step_stats=step_stats(profile, names))
     return pb.event.TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())

@@ -16,7 +16,14 @@ import zlib
 
 import numpy as np
 
+from ..graph.errors import located
+from ..graph.location import user_location
 from .events import protos
+
+
+def bad(kind: type[Exception], message: str) -> Exception:
+    """A ``kind`` error whose message starts with the user's file:line (the call that passed the value)."""
+    return kind(located(message, user_location()))
 
 
 def _array(tag: str, value, what: str) -> np.ndarray:
@@ -24,8 +31,8 @@ def _array(tag: str, value, what: str) -> np.ndarray:
     try:
         return np.asarray(value)
     except Exception as e:  # an object numpy cannot read: say which summary it was for
-        raise TypeError(
-            f"summary {what} {tag!r}: cannot read {type(value).__name__} as an array ({e})"
+        raise bad(
+            TypeError, f"summary {what} {tag!r}: cannot read {type(value).__name__} as an array ({e})"
         ) from None
 
 
@@ -58,7 +65,7 @@ def _metadata(plugin: str, content: bytes = b""):
 
 def _check_tag(tag) -> str:
     if not isinstance(tag, str) or not tag:
-        raise TypeError(f"a summary tag is a non-empty string, not {tag!r}")
+        raise bad(TypeError, f"a summary tag is a non-empty string, not {tag!r}")
     return tag
 
 
@@ -66,15 +73,16 @@ def scalar(tag: str, value):
     """A scalars-plugin value: ``value`` (a real number, 0-d or one-element array) as float32."""
     _check_tag(tag)
     if isinstance(value, numbers.Number) and not isinstance(value, numbers.Real):
-        raise TypeError(f"summary scalar {tag!r}: {value!r} is not a real number")
+        raise bad(TypeError, f"summary scalar {tag!r}: {value!r} is not a real number")
     array = _array(tag, value, "scalar")
     if array.size != 1:
-        raise ValueError(
+        raise bad(
+            ValueError,
             f"summary scalar {tag!r}: a scalar is one number, got an array of shape {array.shape} "
-            "(reduce it first, e.g. .mean(), or write it with histogram)"
+            "(reduce it first, e.g. .mean(), or write it with histogram)",
         )
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
-        raise TypeError(f"summary scalar {tag!r}: {array.dtype} is not a real number type")
+        raise bad(TypeError, f"summary scalar {tag!r}: {array.dtype} is not a real number type")
     summary_pb2, types_pb2 = protos().summary, protos().types
     tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
     return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=_metadata("scalars"))
@@ -84,16 +92,17 @@ def histogram(tag: str, values, bins: int = 30):
     """A histograms-plugin value: ``bins`` equal-width buckets over the finite ``values`` (any shape)."""
     _check_tag(tag)
     if not isinstance(bins, numbers.Integral) or isinstance(bins, bool) or bins < 1:
-        raise ValueError(f"summary histogram {tag!r}: bins is a positive integer, not {bins!r}")
+        raise bad(ValueError, f"summary histogram {tag!r}: bins is a positive integer, not {bins!r}")
     array = _array(tag, values, "histogram")
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
-        raise TypeError(f"summary histogram {tag!r}: {array.dtype} values are not real numbers")
+        raise bad(TypeError, f"summary histogram {tag!r}: {array.dtype} values are not real numbers")
     flat = array.astype(np.float64).ravel()
-    bad = ~np.isfinite(flat)
-    if bad.any():
-        raise ValueError(
+    nonfinite = ~np.isfinite(flat)
+    if nonfinite.any():
+        raise bad(
+            ValueError,
             f"summary histogram {tag!r}: {int(np.isnan(flat).sum())} nan and {int(np.isinf(flat).sum())} "
-            f"inf among its {flat.size} values (a histogram has finite edges; check the values first)"
+            f"inf among its {flat.size} values (a histogram has finite edges; check the values first)",
         )
     if flat.size == 0:
         table = np.zeros((0, 3), np.float64)
@@ -129,11 +138,11 @@ def _pixels(tag: str, image: np.ndarray) -> np.ndarray:
     if image.dtype == np.bool_:
         return image.astype(np.uint8) * 255
     if not np.issubdtype(image.dtype, np.floating):
-        raise TypeError(
-            f"summary image {tag!r}: pixels are uint8 (0..255) or floats (0..1), not {image.dtype}"
+        raise bad(
+            TypeError, f"summary image {tag!r}: pixels are uint8 (0..255) or floats (0..1), not {image.dtype}"
         )
     if np.isnan(image).any():
-        raise ValueError(f"summary image {tag!r}: {int(np.isnan(image).sum())} nan pixels")
+        raise bad(ValueError, f"summary image {tag!r}: {int(np.isnan(image).sum())} nan pixels")
     return np.round(np.clip(image.astype(np.float64), 0.0, 1.0) * 255.0).astype(np.uint8)
 
 
@@ -147,9 +156,10 @@ def image(tag: str, values, max_images: int = 3):
     elif array.ndim == 3:
         array = array[None]
     if array.ndim != 4 or array.shape[-1] not in (1, 2, 3, 4) or 0 in array.shape[1:3]:
-        raise ValueError(
+        raise bad(
+            ValueError,
             f"summary image {tag!r}: an image is [height, width], [height, width, channels] or a batch "
-            f"[n, height, width, channels] with 1-4 channels and no empty side; got shape {np.shape(values)}"
+            f"[n, height, width, channels] with 1-4 channels and no empty side; got shape {np.shape(values)}",
         )
     pixels = _pixels(tag, array[:max_images])
     n, h, w, _ = pixels.shape
@@ -164,7 +174,7 @@ def text(tag: str, value: str):
     """A text-plugin value: ``value`` (markdown, as TensorBoard renders it)."""
     _check_tag(tag)
     if not isinstance(value, str):
-        raise TypeError(f"summary text {tag!r}: the text is a str, not {type(value).__name__}")
+        raise bad(TypeError, f"summary text {tag!r}: the text is a str, not {type(value).__name__}")
     summary_pb2 = protos().summary
     return summary_pb2.Summary.Value(
         tag=tag, tensor=_strings([value.encode()], ()), metadata=_metadata("text")

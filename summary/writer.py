@@ -16,11 +16,14 @@ import time
 from ..graph.graph import Graph
 from . import values
 from .events import EventFile, protos
+from .graphdef import graph_def
+from .run_metadata import tagged_run_metadata
+from .values import bad
 
 
 def _step(step) -> int:
     if isinstance(step, bool) or not isinstance(step, numbers.Integral):
-        raise TypeError(f"a summary step is an integer (the training step), not {step!r}")
+        raise bad(TypeError, f"a summary step is an integer (the training step), not {step!r}")
     return int(step)
 
 
@@ -35,7 +38,9 @@ class FileWriter:
 
     def __init__(self, logdir, graph: Graph | None = None):
         if not isinstance(logdir, str | os.PathLike):
-            raise TypeError(f"FileWriter: logdir is a path (str or os.PathLike), not {type(logdir).__name__}")
+            raise bad(
+                TypeError, f"FileWriter: logdir is a path (str or os.PathLike), not {type(logdir).__name__}"
+            )
         self.logdir = os.fspath(logdir)
         self._file = EventFile(self.logdir)
         self._names: dict[str, str] = {}  # graph node name -> its GraphDef name (set by add_graph)
@@ -50,7 +55,7 @@ class FileWriter:
     def _event(self, step: int | None = None, **fields):
         event_pb2 = protos().event
         if self._file.closed:
-            raise ValueError(f"FileWriter({self.logdir!r}) is closed: make a new one to write more")
+            raise bad(ValueError, f"FileWriter({self.logdir!r}) is closed: make a new one to write more")
         event = event_pb2.Event(wall_time=time.time(), **fields)
         if step is not None:
             event.step = step
@@ -67,8 +72,9 @@ class FileWriter:
     def scalars(self, tag_values: dict, step: int) -> None:
         """Log several numbers at one step: ``{tag: value}`` (each as ``scalar`` takes it)."""
         if not hasattr(tag_values, "items"):
-            raise TypeError(
-                f"FileWriter.scalars takes a mapping {{tag: value}}, not {type(tag_values).__name__}"
+            raise bad(
+                TypeError,
+                f"FileWriter.scalars takes a mapping {{tag: value}}, not {type(tag_values).__name__}",
             )
         self._summary(step, *(values.scalar(tag, v) for tag, v in tag_values.items()))
 
@@ -87,10 +93,8 @@ class FileWriter:
 
     def add_graph(self, graph: Graph) -> None:
         """Log ``graph`` for TensorBoard's graph tab (see summary/graphdef.py)."""
-        from .graphdef import graph_def
-
         if not isinstance(graph, Graph):
-            raise TypeError(f"FileWriter.add_graph takes an sg.Graph, not {type(graph).__name__}")
+            raise bad(TypeError, f"FileWriter.add_graph takes an sg.Graph, not {type(graph).__name__}")
         proto, names = graph_def(graph)
         self._names.update(names)
         self._event(graph_def=proto.SerializeToString())
@@ -99,8 +103,6 @@ class FileWriter:
         """Log ``sess.profile(...)``'s per-node device time as run metadata named ``tag``
         (default ``step_<step>``): the graph tab's "Session runs" list offers it, and its
         compute-time colouring shows it on the graph added with ``add_graph``."""
-        from .run_metadata import tagged_run_metadata
-
         step = _step(step)
         tagged = tagged_run_metadata(profile, tag if tag is not None else f"step_{step}", self._names)
         self._event(step, tagged_run_metadata=tagged)

@@ -69,3 +69,27 @@ def kernel_name(tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet debugpy under -X frozen_modules
     return name
+
+
+@pytest.fixture
+def chromium():
+    """Headless chromium (Debian's chromium + chromium-driver) through selenium, quit after the test;
+    a missing browser fails the test (it must not pass by skipping)."""
+    import shutil  # noqa: PLC0415
+
+    from selenium import webdriver  # noqa: PLC0415  (only the browser tests load selenium)
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+
+    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
+    assert not missing, (
+        f"{' and '.join(missing)} not found: install Debian's chromium and chromium-driver "
+        "(`make setup` does it as root: apt-get install chromium chromium-driver)"
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1800", "--force-device-scale-factor=1"):  # fmt: skip
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    yield driver
+    driver.quit()

@@ -7,14 +7,11 @@ No network is needed or used: the explorer's script and style are inline in the 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import nbclient
 import nbconvert
 import nbformat
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
@@ -43,21 +40,6 @@ def _exported_notebook(kernel_name: str, folder: Path) -> Path:
     return page
 
 
-def _chromium() -> webdriver.Chrome:
-    """Headless chromium; a missing browser fails the test (it must not pass by skipping)."""
-    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
-    assert not missing, (
-        f"{' and '.join(missing)} not found: install Debian's chromium and chromium-driver "
-        "(`make setup` does it as root: apt-get install chromium chromium-driver)"
-    )
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,1800", "--force-device-scale-factor=1"):  # fmt: skip
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-
-
 def _open(driver, panel_path: str, label: str):
     """Click the closed box showing ``label`` in the panel of ``panel_path``; the panel it opens."""
     boxes = driver.find_elements(By.CSS_SELECTOR, f'[data-path="{panel_path}"] > .sgx-svg g.sg-collapsed')
@@ -70,28 +52,23 @@ def _open(driver, panel_path: str, label: str):
     return panel
 
 
-def test_clicking_a_closed_scope_in_an_exported_notebook_opens_it(kernel_name, tmp_path):
+def test_clicking_a_closed_scope_in_an_exported_notebook_opens_it(kernel_name, tmp_path, chromium):
     page = _exported_notebook(kernel_name, tmp_path)
-    driver = _chromium()
-    try:
-        driver.get(page.as_uri())
-        model = driver.find_element(By.CSS_SELECTOR, '[data-path="model"]')
-        assert model.is_displayed()  # a graph this size starts with its scopes open, library calls closed
-        fc1 = _open(driver, "model", "fc1")
-        assert fc1.get_attribute("data-path") == "model/fc1" and "dense" in model.text
-        init = _open(driver, "model/fc1", "kernel/init")
-        assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "uniform" in init.text
-        dot = next(
-            n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general")
-        )
-        ActionChains(driver).move_to_element(dot).perform()
-        info = driver.find_element(By.CSS_SELECTOR, ".sgx-info").text
-        assert info.startswith("model/fc1/dot_general = dot_general : f32[batch,8]") and "built at" in info
-        init.find_element(By.CSS_SELECTOR, ".sgx-head").click()
-        assert not init.is_displayed() and fc1.is_displayed()
-        _open(driver, "model/fc1", "kernel/init")
-        (ROOT / "out").mkdir(exist_ok=True)
-        driver.find_element(By.CSS_SELECTOR, ".sgx").screenshot(str(ROOT / "out" / "explorer.png"))
-    finally:
-        driver.quit()
+    driver = chromium
+    driver.get(page.as_uri())
+    model = driver.find_element(By.CSS_SELECTOR, '[data-path="model"]')
+    assert model.is_displayed()  # a graph this size starts with its scopes open, library calls closed
+    fc1 = _open(driver, "model", "fc1")
+    assert fc1.get_attribute("data-path") == "model/fc1" and "dense" in model.text
+    init = _open(driver, "model/fc1", "kernel/init")
+    assert init.get_attribute("data-path") == "model/fc1/kernel/init" and "uniform" in init.text
+    dot = next(n for n in fc1.find_elements(By.CSS_SELECTOR, "g.node") if n.text.startswith("dot_general"))
+    ActionChains(driver).move_to_element(dot).perform()
+    info = driver.find_element(By.CSS_SELECTOR, ".sgx-info").text
+    assert info.startswith("model/fc1/dot_general = dot_general : f32[batch,8]") and "built at" in info
+    init.find_element(By.CSS_SELECTOR, ".sgx-head").click()
+    assert not init.is_displayed() and fc1.is_displayed()
+    _open(driver, "model/fc1", "kernel/init")
+    (ROOT / "out").mkdir(exist_ok=True)
+    driver.find_element(By.CSS_SELECTOR, ".sgx").screenshot(str(ROOT / "out" / "explorer.png"))
     assert (ROOT / "out" / "explorer.png").read_bytes()[:4] == b"\x89PNG"
