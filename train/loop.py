@@ -32,7 +32,7 @@ import numpy as np
 from ..backend.feeds import resolve
 from ..backend.session import Session
 from ..data import Dataset, prefetch
-from ..graph import ExecutionError, GraphError, located, user_location
+from ..graph import ExecutionError, FeedError, GraphError, located, user_location
 from ..summary import FileWriter
 from . import loop_files
 from .loop_hooks import HOOK_METHODS, CallbackHook
@@ -233,24 +233,33 @@ class Loop:
         sums: dict[str, float] = dict.fromkeys(self.metrics, 0.0)
         counted = 0
         started, last_saved_at = time.perf_counter(), time.monotonic()
-        single = self.steps_per_run == 1
+        single = self.steps_per_run == 1  # single steps to the end (the data set is ending)
+        singles = 0  # single steps to run before blocks again (batches that do not stack)
         while not self._stop and (self.steps is None or self.step < self.steps):
-            k = self._block_size(single)
+            k = self._block_size(single or singles > 0)
+            one = single or singles > 0
             before = feed.position
             try:
-                out = self.session.run(self._fetches, feed, steps=None if k == 1 and single else k)
+                out = self.session.run(self._fetches, feed, steps=None if one else k)
             except StopIteration:  # fewer batches left than asked: single steps take the rest
-                if k == 1 and single:
+                if one:
                     break
                 single = True
                 continue
+            except FeedError:
+                if one:
+                    raise
+                singles = k  # batches of two sizes (an epoch's last, short one) cannot be stacked:
+                continue  # the prefetch handed out none of them; take them one by one
             except KeyboardInterrupt:
                 # The run may have ended, may still run on a worker (backend/interrupt.py: XLA
                 # cannot cancel it) or may never have started: the next run() goes back to the
                 # newest checkpoint rather than guess which.
                 self._interrupted = True
                 raise
-            values = {name: np.asarray(v) if k > 1 or not single else np.asarray(v)[None]
+            if singles:
+                singles -= 1
+            values = {name: np.asarray(v)[None] if one else np.asarray(v)
                       for name, v in zip(self.metrics, out)}  # fmt: skip
             bad = _first_nonfinite(values)
             if bad is not None:

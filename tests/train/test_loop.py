@@ -49,6 +49,20 @@ def build():
     return g, {"x": x, "y": y, "id": ids, "loss": loss, "train": train, "first_id": first_id}
 
 
+def linear():
+    """A model small to compile (one weight vector, SGD), for tests about the loop's control."""
+    g = sg.Graph("linear")
+    with g:
+        x = sg.placeholder(("batch", FEATURES), sg.float32, name="x")
+        y = sg.placeholder(("batch",), sg.int32, name="y")
+        ids = sg.placeholder(("batch",), sg.float32, name="id")
+        w = sg.Variable(np.full(FEATURES, 0.5, np.float32), name="w")
+        loss = ((x @ w - y.astype(sg.float32)) ** 2).mean()
+        train = sg.optim.sgd(0.05).minimize(loss)
+        first_id = ids[0]
+    return g, {"x": x, "y": y, "id": ids, "loss": loss, "train": train, "first_id": first_id}
+
+
 def make_loop(logdir, steps, t, g, **kw):
     options = dict(checkpoint_every=4, keep=2, log_every=2, steps_per_run=2, progress=False)
     options.update(kw)
@@ -218,7 +232,7 @@ def test_hooks_and_tensorboard_scalars_match_a_plain_loop(tmp_path):
 
 
 def test_early_stopping_stops_when_the_metric_stops_improving():
-    g, t = build()
+    g, t = linear()
     with g:
         flat = sg.numpy.zeros(()) + 1.0  # never improves after its first log
     stop = sg.train.EarlyStopping("flat", patience=2)
@@ -233,15 +247,10 @@ def test_a_nan_stops_the_loop_with_the_report_of_the_step_that_made_it(tmp_path)
     values = arrays()
     order = [b["id"] for _, b in zip(range(6), dataset(values))]
     values["id"][int(order[4][2])] = -1.0  # a row of the 5th batch only (rows are distinct within an epoch)
-    g = sg.Graph("nan")  # a small model: the search instruments every tensor of the train step
+    g, t = linear()  # a small model: the search instruments every tensor of the train step
     with g:
-        x = sg.placeholder(("batch", FEATURES), sg.float32, name="x")
-        y = sg.placeholder(("batch",), sg.int32, name="y")
-        ids = sg.placeholder(("batch",), sg.float32, name="id")
-        w = sg.Variable(np.full(FEATURES, 0.5, np.float32), name="w")
-        loss = ((x @ w - y.astype(sg.float32)) ** 2).mean()
-        train = sg.optim.sgd(0.05).minimize(loss)
-        bad = sg.numpy.sqrt(ids).sum()  # the nan: sqrt of a negative
+        bad = sg.numpy.sqrt(t["id"]).sum()  # the nan: sqrt of a negative
+    x, y, ids, loss, train = t["x"], t["y"], t["id"], t["loss"], t["train"]
     loop = sg.train.Loop(
         g, train, data=dataset(values), feeds={"x": x, "y": y, "id": ids}, logdir=tmp_path,
         steps=12, metrics={"loss": loss, "bad": bad}, checkpoint_every=3, steps_per_run=3, log_every=3,
@@ -294,17 +303,17 @@ def test_ctrl_c_between_runs_checkpoints_the_step_and_the_next_run_resumes(tmp_p
     again.close()
 
 
-def test_a_finite_data_set_ends_the_loop_after_its_last_batch():
-    g, t = build()
-    data = sg.data.Dataset.from_arrays(arrays()).batch(BATCH, drop_remainder=True)  # 6 batches, no repeat
+def test_a_finite_data_set_with_short_batches_runs_to_its_last_batch():
+    g, t = linear()
+    data = sg.data.Dataset.from_arrays(arrays()).batch(BATCH).repeat(2)  # 2 x (6 batches of 8, 1 of 2)
     seen = []
     loop = sg.train.Loop(
         g, t["train"], data=data, feeds={"x": t["x"], "y": t["y"], "id": t["id"]}, steps_per_run=4,
         metrics={"first_id": t["first_id"]}, progress=False,
         on_step=lambda loop, step, values: seen.append(float(values["first_id"])),
     )  # fmt: skip
-    loop.run()  # a run of 4, then 2 left: single steps take them
-    assert loop.step == 6 and seen == [8.0 * i for i in range(6)]
+    loop.run()  # 4 stacked; 5-8 hold the short batch: one by one; 9-12 stacked; 2 left: one by one
+    assert loop.step == 14 and seen == [8.0 * i for i in range(7)] * 2
     loop.close()
 
 
