@@ -74,7 +74,7 @@ class Loop:
     """
 
     def __init__(
-        self, graph, train, *, data, feeds, logdir=None, steps: int | None = None,
+        self, graph, train, data, feeds, *, logdir=None, steps: int | None = None,
         metrics: Mapping | None = None, checkpoint_every: int | None = None,
         checkpoint_secs: float | None = None, keep: int = 3, log_every: int | None = 50,
         steps_per_run: int | None = None, mesh=None, seed: int = 0, prefetch: int = 2,

@@ -231,16 +231,22 @@ def test_hooks_and_tensorboard_scalars_match_a_plain_loop(tmp_path):
     again.close()
 
 
-def test_early_stopping_stops_when_the_metric_stops_improving():
+def test_early_stopping_a_progress_bar_and_checkpoints_by_the_clock(tmp_path, capsys):
     g, t = linear()
     with g:
         flat = sg.numpy.zeros(()) + 1.0  # never improves after its first log
     stop = sg.train.EarlyStopping("flat", patience=2)
-    loop = sg.train.Loop(g, t["train"], data=dataset(), feeds={"x": t["x"], "y": t["y"], "id": t["id"]},
-                         steps=50, metrics={"flat": flat}, log_every=1, hooks=[stop], progress=False)  # fmt: skip
+    loop = sg.train.Loop(
+        g, t["train"], dataset(), {"x": t["x"], "y": t["y"], "id": t["id"]}, steps=50, metrics={"flat": flat},
+        log_every=1, hooks=[stop], logdir=tmp_path, checkpoint_secs=1e-9, keep=0,
+    )  # fmt: skip
     loop.run()
     assert loop.step == 3 and stop.stopped_at == 3 and stop.best == 1.0 and stop.best_step == 1
     assert int(loop.session.get("global_step")) == 3
+    assert {f for f in os.listdir(tmp_path) if f.endswith(".json")} == {f"model-{s}.json" for s in (1, 2, 3)}
+    bar = capsys.readouterr().err.replace("\r", "\n").splitlines()[-1]
+    assert "3/50" in bar and "flat=1" in bar, bar
+    loop.close()
 
 
 def test_a_nan_stops_the_loop_with_the_report_of_the_step_that_made_it(tmp_path):
