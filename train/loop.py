@@ -267,15 +267,20 @@ class Loop:
             first = self.step
             self.step += k
             self.position = feed.position
-            for i in range(k):
-                step_values = {name: v[i] for name, v in values.items()}
-                for name, v in step_values.items():
-                    sums[name] += float(v)
-                self._call("on_step", first + i + 1, step_values)
+            for name, v in values.items():
+                sums[name] += float(v.sum(dtype=np.float64))
             counted += k
             if bar is not None:
                 bar.update(k)
-            if self.log_every and self.step % self.log_every == 0:
+            log_due = bool(self.log_every) and self.step % self.log_every == 0
+            try:
+                for i in range(k):
+                    self._call("on_step", first + i + 1, {name: v[i] for name, v in values.items()})
+            except KeyboardInterrupt:  # Ctrl-C in a hook: log what is due before run() checkpoints
+                if log_due:
+                    self._log(sums, counted, started, feed, bar)
+                raise
+            if log_due:
                 self._log(sums, counted, started, feed, bar)
                 sums, counted, started = dict.fromkeys(self.metrics, 0.0), 0, time.perf_counter()
             due = self.checkpoint_every and self.step % self.checkpoint_every == 0
