@@ -5,7 +5,8 @@ Adam 1e-3, float32) on data held in host numpy arrays, shuffled anew every
 epoch. stablegraph: an ``sg.data.Dataset`` (shuffle, batch, repeat) fed
 through ``sg.data.prefetch`` (the next blocks already on the device) to
 ``sess.run([loss, train], feed, steps=50)``, one compiled loop per 50 steps;
-also the same prefetch with single steps (no ``steps=``) and ``sg.train.Loop``
+also the same prefetch with single steps (no ``steps=``), single steps fed
+numpy batches cut on the host as the jax loop cuts them, and ``sg.train.Loop``
 (steps_per_run=50, no logdir). jax: ``jax.jit(step, donate_argnums=(0, 1))``
 over params and optax's Adam state, fed ``X[perm[i:i + batch]]`` numpy
 batches, the losses fetched once per 50 steps. All run in one process with
@@ -92,6 +93,19 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
             value, _ = sess.run([loss, train], single)
         return value
 
+    rng = np.random.default_rng(0)
+    order = {"perm": rng.permutation(len(X)), "at": 0}
+    per_epoch = len(X) // batch
+
+    def numpy_feeds():  # the jax loop's way: numpy batches cut on the host, fed to each step
+        for _ in range(steps_per_call):
+            if order["at"] == per_epoch:
+                order["perm"], order["at"] = rng.permutation(len(X)), 0
+            idx = order["perm"][order["at"] * batch : (order["at"] + 1) * batch]
+            order["at"] += 1
+            value, _ = sess.run([loss, train], {x: X[idx], y: Y[idx]})
+        return value
+
     loop = sg.train.Loop(g, train, data=data, feeds={"x": x, "y": y}, steps=0, metrics={"loss": loss},
                          steps_per_run=CHUNK, log_every=CHUNK, progress=False)  # fmt: skip
 
@@ -100,7 +114,8 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
         return loop.run()["loss"]
 
     closers = [many.close, single.close, loop.close, sess.close]
-    return {"sg steps=50": steps_50, "sg single": one_by_one, "sg Loop": managed}, closers
+    runners = {"sg steps=50": steps_50, "sg single": one_by_one, "sg numpy": numpy_feeds, "sg Loop": managed}
+    return runners, closers
 
 
 # -- jax ----------------------------------------------------------------------------------------
@@ -164,13 +179,14 @@ def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
     print(
         f"\n({label}) MLP {'-'.join(map(str, sizes))}, batch {batch}: steps per second (median of {args.repeats})"
     )
-    for name in ("jax", "sg steps=50", "sg single", "sg Loop"):
+    for name in ("jax", "sg steps=50", "sg single", "sg numpy", "sg Loop"):
         print(f"  {name:12s} {rate[name]:10.0f}")
     ratio = med["sg steps=50"] / med["jax"]
     print(f"  ratio stablegraph/jax, prefetch + steps=50: {ratio:.2f} (goal <= {goal})")
     print(
         f"  ratio stablegraph/jax, prefetch, single steps: {med['sg single'] / med['jax']:.2f} (goal <= 1.0)"
     )
+    print(f"  ratio stablegraph/jax, numpy feeds, single steps: {med['sg numpy'] / med['jax']:.2f}")
     print(f"  ratio stablegraph/jax, sg.train.Loop steps_per_run=50: {med['sg Loop'] / med['jax']:.2f}")
     return ratio
 
@@ -189,7 +205,7 @@ def gpu_device():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500, help="steps per timed repeat (a multiple of 50)")
-    parser.add_argument("--repeats", type=int, default=7, help="interleaved repeats")
+    parser.add_argument("--repeats", type=int, default=9, help="interleaved repeats")
     args = parser.parse_args()
     gpu = gpu_device()  # both sides run every case on it when there is one
     device = gpu or jax.devices("cpu")[0]
