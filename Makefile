@@ -84,6 +84,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/attention.py
 	$(PY) benchmarks/linalg.py
 	$(PY) benchmarks/data_parallel.py
+	$(PY) benchmarks/training_loop.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info
