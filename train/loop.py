@@ -274,8 +274,9 @@ class Loop:
                 bar.update(k)
             log_due = bool(self.log_every) and self.step % self.log_every == 0
             try:
-                for i in range(k):
-                    self._call("on_step", first + i + 1, {name: v[i] for name, v in values.items()})
+                if any(callable(getattr(h, "on_step", None)) for h in self.hooks):
+                    for i in range(k):
+                        self._call("on_step", first + i + 1, {name: v[i] for name, v in values.items()})
             except KeyboardInterrupt:  # Ctrl-C in a hook: log what is due before run() checkpoints
                 if log_due:
                     self._log(sums, counted, started, feed, bar)
