@@ -6,7 +6,9 @@ epoch. stablegraph: an ``sg.data.Dataset`` (shuffle, batch, repeat) fed
 through ``sg.data.prefetch`` (the next blocks already on the device) to
 ``sess.run([loss, train], feed, steps=50)``, one compiled loop per 50 steps;
 also the same prefetch with single steps (no ``steps=``), single steps fed
-numpy batches cut on the host as the jax loop cuts them, and ``sg.train.Loop``
+numpy batches cut on the host as the jax loop cuts them (waiting for each
+run, and with ``sess.run_async``, reading a run's loss after starting the
+next, as jax's asynchronous dispatch does), and ``sg.train.Loop``
 (steps_per_run=50, no logdir). jax: ``jax.jit(step, donate_argnums=(0, 1))``
 over params and optax's Adam state, fed ``X[perm[i:i + batch]]`` numpy
 batches, the losses fetched once per 50 steps. All run in one process with
@@ -106,6 +108,19 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
             value, _ = sess.run([loss, train], {x: X[idx], y: Y[idx]})
         return value
 
+    def numpy_feeds_async():  # the same, each run started before the previous one's loss is read
+        pending = None
+        for _ in range(steps_per_call):
+            if order["at"] == per_epoch:
+                order["perm"], order["at"] = rng.permutation(len(X)), 0
+            idx = order["perm"][order["at"] * batch : (order["at"] + 1) * batch]
+            order["at"] += 1
+            started = sess.run_async([loss, train], {x: X[idx], y: Y[idx]})
+            if pending is not None:
+                pending.result()
+            pending = started
+        return pending.result()[0]
+
     loop = sg.train.Loop(g, train, data=data, feeds={"x": x, "y": y}, steps=0, metrics={"loss": loss},
                          steps_per_run=CHUNK, log_every=CHUNK, progress=False)  # fmt: skip
 
@@ -114,7 +129,8 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
         return loop.run()["loss"]
 
     closers = [many.close, single.close, loop.close, sess.close]
-    runners = {"sg steps=50": steps_50, "sg single": one_by_one, "sg numpy": numpy_feeds, "sg Loop": managed}
+    runners = {"sg steps=50": steps_50, "sg single": one_by_one, "sg numpy": numpy_feeds, "sg async": numpy_feeds_async,
+               "sg Loop": managed}  # fmt: skip
     return runners, closers
 
 
@@ -179,7 +195,7 @@ def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
     print(
         f"\n({label}) MLP {'-'.join(map(str, sizes))}, batch {batch}: steps per second (median of {args.repeats})"
     )
-    for name in ("jax", "sg steps=50", "sg single", "sg numpy", "sg Loop"):
+    for name in ("jax", "sg steps=50", "sg single", "sg numpy", "sg async", "sg Loop"):
         print(f"  {name:12s} {rate[name]:10.0f}")
     ratio = med["sg steps=50"] / med["jax"]
     print(f"  ratio stablegraph/jax, prefetch + steps=50: {ratio:.2f} (goal <= {goal})")
@@ -187,6 +203,7 @@ def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
         f"  ratio stablegraph/jax, prefetch, single steps: {med['sg single'] / med['jax']:.2f} (goal <= 1.0)"
     )
     print(f"  ratio stablegraph/jax, numpy feeds, single steps: {med['sg numpy'] / med['jax']:.2f}")
+    print(f"  ratio stablegraph/jax, numpy feeds, run_async: {med['sg async'] / med['jax']:.2f}")
     print(f"  ratio stablegraph/jax, sg.train.Loop steps_per_run=50: {med['sg Loop'] / med['jax']:.2f}")
     return ratio
 
