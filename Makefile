@@ -76,6 +76,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/dispatch.py
+	$(PY) benchmarks/steps_per_call.py
 	$(PY) benchmarks/grad.py
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/random_compile.py

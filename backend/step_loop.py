@@ -207,15 +207,15 @@ def steps_program(session, fetch_ts: tuple, fed: list, steps: int) -> Program:
 
 
 def _compile(session, fetch_ts, fed, steps: int) -> Program:
-    start = time.perf_counter()
     session._initialize_missing()  # the program reads the variables
     layout = session._layout
     one_step = [(t, Stacked(_shape(v)[1:], _dtype(v))) for t, v in fed]
+    pins = None
+    if layout.partitioned:  # (compiled first: its compile is a record of its own)
+        pins = _single_step_specs(session, fetch_ts, one_step)
+    start = time.perf_counter()
     layout.check_feeds(one_step)
     plan, body = plan_run(session.graph, fetch_ts, one_step, layout, session._state.has_value)
-    pins = None
-    if layout.partitioned:
-        pins = _single_step_specs(session, fetch_ts, one_step, plan)
     loop_plan, text = _lower_loop(plan, body, fed, steps, layout, session.devices[0].platform, pins)
     executable, source = compile_text(
         text, layout.devices, body.nodes, loop_plan.arg_types, loop_plan.out_types, loop_plan.n_fetched,
@@ -242,7 +242,7 @@ def _pin(value, spec):
     ).result
 
 
-def _single_step_specs(session, fetch_ts, one_step, plan) -> list:
+def _single_step_specs(session, fetch_ts, one_step) -> list:
     """The PartitionSpec of each result (fetch values, new variables) of the single-step program
     of these fetches, as XLA laid them out there: the loop pins its step's results the same way,
     so that XLA partitions the step as it does one run (the same collectives, the same sums)."""
@@ -325,7 +325,8 @@ def _lower_loop(plan: Plan, body, fed, steps: int, layout, platform: str, pins=N
         if lowering.host_callbacks:
             aliases = {}  # a callback that raises fails the run: the variables must outlive it
         if layout.mesh is not None:
-            specs = _loop_specs(layout, feed_ts, state_in, body.results[:n_values], state_out, pins)
+            placeholders = [fed[i][0] for i in plan.arg_positions]  # (declared specs: not the body's params)
+            specs = _loop_specs(layout, placeholders, state_in, body.results[:n_values], state_out, pins)
             _partition(module, main.func_op, layout.mesh, aliases, specs)
         elif aliases:
             hlo.alias_arguments(main.func_op, len(arg_types), aliases)

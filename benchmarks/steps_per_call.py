@@ -2,6 +2,7 @@
 
 The step (issue 24's case (a)): a 64-64-10 MLP on batches of 32, softmax
 cross-entropy, Adam; data are random (the time does not depend on them).
+``--deep --hidden 256 --batch 128`` is case (b), 64-256-256-10 at batch 128.
 Timed in one process, repeats interleaved:
   - stablegraph, 50 single ``sess.run([loss, train], feeds)`` calls;
   - stablegraph, 50 ``sess.run_async`` calls, each result read one step late;
@@ -24,7 +25,8 @@ from timing import measure
 
 import stablegraph as sg
 
-D, H, C, BATCH, STEPS, LR = 64, 64, 10, 32, 50, 1e-3
+D, C, STEPS, LR = 64, 10, 50, 1e-3
+H, BATCH, DEEP = 64, 32, False  # --hidden, --batch, --deep change them (case (b): 256, 128, deep)
 B1, B2, EPS = 0.9, 0.999, 1e-8
 
 
@@ -44,7 +46,11 @@ def stablegraph_step():
         b1 = sg.Variable(np.zeros(H, np.float32), name="b1")
         w2 = sg.Variable(sg.nn.initializers.glorot_uniform(), (H, C), name="w2")
         b2 = sg.Variable(np.zeros(C, np.float32), name="b2")
-        logits = sg.nn.relu(x @ w1 + b1) @ w2 + b2
+        w3 = sg.Variable(sg.nn.initializers.glorot_uniform(), (H, H), name="w3")
+        h = sg.nn.relu(x @ w1 + b1)
+        if DEEP:
+            h = sg.nn.relu(h @ w3)
+        logits = h @ w2 + b2
         loss = sg.nn.softmax_cross_entropy_with_integer_labels(logits, y).mean()
         train = sg.optim.adam(LR).minimize(loss)
     return g, x, y, loss, train
@@ -84,10 +90,14 @@ def jax_cases(xs, ys) -> dict:
     params = {
         "w1": jnp.asarray(rng.normal(size=(D, H)).astype(np.float32) * 0.1), "b1": jnp.zeros(H),
         "w2": jnp.asarray(rng.normal(size=(H, C)).astype(np.float32) * 0.1), "b2": jnp.zeros(C),
+        "w3": jnp.asarray(rng.normal(size=(H, H)).astype(np.float32) * 0.1),
     }  # fmt: skip
 
     def loss_fn(p, x, y):
-        logits = jax.nn.relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+        h = jax.nn.relu(x @ p["w1"] + p["b1"])
+        if DEEP:
+            h = jax.nn.relu(h @ p["w3"])
+        logits = h @ p["w2"] + p["b2"]
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
 
     def step(state, x, y):
@@ -127,13 +137,19 @@ def jax_cases(xs, ys) -> dict:
 
 
 def main() -> None:
+    global H, BATCH, DEEP  # noqa: PLW0603  (the model's sizes, read by the builders above)
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--hidden", type=int, default=H, help="width of the hidden layers")
+    parser.add_argument("--batch", type=int, default=BATCH)
+    parser.add_argument("--deep", action="store_true", help="two hidden layers (64-H-H-10)")
     args = parser.parse_args()
+    H, BATCH, DEEP = args.hidden, args.batch, args.deep
     xs, ys = data()
     cases = {**stablegraph_cases(xs, ys), **jax_cases(xs, ys)}
     times = measure(cases, calls=1, repeats=args.repeats)
-    print(f"{BATCH}-batch {D}-{H}-{C} MLP, Adam; per step over {STEPS} steps (median of {args.repeats}):")
+    layers = f"{D}-{H}-{H}-{C}" if DEEP else f"{D}-{H}-{C}"
+    print(f"{BATCH}-batch {layers} MLP, Adam; per step over {STEPS} steps (median of {args.repeats}):")
     for name, t in times.items():
         print(f"  {name:28s} {t / STEPS * 1e6:9.1f} us/step")
     print(f"steps=50 vs 50 single runs: {times['stablegraph steps=50'] / times['stablegraph 50 runs']:.2f}")
