@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from .batching import error, structure
+from .iterator import DatasetIterator
 
 __all__ = ["Dataset", "DatasetIterator"]
 
@@ -133,7 +133,23 @@ class Dataset:
         """An iterator over the elements from ``position`` (a ``.position`` saved from an
         iterator of this same dataset; None: the start). Its ``.position`` is always the
         position of the next element it will yield."""
-        return DatasetIterator(self, position)
+        state = None
+        if position is not None:
+            if not isinstance(position, Mapping) or set(position) != {"dataset", "state"}:
+                raise error(
+                    f"a dataset position is a dict saved from an iterator's .position, got {position!r}"
+                )
+            if position["dataset"] != self._describe:
+                raise error(
+                    f"this position was saved from another dataset: {position['dataset']}, "
+                    f"not {self._describe}"
+                )
+            state = position["state"]
+        source = self._rows_source()
+        if source is None:
+            return DatasetIterator(self._describe, state, elements=self._run(state, ()))
+        # batches of rows: gathered by the iterator, so that next_stack can gather many at once
+        return DatasetIterator(self._describe, state, rows=self._run_rows(state, ()), gather=source.gather)
 
     def __iter__(self) -> Iterator:
         return self.iterator()
@@ -403,78 +419,3 @@ class _Map(Dataset):
         fn = self._fn
         for element, after in self._upstream._run(state, key):
             yield fn(element), after
-
-
-class DatasetIterator:
-    """An iteration over a Dataset; ``.position`` is the JSON-able position of the next element."""
-
-    def __init__(self, dataset: Dataset, position: Mapping | None = None):
-        if not isinstance(dataset, Dataset):
-            raise error(f"expected an sg.data.Dataset, got {type(dataset).__name__}")
-        self.dataset = dataset
-        state = None
-        if position is not None:
-            if not isinstance(position, Mapping) or set(position) != {"dataset", "state"}:
-                raise error(
-                    f"a dataset position is a dict saved from an iterator's .position, got {position!r}"
-                )
-            if position["dataset"] != dataset._describe:
-                raise error(
-                    f"this position was saved from another dataset: {position['dataset']}, "
-                    f"not {dataset._describe}"
-                )
-            state = position["state"]
-        self.position = {"dataset": dataset._describe, "state": state}
-        source = dataset._rows_source()
-        if source is None:
-            self._elements, self._rows = dataset._run(state, ()), None
-        else:  # batches of rows: gathered here, so that next_stack can gather many at once
-            self._elements, self._rows, self._gather = None, dataset._run_rows(state, ()), source.gather
-        self._pulled: deque = deque()  # (rows, state after) pulled by next_stack but not handed out
-
-    def __iter__(self) -> DatasetIterator:
-        return self
-
-    def __next__(self):
-        if self._rows is None:
-            element, after = next(self._elements)
-        else:
-            index, after = self._pulled.popleft() if self._pulled else next(self._rows)
-            element = self._gather(index)
-        self.position = {"dataset": self.dataset._describe, "state": after}
-        return element
-
-    def next_stack(self, count: int) -> tuple | None:
-        """The next ``count`` batches stacked along a new first axis, gathered at once, and the
-        position after each; None (nothing consumed) unless the dataset is batches of rows with
-        ``count`` batches of one size left."""
-        if self._rows is None:
-            return None
-        pulled = list(self._pulled)
-        self._pulled.clear()
-        for index, after in self._rows:
-            pulled.append((index, after))
-            if len(pulled) >= count:
-                break
-        rows = [np.arange(i.start, i.stop) if isinstance(i, slice) else i for i, _ in pulled[:count]]
-        if len(pulled) < count or len({len(r) for r in rows}) > 1:
-            self._pulled.extend(pulled)
-            return None
-        self._pulled.extend(pulled[count:])
-        block = _split_rows(self._gather(np.concatenate(rows)), count)
-        describe = self.dataset._describe
-        positions = [{"dataset": describe, "state": after} for _, after in pulled[:count]]
-        self.position = positions[-1]
-        return block, positions
-
-    def __repr__(self) -> str:
-        return f"<DatasetIterator of {self.dataset._describe} at {self.position['state']}>"
-
-
-def _split_rows(element, count: int):
-    """A gather of ``count`` batches' rows with each field reshaped to (count, batch, ...)."""
-    if isinstance(element, Mapping):
-        return {k: _split_rows(v, count) for k, v in element.items()}
-    if isinstance(element, tuple | list):
-        return type(element)(_split_rows(v, count) for v in element)
-    return element.reshape(count, -1, *element.shape[1:])

@@ -22,7 +22,6 @@ the dataset field and the placeholder.
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import numbers
 import queue
@@ -31,36 +30,13 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Mapping
-from typing import NamedTuple
-
-import numpy as np
 
 from ..graph import ExecutionError, FeedError, Tensor, located, user_location
 from .batching import error
 from .dataset import Dataset
+from .producer import END, WHOLE, Block, Failed, Producer, stacked, track
 
 __all__ = ["Prefetch", "prefetch"]
-
-_WHOLE = object()  # the field of a dataset whose elements are single arrays
-
-
-class _Batch(NamedTuple):
-    values: list  # converted numpy values, one per placeholder
-    position: dict  # the dataset position after this batch
-
-
-class _Block(NamedTuple):
-    batches: list  # of _Batch
-    steps: int | None  # what they were made for: None (one batch) or a stack of ``steps``
-    device: list | None  # the block on the devices, one array per placeholder (None: not placed)
-
-
-class _Failed(NamedTuple):
-    error: BaseException
-    from_dataset: bool  # raised by the dataset (wrap it) rather than by the feed checks
-
-
-_END = object()
 
 
 def prefetch(data: Dataset, sess, feeds_map, depth: int = 2, position: Mapping | None = None) -> Prefetch:
@@ -106,13 +82,13 @@ class Prefetch:
         self.position = iterator.position
         self.stall_seconds = 0.0
         self._pending: deque = deque()  # batches taken out of a block but not handed out yet
-        self._failure: _Failed | None = None
+        self._failure: Failed | None = None
         self._ended = False
         self._closed = False
-        self._producer = _Producer(iterator, placer, fields, int(depth), where)
+        self._producer = Producer(iterator, placer, fields, int(depth), where)
         self._thread = threading.Thread(target=self._producer.run, name="sg.data.prefetch", daemon=True)
         self._producer.thread = self._thread
-        _track(self._producer)
+        track(self._producer)
         self._finalizer = weakref.finalize(self, self._producer.shutdown)
         self._thread.start()
 
@@ -155,7 +131,7 @@ class Prefetch:
     def __iter__(self) -> Prefetch:
         return self
 
-    def _take_block(self) -> _Block | None:
+    def _take_block(self) -> Block | None:
         """The producer's next block (timing the wait as a stall); None after recording the end
         or a failure."""
         producer = self._producer
@@ -165,10 +141,10 @@ class Prefetch:
             start = time.perf_counter()
             item = self._wait(producer)
             self.stall_seconds += time.perf_counter() - start
-        if item is _END:
+        if item is END:
             self._ended = True
             return None
-        if isinstance(item, _Failed):
+        if isinstance(item, Failed):
             self._failure = item
             return None
         return item
@@ -179,17 +155,18 @@ class Prefetch:
                 return producer.queue.get(timeout=0.5)
             except queue.Empty:
                 if not self._thread.is_alive() and producer.queue.empty():
-                    return _Failed(ExecutionError("the sg.data.prefetch thread stopped"), False)
+                    return Failed(ExecutionError("the sg.data.prefetch thread stopped"), False)
 
     def _raise_failure(self):
         failed = self._failure
         if not failed.from_dataset:
             raise type(failed.error)(str(failed.error)) from None
         e = failed.error
+        after = self._pending[-1].position if self._pending else self.position
         raise ExecutionError(
             located(
                 f"sg.data.prefetch: the dataset raised {type(e).__name__}: {e} while making the batch "
-                f"after position {self.position['state'] if not self._pending else self._pending[-1].position['state']}",
+                f"after position {after['state']}",
                 self._producer.where,
             )
         ) from e
@@ -201,7 +178,7 @@ class Prefetch:
             values = batches[0].values
         else:
             values = [
-                _stacked([b.values[i] for b in batches], field, t, steps, producer.where)
+                stacked([b.values[i] for b in batches], field, t, steps, producer.where)
                 for i, (field, t) in enumerate(zip(self.fields, self.tensors))
             ]
         placer = producer.placer
@@ -236,199 +213,8 @@ def _fields(feeds_map) -> tuple[list, list]:
     if isinstance(feeds_map, tuple | list):
         return list(range(len(feeds_map))), list(feeds_map)
     if isinstance(feeds_map, Tensor | str):
-        return [_WHOLE], [feeds_map]
+        return [WHOLE], [feeds_map]
     raise error(
         "sg.data.prefetch's feeds_map maps dataset fields to placeholders ({'x': x, 'y': y}), "
         f"got {type(feeds_map).__name__}"
     )
-
-
-def _stacked(values: list, field, tensor: Tensor, steps: int, where) -> np.ndarray:
-    shapes = {v.shape for v in values}
-    if len(shapes) > 1:
-        raise FeedError(
-            located(
-                f"steps={steps} stacks {steps} batches, but dataset field {_label(field)} for placeholder "
-                f"{tensor.name} has batches of shapes {sorted(shapes)}: batch with drop_remainder=True",
-                where,
-            )
-        )
-    return np.stack(values)
-
-
-def _label(field) -> str:
-    return "(the whole element)" if field is _WHOLE else repr(field)
-
-
-class _Producer:
-    """The thread's side: iterates, converts, places and queues blocks; holds no Prefetch, so a
-    Prefetch nobody holds is collected and its finalizer stops this."""
-
-    def __init__(self, iterator, placer, fields: list, depth: int, where):
-        self.iterator, self.placer, self.fields, self.where = iterator, placer, fields, where
-        self.queue: queue.Queue = queue.Queue(depth)
-        self.stop = threading.Event()
-        self.steps: int | None = None  # the consumer's last ask: the size of the blocks to make
-        self.thread: threading.Thread | None = None
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            steps = self.steps
-            block, failed, ended = self._make(steps)
-            if block is not None and not self._put(block):
-                return
-            if failed is not None or ended:
-                self._put(failed if failed is not None else _END)
-                return
-
-    def _make(self, steps: int | None) -> tuple:
-        """(the next block or None, a _Failed or None, whether the data ended). A failure comes
-        after the batches made before it, which the block holds."""
-        try:  # a dataset of batches of rows: a block of them in one gather
-            stacked = None if steps is None else self.iterator.next_stack(steps)
-            if stacked is not None:
-                batches, device = self._convert_stacked(*stacked)
-                return _Block(batches, steps, device), None, False
-        except FeedError as e:
-            return None, _Failed(e, False), False
-        except BaseException as e:
-            return None, _Failed(e, True), False
-        want = 1 if steps is None else steps
-        batches: list = []
-        failed, ended = None, False
-        while len(batches) < want and failed is None:
-            try:
-                element = next(self.iterator)
-            except StopIteration:
-                ended = True
-                break
-            except BaseException as e:  # the dataset's own error: the consumer wraps it
-                failed = _Failed(e, True)
-                break
-            try:
-                batches.append(_Batch(self._convert(element), self.iterator.position))
-            except FeedError as e:
-                failed = _Failed(e, False)
-        device = None
-        if len(batches) == want and failed is None:
-            try:
-                device = self._place(batches, steps)
-            except FeedError:
-                device = None  # batches of different shapes: the consumer stacks and reports them
-            except BaseException as e:
-                failed = _Failed(e, True)
-        return (_Block(batches, steps, device) if batches else None), failed, ended
-
-    def _convert(self, element) -> list:
-        """The element's fields as numpy values of their placeholders, checked as a run would."""
-        fed = []
-        for field, t in zip(self.fields, self.placer.tensors):
-            value = self._field(element, field, t)
-            try:
-                fed.append((t, self.placer.convert(t, value)))
-            except FeedError as e:
-                raise self._error(field, t, e) from None
-        self._check(fed)
-        return [arr for _, arr in fed]
-
-    def _check(self, fed: list) -> None:
-        """FeedError naming the field unless the converted batch fits its placeholders."""
-        try:
-            self.placer.check(fed)  # (one cached look-up for a shape signature seen before)
-        except FeedError as e:
-            for field, one in zip(self.fields, fed):  # name the field when one alone is wrong
-                try:
-                    self.placer.check([one])
-                except FeedError as alone:
-                    raise self._error(field, one[0], alone) from None
-            fields = ", ".join(f"{_label(f)} -> {t.name}" for f, (t, _) in zip(self.fields, fed))
-            raise FeedError(located(f"sg.data.prefetch (fields {fields}): {e}", self.where)) from None
-
-    def _convert_stacked(self, block, positions: list) -> tuple[list, list]:
-        """(its batches, its values on the devices) of a block that ``next_stack`` gathered."""
-        placer, fed = self.placer, []
-        for field, t in zip(self.fields, placer.tensors):
-            value = self._field(block, field, t)
-            try:
-                fed.append((t, placer.convert(t, value, stacked=True)))
-            except FeedError as e:
-                raise self._error(field, t, e) from None
-        self._check([(t, v[0]) for t, v in fed])
-        values = [v for _, v in fed]
-        batches = [_Batch([v[i] for v in values], p) for i, p in enumerate(positions)]
-        return batches, [placer.put(t, v, True) for t, v in fed]
-
-    def _field(self, element, field, t: Tensor):
-        if field is _WHOLE:
-            return element
-        try:
-            return element[field]
-        except (KeyError, IndexError, TypeError):
-            if isinstance(element, Mapping):
-                have = f"its fields are {', '.join(repr(k) for k in element)}"
-            elif isinstance(element, tuple | list):
-                have = f"it is a {type(element).__name__} of {len(element)}"
-            else:
-                have = f"it is a {type(element).__name__}, not a dict"
-            raise FeedError(
-                located(
-                    f"sg.data.prefetch: the dataset's elements have no field {field!r} for placeholder "
-                    f"{t.name} ({have})",
-                    self.where,
-                )
-            ) from None
-
-    def _error(self, field, t: Tensor, e: FeedError) -> FeedError:
-        return FeedError(
-            located(
-                f"sg.data.prefetch: dataset field {_label(field)} -> placeholder {t.name}: {e}", self.where
-            )
-        )
-
-    def _place(self, batches: list, steps: int | None) -> list:
-        placer = self.placer
-        if steps is None:
-            return [placer.put(t, v) for t, v in zip(placer.tensors, batches[0].values)]
-        return [
-            placer.put(t, _stacked([b.values[i] for b in batches], field, t, steps, self.where), True)
-            for i, (field, t) in enumerate(zip(self.fields, placer.tensors))
-        ]
-
-    def _put(self, item) -> bool:
-        """Queue ``item`` (blocking while full); False once stopped. ``shutdown`` empties the queue,
-        so a put blocked at that moment finishes and the loop sees the stop."""
-        if self.stop.is_set():
-            return False
-        self.queue.put(item)
-        return not self.stop.is_set()
-
-    def shutdown(self) -> None:
-        """Stop making blocks and free the queued ones (called from any thread)."""
-        self.stop.set()
-        while True:
-            try:
-                self.queue.get_nowait()
-            except queue.Empty:
-                return
-
-
-_live: weakref.WeakSet = weakref.WeakSet()
-_exit_hook = threading.Lock()  # held once the hook is registered
-
-
-def _track(producer: _Producer) -> None:
-    """Remember a running producer for the exit hook, registered with the first one: atexit runs
-    hooks newest first, so this one runs before the hooks of modules loaded before it (the
-    runtime's among them)."""
-    _live.add(producer)
-    if _exit_hook.acquire(blocking=False):
-        atexit.register(_stop_all)
-
-
-def _stop_all() -> None:
-    """At interpreter exit, stop every prefetch thread before the runtime goes away."""
-    for producer in list(_live):
-        producer.shutdown()
-    for producer in list(_live):
-        if producer.thread is not None:
-            producer.thread.join(timeout=0.5)

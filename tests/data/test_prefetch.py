@@ -114,6 +114,9 @@ def test_on_a_mesh_values_are_split_as_the_placeholders_say():
     with sg.Session(GM, mesh=mesh) as sess, sg.data.prefetch(_data(1, 8), sess, {"x": XM, "y": YM}) as feed:
         one = next(feed)
         block = feed.next_feeds(1)
+        with sg.data.prefetch(_data(1, 6), sess, {"x": XM, "y": YM}) as uneven:
+            with pytest.raises(sg.FeedError, match=r"field 'x' -> placeholder x: .*does not split evenly"):
+                next(uneven)
     for feeds, stacked in ((one, False), (block, True)):
         x, y = feeds[XM], feeds[YM]
         rank = 3 if stacked else 2
