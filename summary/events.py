@@ -19,7 +19,7 @@ import threading
 import time
 import types
 
-_file_numbers = itertools.count()  # two writers made in the same second get different files
+_file_numbers = itertools.count()  # orders the files one process makes, even within a microsecond
 
 
 def protos() -> types.SimpleNamespace:
@@ -62,9 +62,13 @@ class EventFile:
 
     def __init__(self, logdir: str):
         os.makedirs(logdir, exist_ok=True)
+        # TensorBoard reads a directory's event files in name order and skips a file that sorts
+        # before one it has read: the name sorts by creation (seconds, then microseconds), whatever
+        # the process ids and however many writers a process has made
+        now_us = time.time_ns() // 1000
         name = (
-            f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}."
-            f"{os.getpid()}.{next(_file_numbers)}"
+            f"events.out.tfevents.{now_us // 10**6:010d}.{socket.gethostname()}.{now_us % 10**6:06d}."
+            f"{os.getpid()}.{next(_file_numbers):06d}"
         )
         self.path = os.path.join(logdir, name)
         self._file = open(self.path, "wb")  # noqa: SIM115  (held open until close())
@@ -85,11 +89,13 @@ class EventFile:
             self._file.flush()
 
     def flush(self) -> None:
+        """Sync the file to disk (the OS already has every record)."""
         with self._lock:
             self._file.flush()
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
+        """Flush and close the file; closing again does nothing."""
         with self._lock:
             if not self._file.closed:
                 self._file.flush()

@@ -9,8 +9,8 @@ added under the node's name and the attribute holding them
 (``loop/body/mul``), with an edge from every outer tensor a body captures.
 Attributes carry what a reader wants on a node's card: its output types
 (``_output_shapes``, which also labels edges, and ``outputs``, symbolic
-dims kept), the user's file:line, the library call and the op's own
-attributes.
+dims kept), the user's file:line, the library call, the forward node of a
+gradient node and the op's own attributes.
 """
 
 from __future__ import annotations
@@ -50,7 +50,18 @@ def _shape(tensor_type):
 
 
 def _text(value) -> bytes:
-    text = str(value) if not isinstance(value, np.ndarray) else np.array2string(value, threshold=20)
+    """An attribute's text, cut to _LONG characters: an array summarized, a body by its signature
+    (its nodes are in the GraphDef under the node), anything else as it prints."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, threshold=20)
+    elif (
+        hasattr(value, "listing_name")
+        or isinstance(value, tuple)
+        and any(hasattr(v, "listing_name") for v in value)
+    ):
+        text = repr(value)
+    else:
+        text = str(value)
     return (text if len(text) <= _LONG else text[: _LONG - 3] + "...").encode()
 
 
@@ -130,6 +141,8 @@ class _Builder:
             attr["T"].CopyFrom(AttrValue(type=_dtype_enum(node.out_types[0].dtype)))
         if node.location is not None:
             attr["location"].CopyFrom(AttrValue(s=node.location.full.encode()))
+        if node.derived_from is not None:  # a gradient node: the forward node it was made for
+            attr["derived_from"].CopyFrom(AttrValue(s=node.derived_from.encode()))
         if node.call is not None:
             attr["call"].CopyFrom(AttrValue(s=f"{node.call.name} = {node.call.fn}(...)".encode()))
         return node_def

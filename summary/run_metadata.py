@@ -4,15 +4,16 @@ TensorBoard's graph tab reads a session run's ``RunMetadata.step_stats``:
 per device, one ``NodeExecStats`` per node with its start and its duration
 in microseconds, matched to the GraphDef's nodes by name. ``sess.profile``
 (backend/profiling.py) has already charged XLA's op times to graph nodes; its
-rows become those stats, laid end to end in the profile's order: the tab
-shows a scope's time as the span from its first node's start to its last
-node's end, which end to end is the sum of its nodes' times (XLA's fusions
-run a node's share inside one kernel anyway, so only durations mean much),
-starting at the time of writing (microseconds
-since the epoch, as TensorFlow wrote them: the tab reads a start of 0, which
-the text format leaves out, as no start and drops the node). Durations are
-whole microseconds, at least 1, so a sub-microsecond node still shows as
-one that ran.
+rows become those stats. The tab shows a scope's time as the span from its
+first node's start to its last node's end, so the nodes are laid end to end
+in the order of their names' parts, which keeps every scope's nodes
+together: each scope's span is then the sum of its nodes' times (XLA's
+fusions run a node's share inside one kernel anyway, so only the durations
+mean anything). Starts count from the time of writing in microseconds since
+the epoch, as TensorFlow's did: a start of 0, which the text format leaves
+out, reads in the tab as no start and drops the node. Durations are whole
+microseconds, at least 1, so a sub-microsecond node still shows as one
+that ran.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ DEVICE = "/device:XLA:0"  # the program's device as the graph tab lists it
 def step_stats(profile: Profile, names: dict[str, str]):
     """StepStats of ``profile``'s rows, each node named as the GraphDef names it (``names``)."""
     pb = protos().step_stats
+    named = sorted(
+        ((names.get(row.node, row.node), row) for row in profile.rows), key=lambda nr: nr[0].split("/")
+    )
     node_stats, start = [], int(time.time() * 1e6)
-    for row in profile.rows:
+    for name, row in named:
         micros = max(1, round(row.time_us))
         node_stats.append(pb.NodeExecStats(
-            node_name=names.get(row.node, row.node), all_start_micros=start, op_start_rel_micros=0,
-            op_end_rel_micros=micros, all_end_rel_micros=micros, timeline_label=f"{row.op} {row.node}",
+            node_name=name, all_start_micros=start, op_start_rel_micros=0, op_end_rel_micros=micros,
+            all_end_rel_micros=micros, timeline_label=f"{row.op} {row.node}",
         ))  # fmt: skip
         start += micros
     return pb.StepStats(dev_stats=[pb.DeviceStepStats(device=DEVICE, node_stats=node_stats)])

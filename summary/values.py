@@ -16,8 +16,10 @@ import zlib
 
 import numpy as np
 
-from ..graph.errors import located
+from ..graph.dtypes import dtype as graph_dtype
+from ..graph.errors import GraphError, located
 from ..graph.location import user_location
+from ..graph.tensor import Tensor
 from .events import protos
 
 
@@ -26,8 +28,26 @@ def bad(kind: type[Exception], message: str) -> Exception:
     return kind(located(message, user_location()))
 
 
+def _kind(dtype: np.dtype) -> str | None:
+    """ "b", "i", "u" or "f" for a real number type (ml_dtypes' bfloat16 and float8 too, which
+    numpy files under kind "V"), None for any other (complex, strings, objects)."""
+    if dtype.kind in "biuf":
+        return dtype.kind
+    try:
+        kind = graph_dtype(dtype).kind
+    except (GraphError, TypeError):
+        return None
+    return kind if kind in "biuf" else None
+
+
 def _array(tag: str, value, what: str) -> np.ndarray:
     """``value`` as a numpy array (device arrays and numbers too), or a TypeError naming the tag."""
+    if isinstance(value, Tensor):
+        raise bad(
+            TypeError,
+            f"summary {what} {tag!r}: {value!r} is a graph tensor; summaries take values, so fetch it "
+            f"first: writer.{what}({tag!r}, sess.run(tensor), step)",
+        )
     try:
         return np.asarray(value)
     except Exception as e:  # an object numpy cannot read: say which summary it was for
@@ -47,6 +67,7 @@ def _tensor(array: np.ndarray, dtype_enum: int):
 
 
 def _strings(items, shape) -> object:
+    """A string TensorProto of ``shape`` holding the byte strings ``items``."""
     pb = protos()
     dims = [pb.tensor_shape.TensorShapeProto.Dim(size=n) for n in shape]
     return pb.tensor.TensorProto(
@@ -57,6 +78,7 @@ def _strings(items, shape) -> object:
 
 
 def _metadata(plugin: str, content: bytes = b""):
+    """SummaryMetadata naming the TensorBoard plugin that shows the value."""
     summary_pb2 = protos().summary
     return summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin, content=content)
@@ -81,11 +103,35 @@ def scalar(tag: str, value):
             f"summary scalar {tag!r}: a scalar is one number, got an array of shape {array.shape} "
             "(reduce it first, e.g. .mean(), or write it with histogram)",
         )
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
+    if _kind(array.dtype) is None:
         raise bad(TypeError, f"summary scalar {tag!r}: {array.dtype} is not a real number type")
     summary_pb2, types_pb2 = protos().summary, protos().types
-    tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
+    with np.errstate(over="ignore"):  # beyond float32's range is inf, as TensorBoard stores it
+        tensor = _tensor(array.reshape(()).astype(np.float32), types_pb2.DT_FLOAT)
     return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=_metadata("scalars"))
+
+
+def _buckets(flat: np.ndarray, bins: int) -> np.ndarray:
+    """The ``[bins, 3]`` table (left edge, right edge, count) of finite float64 values: equal-width
+    buckets from the least value to the greatest, each holding [left, right), the last also its right
+    edge. As TensorBoard's own writer lays them out, no values are ``bins`` empty buckets at 0 and
+    one value repeated is ``bins`` buckets [v, v], the last holding them all. The edges are mixtures
+    of the ends, so a range wider than float64's largest number still has finite edges; a range of a
+    few ulps repeats edges (those buckets stay empty) rather than failing."""
+    table = np.zeros((bins, 3), np.float64)
+    if flat.size == 0:
+        return table
+    lo, hi = flat.min(), flat.max()
+    if lo == hi:
+        table[:, :2] = lo
+        table[-1, 2] = flat.size
+        return table
+    t = np.linspace(0.0, 1.0, bins + 1)
+    edges = np.maximum.accumulate(lo * (1.0 - t) + hi * t)  # rounding never makes an edge go back
+    edges[0], edges[-1] = lo, hi
+    index = np.minimum(np.searchsorted(edges, flat, side="right") - 1, bins - 1)
+    table[:, 0], table[:, 1], table[:, 2] = edges[:-1], edges[1:], np.bincount(index, minlength=bins)
+    return table
 
 
 def histogram(tag: str, values, bins: int = 30):
@@ -94,7 +140,7 @@ def histogram(tag: str, values, bins: int = 30):
     if not isinstance(bins, numbers.Integral) or isinstance(bins, bool) or bins < 1:
         raise bad(ValueError, f"summary histogram {tag!r}: bins is a positive integer, not {bins!r}")
     array = _array(tag, values, "histogram")
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_) or np.iscomplexobj(array):
+    if _kind(array.dtype) is None:
         raise bad(TypeError, f"summary histogram {tag!r}: {array.dtype} values are not real numbers")
     flat = array.astype(np.float64).ravel()
     nonfinite = ~np.isfinite(flat)
@@ -104,14 +150,11 @@ def histogram(tag: str, values, bins: int = 30):
             f"summary histogram {tag!r}: {int(np.isnan(flat).sum())} nan and {int(np.isinf(flat).sum())} "
             f"inf among its {flat.size} values (a histogram has finite edges; check the values first)",
         )
-    if flat.size == 0:
-        table = np.zeros((0, 3), np.float64)
-    else:
-        counts, edges = np.histogram(flat, bins=int(bins))
-        table = np.stack([edges[:-1], edges[1:], counts.astype(np.float64)], axis=1)
     summary_pb2, types_pb2 = protos().summary, protos().types
     return summary_pb2.Summary.Value(
-        tag=tag, tensor=_tensor(table, types_pb2.DT_DOUBLE), metadata=_metadata("histograms")
+        tag=tag,
+        tensor=_tensor(_buckets(flat, int(bins)), types_pb2.DT_DOUBLE),
+        metadata=_metadata("histograms"),
     )
 
 
@@ -137,7 +180,7 @@ def _pixels(tag: str, image: np.ndarray) -> np.ndarray:
         return image
     if image.dtype == np.bool_:
         return image.astype(np.uint8) * 255
-    if not np.issubdtype(image.dtype, np.floating):
+    if _kind(image.dtype) != "f":
         raise bad(
             TypeError, f"summary image {tag!r}: pixels are uint8 (0..255) or floats (0..1), not {image.dtype}"
         )

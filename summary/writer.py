@@ -14,7 +14,7 @@ import os
 import time
 
 from ..graph.graph import Graph
-from . import values
+from . import values as summary_values
 from .events import EventFile, protos
 from .graphdef import graph_def
 from .run_metadata import tagged_run_metadata
@@ -22,6 +22,7 @@ from .values import bad
 
 
 def _step(step) -> int:
+    """``step`` as an int: TensorBoard's x axis is the training step, an integer."""
     if isinstance(step, bool) or not isinstance(step, numbers.Integral):
         raise bad(TypeError, f"a summary step is an integer (the training step), not {step!r}")
     return int(step)
@@ -32,8 +33,9 @@ class FileWriter:
 
     ``scalar``, ``scalars``, ``histogram``, ``image``, ``text`` log values at a step;
     ``add_graph(g)`` the graph (also done by ``graph=g``); ``add_profile(profile, step)`` a
-    ``sess.profile`` result. Every record is flushed as it is written; ``flush`` also syncs
-    the file to disk, ``close`` ends it (also on leaving a ``with`` block).
+    ``sess.profile`` result; ``add_session_log("start", step)`` where a (resumed) run starts.
+    Every record is flushed as it is written; ``flush`` also syncs the file to disk, ``close``
+    ends it (also on leaving a ``with`` block).
     """
 
     def __init__(self, logdir, graph: Graph | None = None):
@@ -42,7 +44,10 @@ class FileWriter:
                 TypeError, f"FileWriter: logdir is a path (str or os.PathLike), not {type(logdir).__name__}"
             )
         self.logdir = os.fspath(logdir)
-        self._file = EventFile(self.logdir)
+        try:
+            self._file = EventFile(self.logdir)
+        except OSError as e:  # a file where the directory should be, no permission, a full disk
+            raise bad(type(e), f"FileWriter: cannot write an event file in {self.logdir!r}: {e}") from None
         self._names: dict[str, str] = {}  # graph node name -> its GraphDef name (set by add_graph)
         if graph is not None:
             self.add_graph(graph)
@@ -67,7 +72,7 @@ class FileWriter:
 
     def scalar(self, tag: str, value, step: int) -> None:
         """Log one number (a Python or numpy number, a 0-d or one-element array) under ``tag``."""
-        self._summary(step, values.scalar(tag, value))
+        self._summary(step, summary_values.scalar(tag, value))
 
     def scalars(self, tag_values: dict, step: int) -> None:
         """Log several numbers at one step: ``{tag: value}`` (each as ``scalar`` takes it)."""
@@ -76,20 +81,20 @@ class FileWriter:
                 TypeError,
                 f"FileWriter.scalars takes a mapping {{tag: value}}, not {type(tag_values).__name__}",
             )
-        self._summary(step, *(values.scalar(tag, v) for tag, v in tag_values.items()))
+        self._summary(step, *(summary_values.scalar(tag, v) for tag, v in tag_values.items()))
 
-    def histogram(self, tag: str, values_, step: int, bins: int = 30) -> None:
+    def histogram(self, tag: str, values, step: int, bins: int = 30) -> None:
         """Log the distribution of an array's values (any shape, all finite) in ``bins`` buckets."""
-        self._summary(step, values.histogram(tag, values_, bins))
+        self._summary(step, summary_values.histogram(tag, values, bins))
 
     def image(self, tag: str, array, step: int, max_images: int = 3) -> None:
         """Log an image ``[h, w]``, ``[h, w, c]`` or a batch ``[n, h, w, c]`` (c = 1..4; uint8
         0..255 or floats 0..1); a batch keeps its first ``max_images``."""
-        self._summary(step, values.image(tag, array, max_images))
+        self._summary(step, summary_values.image(tag, array, max_images))
 
     def text(self, tag: str, text: str, step: int) -> None:
         """Log a string (TensorBoard's text tab renders it as markdown)."""
-        self._summary(step, values.text(tag, text))
+        self._summary(step, summary_values.text(tag, text))
 
     def add_graph(self, graph: Graph) -> None:
         """Log ``graph`` for TensorBoard's graph tab (see summary/graphdef.py)."""
@@ -106,6 +111,18 @@ class FileWriter:
         step = _step(step)
         tagged = tagged_run_metadata(profile, tag if tag is not None else f"step_{step}", self._names)
         self._event(step, tagged_run_metadata=tagged)
+
+    def add_session_log(self, status: str, step: int) -> None:
+        """Mark the run's ``status`` at ``step``: "start", "stop" or "checkpoint" (TF1's SessionLog).
+        Write a "start" when a run begins: TensorBoard takes the first as the run's beginning and
+        each later one as a restart at its step, dropping the values written before it for that
+        step and later (what a killed run logged after its last checkpoint)."""
+        statuses = {"start": 1, "stop": 2, "checkpoint": 3}  # SessionLog.SessionStatus
+        if status not in statuses:
+            raise bad(
+                ValueError, f"FileWriter.add_session_log: status is one of {sorted(statuses)}, not {status!r}"
+            )
+        self._event(_step(step), session_log=protos().event.SessionLog(status=statuses[status]))
 
     def flush(self) -> None:
         """Push what was written to disk (records are already flushed to the OS as written)."""

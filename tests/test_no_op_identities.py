@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("graph", "sharding", "transforms", "backend", "viz", "train")
+LAYERS = ("graph", "sharding", "transforms", "backend", "viz", "train", "summary")
 
 CHECKS = re.compile(
     r"\.op\s+is\s+(not\s+)?\w+_op\b"  # n.op is variable_op

@@ -11,10 +11,15 @@ import subprocess
 import sys
 import textwrap
 
+import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 import pytest
 from PIL import Image
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from tensorboard.backend.event_processing.plugin_event_accumulator import (
+    EventAccumulator as ServedAccumulator,
+)
 from tensorboard.util.tensor_util import make_ndarray
 
 import stablegraph as sg
@@ -34,11 +39,26 @@ def _plugin(acc, tag) -> str:
     return acc.SummaryMetadata(tag).plugin_data.plugin_name
 
 
+@pytest.mark.filterwarnings("error")  # -1e300 becomes -inf without an overflow warning
 def test_scalars_read_back_as_float32_at_their_steps(tmp_path, rng):
     losses = rng.standard_normal(20) * 10.0 ** rng.integers(-30, 30, 20)
-    edges = {"zero": 0.0, "neg_zero": -0.0, "nan": float("nan"), "inf": math.inf, "neg_inf": -math.inf,
-             "tiny": 1e-45, "huge": 3.4e38, "int": np.int64(7), "bool": True, "0d": np.array(2.5),
-             "one_element": np.array([[1.25]], np.float64), "f16": np.float16(0.1)}  # fmt: skip
+    edges = {
+        "zero": 0.0,
+        "neg_zero": -0.0,
+        "nan": float("nan"),
+        "inf": math.inf,
+        "neg_inf": -math.inf,
+        "tiny": 1e-45,
+        "past_f32": -1e300,
+        "huge": 3.4e38,
+        "int": np.int64(7),
+        "bool": True,
+        "0d": np.array(2.5),
+        "one_element": np.array([[1.25]], np.float64),
+        "f16": np.float16(0.1),
+        "bf16": ml_dtypes.bfloat16(0.1),
+        "device": jnp.asarray(0.75),
+    }  # fmt: skip  (a device array: jaxlib's, as prefetched feeds are)
     with sg.summary.FileWriter(tmp_path) as writer:
         for step, loss in enumerate(losses):
             writer.scalar("loss", loss, step=step)
@@ -50,7 +70,8 @@ def test_scalars_read_back_as_float32_at_their_steps(tmp_path, rng):
     np.testing.assert_array_equal([v for _, v in got], losses.astype(np.float32))
     for tag, value in edges.items():
         ((step, v),) = _values(acc, tag)
-        want = np.float32(np.asarray(value, np.float64).reshape(()))
+        with np.errstate(over="ignore"):
+            want = np.float32(np.asarray(value, np.float64).reshape(()))
         assert step == 100 and v.shape == () and v.dtype == np.float32, tag
         assert (np.isnan(v) and np.isnan(want)) or (v == want and np.signbit(v) == np.signbit(want)), tag
     assert _values(acc, "big_step")[0][0] == 2**40
@@ -60,15 +81,18 @@ def test_histograms_count_every_value_in_its_bucket(tmp_path, rng):
     cases = {
         "normal": rng.standard_normal((40, 25)),
         "ints": rng.integers(-5, 6, 300),
-        "constant": np.full(7, 5.0),
         "bools": np.array([True, False, True]),
-        "one": np.array([-0.0]),
         "ends": np.array([np.finfo(np.float32).min, np.finfo(np.float32).max], np.float32),
+        "bf16": rng.standard_normal(50).astype(ml_dtypes.bfloat16),
+        "past_float64": np.array([-1.7e308, 0.0, 1.7e308]),  # max - min overflows
+        "ulps": np.array([1.0, np.nextafter(1.0, 2.0), np.nextafter(np.nextafter(1.0, 2.0), 2.0)]),
     }
     with sg.summary.FileWriter(tmp_path) as writer:
         for tag, values in cases.items():
             writer.histogram(tag, values, step=3)
         writer.histogram("empty", np.zeros((0, 4)), step=3)
+        writer.histogram("constant", np.full(7, 5.0), step=3)
+        writer.histogram("one", np.array([-0.0]), step=3)
         writer.histogram("bins", rng.uniform(size=50), step=4, bins=4)
     acc = _read(tmp_path)
     for tag, values in cases.items():
@@ -76,12 +100,19 @@ def test_histograms_count_every_value_in_its_bucket(tmp_path, rng):
         flat = np.asarray(values, np.float64).ravel()
         left, right, counts = table.T
         assert step == 3 and table.shape == (30, 3) and _plugin(acc, tag) == "histograms", tag
-        assert np.all(left < right) and np.array_equal(left[1:], right[:-1]), tag  # buckets tile a range
-        assert left[0] <= flat.min() and flat.max() <= right[-1] and counts.sum() == flat.size, tag
+        assert np.all(np.isfinite(table)) and np.all(left <= right), tag
+        assert np.array_equal(left[1:], right[:-1]), tag  # the buckets tile [min, max]
+        assert left[0] == flat.min() and right[-1] == flat.max() and counts.sum() == flat.size, tag
         inside = [np.sum((flat >= lo) & ((flat < hi) | ((i == len(left) - 1) & (flat <= hi))))
                   for i, (lo, hi) in enumerate(zip(left, right))]  # fmt: skip
         np.testing.assert_array_equal(counts, inside, err_msg=tag)
-    assert _values(acc, "empty")[0][1].shape == (0, 3)
+    np.testing.assert_allclose(
+        _values(acc, "normal")[0][1][:, 1] - _values(acc, "normal")[0][1][:, 0], np.ptp(cases["normal"]) / 30
+    )  # fmt: skip  (equal widths)
+    # as TensorBoard's own writer: no values, empty buckets; one value, buckets [v, v], the last full
+    np.testing.assert_array_equal(_values(acc, "empty")[0][1], np.zeros((30, 3)))
+    np.testing.assert_array_equal(_values(acc, "constant")[0][1], [[5.0, 5.0, 0.0]] * 29 + [[5.0, 5.0, 7.0]])
+    assert _values(acc, "one")[0][1][-1, 2] == 1
     ((_, four),) = _values(acc, "bins")
     assert four.shape == (4, 3) and four[:, 2].sum() == 50
 
@@ -103,6 +134,7 @@ def test_images_decode_to_the_pixels_written(tmp_path, rng):
         writer.image("rgba", rgba, step=1)
         writer.image("batch", batch, step=2, max_images=3)
         writer.image("one_pixel", np.ones((1, 1), np.float32), step=1)
+        writer.image("bf16", np.array([[0.0, 0.5, 1.0]], ml_dtypes.bfloat16), step=1)
     acc = _read(tmp_path)
 
     def images(tag):
@@ -120,6 +152,7 @@ def test_images_decode_to_the_pixels_written(tmp_path, rng):
     for i in range(3):
         assert np.array_equal(got[i], batch[i, :, :, 0])
     assert np.array_equal(images("one_pixel")[2][0], [[255]])
+    assert np.array_equal(images("bf16")[2][0], [[0, 128, 255]])  # 127.5 rounds to even
 
 
 def test_text_reads_back_as_written(tmp_path):
@@ -134,8 +167,46 @@ def test_text_reads_back_as_written(tmp_path):
         assert _plugin(acc, tag) == "text"
 
 
+def test_a_start_marks_where_a_resumed_run_goes_on(tmp_path):
+    """TensorBoard drops the steps at and after a later START that were written before it (what a
+    killed run logged after its last checkpoint), keeping the resumed run's values."""
+    with sg.summary.FileWriter(tmp_path) as first:
+        first.add_session_log("start", step=0)  # the run's first start: nothing to drop
+        for step in range(6):
+            first.scalar("loss", float(step), step=step)
+    with sg.summary.FileWriter(tmp_path) as resumed:
+        resumed.add_session_log("start", step=3)
+        for step in range(3, 5):
+            resumed.scalar("loss", 10.0 + step, step=step)
+        resumed.add_session_log("checkpoint", step=4)
+        resumed.add_session_log("stop", step=4)
+    served = ServedAccumulator(str(tmp_path))  # the reader TensorBoard's server uses: it purges tensors
+    served.Reload()
+    got = [(e.step, float(make_ndarray(e.tensor_proto))) for e in served.Tensors("loss")]
+    assert got == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 13.0), (4, 14.0)]
+    with pytest.raises(ValueError, match="status is one of"):
+        sg.summary.FileWriter(tmp_path).add_session_log("begin", step=0)
+
+
+def test_event_files_sort_in_the_order_they_were_made(tmp_path):
+    """TensorBoard reads a run's files in name order and skips one that sorts before a file it
+    read: writers made one after another (past ten, in one second) must sort as they were made."""
+    paths = []
+    for step in range(12):
+        with sg.summary.FileWriter(tmp_path) as writer:
+            writer.scalar("loss", float(step), step=step)
+            paths.append(os.path.basename(writer.path))
+    assert sorted(paths) == paths and len(set(paths)) == 12
+    assert all(p.startswith("events.out.tfevents.") for p in paths)
+    served = ServedAccumulator(str(tmp_path))
+    served.Reload()
+    assert [e.step for e in served.Tensors("loss")] == list(range(12))
+
+
 def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
     writer = sg.summary.FileWriter(tmp_path / "logs")
+    with sg.Graph():
+        loss = sg.placeholder((), sg.float32, name="loss")
     cases = [
         (lambda: writer.scalar("loss", np.ones(3), step=1), ValueError, "'loss'.*shape \\(3,\\)"),
         (lambda: writer.scalar("loss", np.zeros((0,)), step=1), ValueError, "'loss'.*shape \\(0,\\)"),
@@ -153,6 +224,8 @@ def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
         (lambda: writer.image("im", np.zeros((2, 2), np.int32), step=1), TypeError, "'im'.*int32"),
         (lambda: writer.image("im", np.full((2, 2), np.nan), step=1), ValueError, "'im'.*4 nan"),
         (lambda: writer.text("t", 3, step=1), TypeError, "'t'.*str, not int"),
+        (lambda: writer.scalar("loss", loss, step=1), TypeError, "'loss'.*graph tensor.*sess.run"),
+        (lambda: writer.histogram("w", loss, step=1), TypeError, "'w'.*graph tensor"),
         (lambda: writer.add_graph("g"), TypeError, "sg.Graph, not str"),
         (lambda: writer.add_profile({}, step=1), TypeError, "sess.profile"),
     ]
@@ -166,6 +239,9 @@ def test_bad_values_are_errors_naming_the_tag_and_the_users_line(tmp_path):
         writer.scalar("loss", 1.0, step=2)
     with pytest.raises(TypeError, match="logdir is a path"):
         sg.summary.FileWriter(3)
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(OSError, match="test_values.py:.*cannot write an event file in .*a_file"):
+        sg.summary.FileWriter(tmp_path / "a_file")
     assert _read(tmp_path / "logs").Tags()["tensors"] == []  # nothing half-written
 
 
