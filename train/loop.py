@@ -156,7 +156,9 @@ class Loop:
         self._resume()
         if self.writer is None and self.logdir is not None:
             self.writer = FileWriter(self.logdir, graph=self.graph if not self._resumed else None)
-            _mark_start(self.writer, self.step + 1 if self._resumed else 0)
+            # TensorBoard takes a later "start" as a restart: it drops what a killed run logged
+            # after the checkpoint resumed from (those steps are logged again)
+            self.writer.add_session_log("start", self.step + 1 if self._resumed else 0)
         bar = self._bar()
         feed = prefetch(
             self.data, self.session, self.feeds, depth=self.prefetch_depth, position=self.position
@@ -389,12 +391,3 @@ def _first_nonfinite(values: dict) -> int | None:
             if bad.size:
                 first = int(bad[0]) if first is None else min(first, int(bad[0]))
     return first
-
-
-def _mark_start(writer: FileWriter, step: int) -> None:
-    """A SessionLog START at ``step``: TensorBoard takes the first one as the run's start and each
-    later one as a restart, dropping what older event files logged at ``step`` and after (a
-    resumed loop marks the step after its checkpoint: the steps lost since it are logged again)."""
-    from tensorboard.compat.proto import event_pb2
-
-    writer._event(step=step, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
