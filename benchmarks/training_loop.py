@@ -10,7 +10,7 @@ numpy batches cut on the host as the jax loop cuts them (waiting for each
 run, and with ``sess.run_async``, reading a run's loss after starting the
 next, as jax's asynchronous dispatch does), and ``sg.train.Loop``
 (steps_per_run=50, no logdir). jax: ``jax.jit(step, donate_argnums=(0, 1))``
-over params and optax's Adam state, fed ``X[perm[i:i + batch]]`` numpy
+over params and an Adam state (written out, as optax computes it), fed ``X[perm[i:i + batch]]`` numpy
 batches, the losses fetched once per 50 steps. All run in one process with
 their repeats interleaved; a repeat is 500 steps.
 
@@ -32,7 +32,6 @@ import os
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from timing import measure
 
 import stablegraph as sg
@@ -143,21 +142,37 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
         for k, m, n in zip(keys, sizes[:-1], sizes[1:])
     ]
     params = jax.device_put(params, device)
-    opt = optax.adam(LR)
-    opt_state = opt.init(params)
+
+    def zeros():
+        return jax.tree_util.tree_map(jnp.zeros_like, params)
+
+    opt_state = (jnp.zeros((), jnp.int32, device=device), zeros(), zeros())  # Adam: count, mu, nu
 
     def loss_fn(params, xb, yb):
         h = xb
         for w, b in params[:-1]:
             h = jax.nn.relu(h @ w + b)
         w, b = params[-1]
-        return optax.softmax_cross_entropy_with_integer_labels(h @ w + b, yb).mean()
+        logp = jax.nn.log_softmax(h @ w + b)
+        return -jnp.take_along_axis(logp, yb[:, None], axis=1).mean()
+
+    def adam(grads, opt_state, params, b1=0.9, b2=0.999, eps=1e-8):
+        """Adam as optax.adam computes it (bias-corrected moments, eps outside the root)."""
+        count, mu, nu = opt_state
+        count = count + 1
+        mu = jax.tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, mu, grads)
+        nu = jax.tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, nu, grads)
+        c1, c2 = 1 - b1 ** count.astype(jnp.float32), 1 - b2 ** count.astype(jnp.float32)
+        params = jax.tree_util.tree_map(
+            lambda p, m, v: p - LR * (m / c1) / (jnp.sqrt(v / c2) + eps), params, mu, nu
+        )
+        return params, (count, mu, nu)
 
     @functools.partial(jax.jit, donate_argnums=(0, 1))
     def step(params, opt_state, xb, yb):
         loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
-        updates, opt_state = opt.update(grads, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, loss
+        params, opt_state = adam(grads, opt_state, params)
+        return params, opt_state, loss
 
     rng = np.random.default_rng(0)
     state = {"params": params, "opt": opt_state, "perm": rng.permutation(len(X)), "at": 0}
