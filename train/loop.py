@@ -328,7 +328,13 @@ class Loop:
     def _bar(self):
         if not self.progress:
             return None
-        from tqdm.std import tqdm
+        import importlib.util
+        import sys
+
+        if "ipykernel" in sys.modules and importlib.util.find_spec("ipywidgets") is not None:
+            from tqdm.auto import tqdm  # a notebook's widget bar
+        else:
+            from tqdm.std import tqdm  # the console's, on stderr
 
         return tqdm(total=self.steps, initial=self.step, desc="train", unit="step", dynamic_ncols=True)
 
