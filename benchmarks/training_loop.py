@@ -41,11 +41,13 @@ LR = 1e-3
 
 
 def digits():
+    """scikit-learn's digits (1797 rows of 64 pixels, 10 classes) as float32 and int32."""
     X, Y = sg.data.load_digits()
     return X.astype(np.float32), Y.astype(np.int32)
 
 
 def random_rows(rows: int, features: int, classes: int):
+    """Random normal rows and labels (case (c): MNIST-sized rows without a download)."""
     rng = np.random.default_rng(0)
     return rng.normal(size=(rows, features)).astype(np.float32), rng.integers(0, classes, rows).astype(
         np.int32
@@ -54,6 +56,7 @@ def random_rows(rows: int, features: int, classes: int):
 
 # -- stablegraph -------------------------------------------------------------------------------
 def sg_graph(sizes: tuple, batch: int):
+    """The MLP of ``sizes`` as a graph: placeholders, loss and an Adam train op."""
     g = sg.Graph("mlp")
     with g:
         x = sg.placeholder((batch, sizes[0]), sg.float32, name="x")
@@ -68,6 +71,7 @@ def sg_graph(sizes: tuple, batch: int):
 
 
 def sg_dataset(X, Y, batch: int):
+    """The host arrays as a Dataset reshuffled every epoch, in batches, repeated."""
     return (
         sg.data.Dataset.from_arrays({"x": X, "y": Y})
         .shuffle(seed=0)
@@ -85,11 +89,13 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
     single = sg.data.prefetch(data, sess, {"x": x, "y": y}, depth=2)
 
     def steps_50():
+        """Prefetched blocks, 50 steps per sess.run."""
         for _ in range(steps_per_call // CHUNK):
             losses, _ = sess.run([loss, train], many, steps=CHUNK)
         return losses
 
     def one_by_one():
+        """Prefetched batches, one sess.run per step."""
         for _ in range(steps_per_call):
             value, _ = sess.run([loss, train], single)
         return value
@@ -98,7 +104,8 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
     order = {"perm": rng.permutation(len(X)), "at": 0}
     per_epoch = len(X) // batch
 
-    def numpy_feeds():  # the jax loop's way: numpy batches cut on the host, fed to each step
+    def numpy_feeds():
+        """Numpy batches cut on the host, one sess.run per step (the jax loop's way)."""
         for _ in range(steps_per_call):
             if order["at"] == per_epoch:
                 order["perm"], order["at"] = rng.permutation(len(X)), 0
@@ -107,7 +114,8 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
             value, _ = sess.run([loss, train], {x: X[idx], y: Y[idx]})
         return value
 
-    def numpy_feeds_async():  # the same, each run started before the previous one's loss is read
+    def numpy_feeds_async():
+        """The same with run_async: a run's loss is read after the next run started."""
         pending = None
         for _ in range(steps_per_call):
             if order["at"] == per_epoch:
@@ -124,6 +132,7 @@ def sg_runners(X, Y, sizes, batch, steps_per_call):
                          steps_per_run=CHUNK, log_every=CHUNK, progress=False)  # fmt: skip
 
     def managed():
+        """sg.train.Loop, 50 steps per run, the same number of steps further."""
         loop.steps = loop.step + steps_per_call
         return loop.run()["loss"]
 
@@ -144,11 +153,13 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
     params = jax.device_put(params, device)
 
     def zeros():
+        """Fresh zero buffers shaped like the params (donated buffers must not be shared)."""
         return jax.tree_util.tree_map(jnp.zeros_like, params)
 
     opt_state = (jnp.zeros((), jnp.int32, device=device), zeros(), zeros())  # Adam: count, mu, nu
 
     def loss_fn(params, xb, yb):
+        """Mean softmax cross-entropy of the MLP on one batch."""
         h = xb
         for w, b in params[:-1]:
             h = jax.nn.relu(h @ w + b)
@@ -170,6 +181,7 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
 
     @functools.partial(jax.jit, donate_argnums=(0, 1))
     def step(params, opt_state, xb, yb):
+        """One Adam step, params and state donated."""
         loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
         params, opt_state = adam(grads, opt_state, params)
         return params, opt_state, loss
@@ -179,6 +191,7 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
     per_epoch = len(X) // batch
 
     def run():
+        """``steps_per_call`` steps on reshuffled numpy batches, the losses read every 50."""
         losses = []
         for i in range(steps_per_call):
             if state["at"] == per_epoch:
@@ -197,6 +210,7 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
 
 # -- the cases ----------------------------------------------------------------------------------
 def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
+    """Time every runner of one case, interleaved; print steps per second and ratios; (a)'s ratio back."""
     steps = args.steps
     fns, closers = sg_runners(X, Y, sizes, batch, steps)
     fns["jax"] = jax_runner(X, Y, sizes, batch, steps, device)
@@ -235,6 +249,7 @@ def gpu_device():
 
 
 def main() -> None:
+    """Cases (a) and (b), (c) where a GPU is lent; the last line is case (a)'s ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500, help="steps per timed repeat (a multiple of 50)")
     parser.add_argument("--repeats", type=int, default=9, help="interleaved repeats")

@@ -41,6 +41,7 @@ __all__ = ["Loop"]
 
 
 def _error(message: str, where=None) -> GraphError:
+    """A GraphError at ``where`` (default: the user's line calling the library)."""
     return GraphError(located(message, where or user_location()))
 
 
@@ -145,6 +146,7 @@ class Loop:
 
     @property
     def should_stop(self) -> bool:
+        """Whether ``stop()`` was asked for since ``run`` began."""
         return self._stop
 
     def run(self) -> dict:
@@ -167,7 +169,7 @@ class Loop:
             self._train_loop(feed, bar)
         except KeyboardInterrupt:
             if not self._interrupted:  # between runs the variables are those of self.step: keep them
-                self._checkpoint(feed)
+                self._checkpoint()
             raise
         finally:
             feed.close()
@@ -232,6 +234,7 @@ class Loop:
 
     # -- training ------------------------------------------------------------------------
     def _train_loop(self, feed, bar) -> None:
+        """Runs, checks, counts, logs and checkpoints until the total, the data's end or a stop."""
         sums: dict[str, float] = dict.fromkeys(self.metrics, 0.0)
         counted = 0
         started, last_saved_at = time.perf_counter(), time.monotonic()
@@ -240,7 +243,6 @@ class Loop:
         while not self._stop and (self.steps is None or self.step < self.steps):
             k = self._block_size(single or singles > 0)
             one = single or singles > 0
-            before = feed.position
             try:
                 out = self.session.run(self._fetches, feed, steps=None if one else k)
             except StopIteration:  # fewer batches left than asked: single steps take the rest
@@ -265,7 +267,7 @@ class Loop:
                       for name, v in zip(self.metrics, out)}  # fmt: skip
             bad = _first_nonfinite(values)
             if bad is not None:
-                self._stop_on_nonfinite(self.step + bad + 1, before)
+                self._stop_on_nonfinite(self.step + bad + 1)
             first = self.step
             self.step += k
             self.position = feed.position
@@ -289,12 +291,12 @@ class Loop:
             due = self.checkpoint_every and self.step % self.checkpoint_every == 0
             due = due or (self.checkpoint_secs and time.monotonic() - last_saved_at >= self.checkpoint_secs)
             if due:
-                self._checkpoint(feed)
+                self._checkpoint()
                 last_saved_at = time.monotonic()
         if counted and self.log_every:
             self._log(sums, counted, started, feed, bar)
         if self.logdir is not None:  # the end is always saved, so a larger total resumes from it
-            self._checkpoint(feed)
+            self._checkpoint()
 
     def _block_size(self, single: bool) -> int:
         """Steps of the next run: ``steps_per_run``, ending at the next log, checkpoint and the end."""
@@ -309,12 +311,14 @@ class Loop:
         return k
 
     def _call(self, method: str, *args) -> None:
+        """Call ``method`` of every hook that has it, in the order the hooks were given."""
         for h in self.hooks:
             fn = getattr(h, method, None)
             if callable(fn):
                 fn(self, *args)
 
     def _log(self, sums: dict, counted: int, started: float, feed, bar) -> None:
+        """The metrics' means since the last log to the history, TensorBoard, the bar and on_log hooks."""
         means = {name: total / counted for name, total in sums.items()}
         self.history.append((self.step, means))
         if self.writer is not None:
@@ -326,6 +330,7 @@ class Loop:
         self._call("on_log", self.step, means)
 
     def _bar(self):
+        """A tqdm bar over the total (None with progress=False)."""
         if not self.progress:
             return None
         import importlib.util
@@ -339,7 +344,7 @@ class Loop:
         return tqdm(total=self.steps, initial=self.step, desc="train", unit="step", dynamic_ncols=True)
 
     # -- checkpoints ------------------------------------------------------------------------
-    def _checkpoint(self, feed) -> str | None:
+    def _checkpoint(self) -> str | None:
         """Save the variables and the data position at ``self.step`` (once per step)."""
         if self.logdir is None or self._origin[0] == self.step and self._origin[2] is not None:
             return None
@@ -355,7 +360,7 @@ class Loop:
         return path
 
     # -- a nan or an infinity --------------------------------------------------------------
-    def _stop_on_nonfinite(self, bad_step: int, position_before) -> None:
+    def _stop_on_nonfinite(self, bad_step: int) -> None:
         """Replay up to the step before ``bad_step`` from the last checkpoint (or the initial values),
         search that step for the first non-finite node, and raise an ExecutionError with the report.
         The Session is left holding the variables of the step before the bad one."""

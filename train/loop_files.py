@@ -28,6 +28,7 @@ def prefix(logdir: str) -> str:
 
 
 def meta_path(logdir: str, step: int) -> str:
+    """The JSON of the checkpoint at ``step``: ``<logdir>/model-<step>.json``."""
     return os.path.join(logdir, f"{PREFIX}-{int(step)}.json")
 
 
@@ -104,6 +105,7 @@ def _alive(pid: int) -> bool:
 
 
 def _unlink_quietly(path: str) -> None:
+    """Remove ``path`` if it is there (another process may have removed it first)."""
     try:
         os.unlink(path)
     except OSError:

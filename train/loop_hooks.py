@@ -56,6 +56,7 @@ class EarlyStopping:
         self._waited = 0
 
     def on_log(self, loop, step: int, means: dict) -> None:
+        """Compare the logged mean with the best so far; stop the loop after ``patience`` without a gain."""
         if self.metric not in means:
             raise GraphError(
                 f"EarlyStopping watches {self.metric!r}, which is not among the loop's metrics {sorted(means)}"
