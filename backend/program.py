@@ -329,6 +329,8 @@ class Repeat:
         values = list(given)
         for i, (v, (dt, shape)) in enumerate(zip(values, self.specs)):
             if type(v) is not np.ndarray or v.dtype is not dt:
+                if pjrt.is_device_array(v) and pjrt.type_of(v) == (shape, dt):
+                    continue  # a device array of the program's type (a feed source's) goes as it is
                 v = values[i] = feeding.convert(self.tensors[i], v)
             if v.shape != shape:
                 return None

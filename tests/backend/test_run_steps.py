@@ -112,12 +112,15 @@ def test_the_carry_against_numpy_and_the_fast_path_of_a_repeated_call():
         got2 = sess.run(new, {x: rows[2:4]}, steps=2)
         assert sess.stats.compiles == compiles + 1  # one loop per k; the second call repeats it
         shorter = sess.run(new, {x: rows[:2, :2]}, steps=2)  # another size of the symbolic dim n
+        empty = sess.run([new, x], {x: np.zeros((2, 0))}, steps=2)  # n = 0: empty batches
         sess.set(total, 0.0)
         draws = sess.run(draw, steps=3)  # no feeds at all: a Generator still advances per step
     sums = rows.sum(axis=1)
     np.testing.assert_array_equal(got, np.cumsum(sums[:3])[1:])
     np.testing.assert_array_equal(got2, np.cumsum([got[-1], *sums[2:4]])[1:])
     np.testing.assert_array_equal(shorter, np.cumsum([got2[-1], *rows[:2, :2].sum(axis=1)])[1:])
+    np.testing.assert_array_equal(empty[0], [shorter[-1]] * 2)
+    assert empty[1].shape == (2, 0)
     with sg.Session(g) as sess:
         want = np.stack([sess.run(draw) for _ in range(3)])
     np.testing.assert_array_equal(draws, want)
@@ -153,6 +156,8 @@ def test_feed_sources_and_device_arrays():
         placing = Source(x, rows, pjrt.placed(sess.devices))  # a source of device arrays
         e = [sess.run(new, placing), sess.run(new, placing, steps=2), sess.run(new, placing)]
         f = sess.run_async(new, placing).result()
+        one = pjrt.put(rows[5], pjrt.placed(sess.devices))  # a plain dict of device arrays, run twice
+        h = [sess.run(new, {x: one}) for _ in range(2)]
     assert source.asked == [2, None, 3] and source.position == 6
     assert placing.asked == [None, 2, None, None]
     want = np.cumsum(rows.sum(axis=1))
@@ -161,6 +166,7 @@ def test_feed_sources_and_device_arrays():
     np.testing.assert_array_equal(c, want[3:6])
     np.testing.assert_array_equal(d, want[5] + np.cumsum(rows[:2].sum(axis=1)))
     np.testing.assert_array_equal(np.hstack(e + [f]), np.cumsum([d[-1], *rows[:5].sum(axis=1)])[1:])
+    np.testing.assert_array_equal(h, np.cumsum([f, rows[5].sum(), rows[5].sum()])[1:])
 
 
 def test_a_checked_session_runs_the_steps_one_by_one():
