@@ -98,6 +98,7 @@ bench: $(STAMP) cxx
 	$(PY) benchmarks/data_parallel.py
 	$(PY) benchmarks/ffi.py
 	$(PY) benchmarks/first_result.py
+	$(PY) benchmarks/training_loop.py
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache .hypothesis .import_linter_cache build *.egg-info

@@ -4,11 +4,13 @@ Builds a small classifier as an explicit graph (placeholders with a symbolic
 batch dim, two dense layers whose weights are Session variables, softmax
 cross-entropy, an Adam train op with a cosine learning-rate schedule),
 prints its size and its listing (one line per library call: a layer, a
-loss, the optimizer) and draws it to out/demo_graph.svg, then trains it in a
-Session on scikit-learn's bundled digits (8x8 images, 1797 of them, split
-80/20 with a fixed seed) with a progress bar, prints the test accuracy,
-saves a checkpoint, restores it into a new Session and checks that the new
-Session scores the same. Ends with what the Session compiled and why, and
+loss, the optimizer) and draws it to out/demo_graph.svg, then trains it
+with sg.train.Loop on scikit-learn's bundled digits (8x8 images, 1797 of
+them, split 80/20 with a fixed seed; an sg.data.Dataset shuffled each epoch,
+prefetched to the device, one epoch of steps per compiled run) with a
+progress bar, TensorBoard logs and checkpoints in out/runs/demo, prints the
+test accuracy, restores the loop's newest checkpoint into a new Session and
+checks that the new Session scores the same. Ends with what the Session compiled and why, and
 an error that points at the line that caused it.
 """
 
@@ -85,23 +87,33 @@ def main() -> int:
     print(g)  # one line per library call; g.listing(expand=True) lists every node
     draw(g)
 
-    print("\n== training ==")
-    sess = sg.Session(g, seed=0)  # variables initialized from the seed
-    batches = sg.data.batches(
-        (x_train, y_train), BATCH, shuffle=True, epochs=EPOCHS, drop_last=True, progress=True, desc="train"
+    print("\n== training with sg.train.Loop ==")
+    data = (
+        sg.data.Dataset.from_arrays({"x": x_train, "y": y_train})
+        .shuffle(seed=0)  # a new order every epoch, the same every run
+        .batch(BATCH, drop_remainder=True)
+        .repeat()
     )
-    for xb, yb in batches:
-        loss, _ = sess.run([t["loss"], t["train"]], {t["x"]: xb, t["y"]: yb})
-        batches.log(loss=float(loss))
+    logdir = os.path.join(OUT_DIR, "runs", "demo")
+    shutil.rmtree(
+        logdir, ignore_errors=True
+    )  # a fresh run: a Loop resumes from its logdir's newest checkpoint
+    epoch = len(x_train) // BATCH
+    loop = sg.train.Loop(
+        g, t["train"], data=data, feeds={"x": t["x"], "y": t["y"]}, logdir=logdir, steps=steps,
+        checkpoint_every=10 * epoch, keep=2, log_every=epoch, metrics={"loss": t["loss"], "acc": t["acc"]},
+    )  # fmt: skip
+    loop.run()  # one compiled run per epoch (log_every steps), the next epoch's batches already on the device
+    sess = loop.session
     accuracy = evaluate(sess, t, x_test, y_test)
     step = int(sess.get("global_step"))
     print(f"{step} steps; test accuracy {accuracy:.4f} (target {TARGET})")
+    print(f"TensorBoard logs and checkpoints in {logdir}: tensorboard --logdir {os.path.dirname(logdir)}")
 
-    path = sess.save(os.path.join(OUT_DIR, "ckpt", "digits"))
     restored = sg.Session(g, seed=1)  # another seed: different initial weights until restored
-    restored.restore(os.path.join(OUT_DIR, "ckpt", "digits"))
+    path = restored.restore(os.path.join(logdir, "model"))  # the loop's newest checkpoint
     again = evaluate(restored, t, x_test, y_test)
-    print(f"saved {path}; a new Session restored from it scores {again:.4f}")
+    print(f"a new Session restored from {path} scores {again:.4f}")
 
     print("\n== what the Session compiled, and why ==")
     print(sess.stats)
