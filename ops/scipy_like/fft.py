@@ -15,8 +15,8 @@ import numpy as np
 
 from ...graph import library
 from .. import numpy_like as snp
-from .inexact import as_inexact
 from ..numpy_like.core import error, normalize_axes, normalize_axis
+from .inexact import as_inexact
 
 _INVERSE_TYPE = {1: 1, 2: 3, 3: 2, 4: 4}
 _SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}

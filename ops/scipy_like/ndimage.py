@@ -63,12 +63,16 @@ def map_coordinates(input, coordinates, order: int, mode: str = "constant", cval
     x = snp.asarray(input)
     coords = [snp.asarray(c) for c in coordinates]
     if len(coords) != x.ndim:
-        raise error(f"map_coordinates wants one coordinate array per axis of input ({x.ndim}), got {len(coords)}")
+        raise error(
+            f"map_coordinates wants one coordinate array per axis of input ({x.ndim}), got {len(coords)}"
+        )
     mode = _ALIASES.get(mode, mode)
     if mode not in _FIXES:
         raise error(f"map_coordinates wants mode in {sorted(_FIXES) + sorted(_ALIASES)}, got {mode!r}")
     if order not in (0, 1):
-        raise error(f"map_coordinates takes order 0 or 1 (as jax; spline orders need a prefilter), got {order!r}")
+        raise error(
+            f"map_coordinates takes order 0 or 1 (as jax; spline orders need a prefilter), got {order!r}"
+        )
     if any(not isinstance(n, int) or n == 0 for n in x.shape):
         raise error(f"map_coordinates wants an input of static, nonzero sizes, got {x.type}")
     shape = snp.broadcast_shapes(*[tuple(c.shape) for c in coords]) if coords else ()

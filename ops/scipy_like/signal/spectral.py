@@ -86,7 +86,9 @@ class _Plan:
         if self.nfft < self.nperseg:
             raise error(f"{fn} wants nfft >= nperseg, got nfft={self.nfft} and nperseg={self.nperseg}")
         if not 0 <= self.noverlap < self.nperseg:
-            raise error(f"{fn} wants 0 <= noverlap < nperseg, got noverlap={self.noverlap}, nperseg={self.nperseg}")
+            raise error(
+                f"{fn} wants 0 <= noverlap < nperseg, got noverlap={self.noverlap}, nperseg={self.nperseg}"
+            )
         self.step = self.nperseg - self.noverlap
         self.onesided = onesided
 
@@ -238,7 +240,9 @@ def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, detr
 
     csd of x with itself: the average of |X|^2 over the windowed segments.
     """
-    f, pxx = csd(x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis, average)
+    f, pxx = csd(
+        x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis, average
+    )
     return f, snp.real(pxx)
 
 
@@ -255,8 +259,19 @@ def _overlap_add(frames, win: np.ndarray, step: int):
 
 
 @library()
-def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, input_onesided: bool = True,
-          boundary: bool = True, time_axis: int = -1, freq_axis: int = -2, scaling: str = "spectrum"):  # noqa: N803
+def istft(
+    Zxx,
+    fs=1.0,
+    window="hann",
+    nperseg=None,
+    noverlap=None,
+    nfft=None,
+    input_onesided: bool = True,
+    boundary: bool = True,
+    time_axis: int = -1,
+    freq_axis: int = -2,
+    scaling: str = "spectrum",
+):  # noqa: N803
     """The inverse short-time Fourier transform (scipy.signal.istft): ``(t, x)``.
 
     Each segment's inverse FFT, windowed again and overlap-added, divided by

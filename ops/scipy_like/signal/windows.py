@@ -67,7 +67,9 @@ def get_window(window, nperseg: int) -> np.ndarray:
     if isinstance(window, tuple):
         if len(window) == 2 and window[0] in ("tukey", "tuk"):
             return _tukey(nperseg, float(window[1]))
-        raise error(f"windows with parameters: only ('tukey', alpha) is built in, got {window!r}; pass an array")
+        raise error(
+            f"windows with parameters: only ('tukey', alpha) is built in, got {window!r}; pass an array"
+        )
     name = _ALIASES.get(window, window)
     if name not in _NAMED:
         raise error(f"unknown window {window!r}: the names are {sorted(_NAMED)} and ('tukey', alpha); "
@@ -84,7 +86,9 @@ def triage(window, nperseg, length: int, fn: str) -> tuple[np.ndarray, int]:
             raise error(f"{fn} wants a positive nperseg, got {nperseg}")
         return get_window(window, min(n, length) if length > 0 else n), (min(n, length) if length > 0 else n)
     if not isinstance(window, (list, np.ndarray)):
-        raise error(f"{fn} wants the window as a name or a numpy array (its length is static), got {window!r}")
+        raise error(
+            f"{fn} wants the window as a name or a numpy array (its length is static), got {window!r}"
+        )
     win = np.asarray(window, dtype=np.float64)
     if win.ndim != 1:
         raise error(f"{fn} wants a 1-d window, got shape {win.shape}")

@@ -157,4 +157,6 @@ def to_euler(q, axes: list[int], extrinsic: bool):
     if not symmetric:
         angles[1] = middle - np.pi / 2
     outer_wrapped = [snp.remainder(a + np.pi, 2 * np.pi) - np.pi for a in (angles[0], angles[2])]
-    return snp.stack([outer_wrapped[0], angles[1], outer_wrapped[1]], axis=-1)  # the middle stays in range, as scipy
+    return snp.stack(
+        [outer_wrapped[0], angles[1], outer_wrapped[1]], axis=-1
+    )  # the middle stays in range, as scipy

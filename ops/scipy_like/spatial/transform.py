@@ -17,7 +17,7 @@ import numpy as np
 from ....graph import Tensor
 from ... import numpy_like as snp
 from ...numpy_like.core import error
-from ...random.distributions import normal
+from ...random_keys import bits
 from ..inexact import as_inexact
 from . import quaternions as quat_ops
 
@@ -110,9 +110,15 @@ class Rotation(_RotationFields):
 
     @classmethod
     def random(cls, random_key, num: int | None = None):
-        """Uniformly distributed rotations: normalized Gaussian quaternions drawn with ``random_key``."""
-        q = normal(random_key, (4,) if num is None else (num, 4))
-        return cls(quat_ops.normalized(q))
+        """Uniformly distributed rotations drawn with ``random_key`` (Shoemake's three uniforms;
+        jax has no sampler to match, scipy draws from numpy's generators)."""
+        words = bits(random_key, (3,) if num is None else (num, 3))
+        u = snp.asarray(snp.right_shift(words, 8), snp.float32) * (2.0**-24)  # [0, 1)
+        u1, u2, u3 = u[..., 0], u[..., 1] * (2 * np.pi), u[..., 2] * (2 * np.pi)
+        low, high = snp.sqrt(1 - u1), snp.sqrt(u1)
+        return cls(
+            snp.stack([low * snp.sin(u2), low * snp.cos(u2), high * snp.sin(u3), high * snp.cos(u3)], -1)
+        )
 
     @classmethod
     def concatenate(cls, rotations):
