@@ -58,8 +58,17 @@ def grads_against_jax(table: dict, sg_module, jax_module, rtol=1e-7, atol=1e-9):
             fetches[name] = sg.grad(total, argnums=argnums)(*phs)
     with sg.Session(g) as sess:
         got = sess.run(fetches, feeds)
-    for name, (args, f) in table.items():
-        total = lambda *xs, f=f: weighted_total(jnp, f(jax_module, *xs))  # noqa: E731
-        want = jax.grad(total, argnums=tuple(range(len(args))))(*args)
+
+    @jax.jit  # one compile for every case: jax's functions run slowly op by op
+    def jax_grads(all_args):
+        out = {}
+        for (name, (_, f)), args in zip(table.items(), all_args):
+            total = lambda *xs, f=f: weighted_total(jnp, f(jax_module, *xs))  # noqa: E731
+            out[name] = jax.grad(total, argnums=tuple(range(len(args))))(*args)
+        return out
+
+    want_all = jax_grads([args for args, _ in table.values()])
+    for name in table:
+        want = want_all[name]
         for k, (a, w) in enumerate(zip(got[name], want)):
             np.testing.assert_allclose(a, np.asarray(w), rtol=rtol, atol=atol, err_msg=f"{name} argument {k}")

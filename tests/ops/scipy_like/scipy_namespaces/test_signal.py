@@ -188,8 +188,7 @@ def test_gradients_match_jax():
 
 def test_vectorize_matches_a_loop():
     def many(x, k):
-        return (sgs.convolve(x, k, "same"), sgs.correlate(x, k), sgs.fftconvolve(x, k, "valid"),
-                sgs.stft(x, nperseg=8)[2], sgs.welch(x, nperseg=8)[1], sgs.detrend(x))  # fmt: skip
+        return sgs.convolve(x, k, "same"), sgs.fftconvolve(x, k, "valid"), sgs.welch(x, nperseg=8)[1], sgs.detrend(x)
 
     check_vectorize(many, [_normal(24), _normal(5)], size=2)
 
