@@ -41,7 +41,7 @@ class RegularGridInterpolator:
         self.bounds_error = bounds_error
         self.fill_value = fill_value
         vals = snp.asarray(values)
-        dt = inexact_dtype(vals, *[p for p in points if isinstance(p, Tensor)])
+        dt = inexact_dtype(vals, *points)  # float64 grid points make the result float64, as jax's promotion
         self.values = snp.asarray(vals, dt)
         if len(points) > self.values.ndim:
             raise error(f"RegularGridInterpolator: {len(points)} grid axes but values are {self.values.type}")
