@@ -83,6 +83,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/convnet.py
 	$(PY) benchmarks/attention.py
 	$(PY) benchmarks/linalg.py
+	$(PY) benchmarks/signal.py
 	$(PY) benchmarks/data_parallel.py
 
 clean:

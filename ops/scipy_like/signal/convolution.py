@@ -182,10 +182,27 @@ def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=
     return snp.conj(out) if swapped and out.dtype.is_complex else out
 
 
+def _fast_length(n: int) -> int:
+    """The least 2^a 3^b 5^c 7^d >= n: a length the FFT handles without a large prime factor."""
+    best = 1 << max(n - 1, 0).bit_length()
+    p7 = 1
+    while p7 < best:
+        p5 = p7
+        while p5 < best:
+            p3 = p5
+            while p3 < best:
+                size = p3 << max(0, (n - 1) // p3).bit_length()  # p3 times the least power of 2 reaching n
+                best = min(best, size) if size >= n else best
+                p3 *= 3
+            p5 *= 5
+        p7 *= 7
+    return best
+
+
 @library()
 def fftconvolve(in1, in2, mode: str = "full", axes=None):
     """The N-d convolution through the FFT (scipy.signal.fftconvolve): rfftn (fftn for complex)
-    of both inputs at the full size, multiplied, inverted and cut to ``mode``.
+    of both inputs at a fast size at least the full one, multiplied, inverted and cut to ``mode``.
 
     ``axes``: the axes convolved (default all); along the others the shapes
     must agree or one be 1 (broadcast).
@@ -209,10 +226,12 @@ def fftconvolve(in1, in2, mode: str = "full", axes=None):
     full = [a + b - 1 for a, b in zip(a1, a2)]
     if all(a == 1 or b == 1 for a, b in zip(a1, a2)):
         prod = x * y
-    elif x.dtype.is_complex:
-        prod = snp.fft.ifftn(snp.fft.fftn(x, full, axes) * snp.fft.fftn(y, full, axes), full, axes)
-    else:
-        prod = snp.fft.irfftn(snp.fft.rfftn(x, full, axes) * snp.fft.rfftn(y, full, axes), full, axes)
+    else:  # any size >= full holds the linear convolution; a 7-smooth one transforms fast
+        fast = [_fast_length(n) for n in full]
+        if x.dtype.is_complex:
+            prod = snp.fft.ifftn(snp.fft.fftn(x, fast, axes) * snp.fft.fftn(y, fast, axes), fast, axes)
+        else:
+            prod = snp.fft.irfftn(snp.fft.rfftn(x, fast, axes) * snp.fft.rfftn(y, fast, axes), fast, axes)
     index = [slice(None)] * prod.ndim
     for ax, st, o in zip(axes, start, out):
         index[ax] = slice(st, st + o)

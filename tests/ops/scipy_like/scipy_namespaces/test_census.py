@@ -62,8 +62,14 @@ def test_signatures_start_with_jaxs(ns):
             if issubclass(theirs, tuple):  # jax's NamedTuples: the same fields
                 assert mine._fields == theirs._fields, name
             else:
-                assert _parameters(mine.__init__)[: len(_parameters(theirs.__init__))] == _parameters(theirs.__init__), name
-            methods = [m for m in vars(theirs) if not m.startswith("_") or m in ("__call__", "__mul__", "__getitem__", "__len__")]
+                assert _parameters(mine.__init__)[: len(_parameters(theirs.__init__))] == _parameters(
+                    theirs.__init__
+                ), name
+            methods = [
+                m
+                for m in vars(theirs)
+                if not m.startswith("_") or m in ("__call__", "__mul__", "__getitem__", "__len__")
+            ]
             for m in methods:
                 assert hasattr(mine, m), f"{name}.{m}"
                 if callable(getattr(theirs, m)) and not isinstance(vars(theirs)[m], property):

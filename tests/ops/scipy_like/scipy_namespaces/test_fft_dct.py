@@ -78,7 +78,9 @@ def test_gradients_match_jax():
 
 
 def test_vectorize_matches_a_loop():
-    check_vectorize(lambda v: (F.dct(v, 1), F.idct(v, 4, norm="ortho"), F.dctn(v, 3)), [RNG.normal(size=(5,))])
+    check_vectorize(
+        lambda v: (F.dct(v, 1), F.idct(v, 4, norm="ortho"), F.dctn(v, 3)), [RNG.normal(size=(5,))]
+    )
 
 
 def test_bad_arguments_name_the_users_line():

@@ -30,7 +30,11 @@ SCIPY_MODE = {"constant": "grid-constant", "wrap": "grid-wrap"}  # jax's spellin
 PTS = (np.sort(RNG.uniform(0, 5, 4)), np.sort(RNG.uniform(-1, 1, 6)))
 VALS = RNG.normal(size=(4, 6, 2))
 XI = np.stack([RNG.uniform(-0.5, 5.5, 30), RNG.uniform(-1.2, 1.2, 30)], -1)
-XI[0], XI[1], XI[2] = [PTS[0][1], PTS[1][2]], [PTS[0][0], PTS[1][0]], [PTS[0][-1], PTS[1][-1]]  # nodes, corners
+XI[0], XI[1], XI[2] = (
+    [PTS[0][1], PTS[1][2]],
+    [PTS[0][0], PTS[1][0]],
+    [PTS[0][-1], PTS[1][-1]],
+)  # nodes, corners
 
 
 def test_values_match_scipy():
@@ -44,12 +48,20 @@ def test_values_match_scipy():
     for order in (0, 1):
         for mode in MODES + ("grid-constant", "grid-wrap", "grid-mirror"):
             key = f"map_coordinates order {order} {mode}"
-            cases[key] = (lambda x, c, o=order, m=mode: S.ndimage.map_coordinates(x, [c[0], c[1]], o, m, 1.5), (img, coords))
-            want[key] = snd.map_coordinates(img, coords, order=order, mode=SCIPY_MODE.get(mode, mode), cval=1.5)
+            cases[key] = (
+                lambda x, c, o=order, m=mode: S.ndimage.map_coordinates(x, [c[0], c[1]], o, m, 1.5),
+                (img, coords),
+            )
+            want[key] = snd.map_coordinates(
+                img, coords, order=order, mode=SCIPY_MODE.get(mode, mode), cval=1.5
+            )
     for method in ("linear", "nearest"):
         for fill in (np.nan, None, 3.0):
             key = f"RegularGridInterpolator {method} {fill}"
-            cases[key] = (lambda v, q, m=method, f=fill: S.interpolate.RegularGridInterpolator(PTS, v, m, False, f)(q), (VALS, XI))
+            cases[key] = (
+                lambda v, q, m=method, f=fill: S.interpolate.RegularGridInterpolator(PTS, v, m, False, f)(q),
+                (VALS, XI),
+            )
             want[key] = sinterp.RegularGridInterpolator(PTS, VALS, method, False, fill)(XI)
     cases["RegularGridInterpolator tuple xi, call method"] = (
         lambda v, a, b: S.interpolate.RegularGridInterpolator(PTS, v[..., 0])((a, b), method="nearest"), (VALS, XI[:, 0], XI[:, 1]))  # fmt: skip
@@ -62,7 +74,10 @@ def test_values_match_scipy():
     cases["vq"] = (S.cluster.vq.vq, (obs, book))
     want["vq"] = svq.vq(obs, book)
     tie_book = np.array([[1.0, 0.0], [-1.0, 0.0]])
-    cases["vq ties, 1-d"] = (lambda o, b, t: (S.cluster.vq.vq(o[:, 0], b[:, 0]), S.cluster.vq.vq(np.zeros((1, 2)), t)), (obs, book, tie_book))
+    cases["vq ties, 1-d"] = (
+        lambda o, b, t: (S.cluster.vq.vq(o[:, 0], b[:, 0]), S.cluster.vq.vq(np.zeros((1, 2)), t)),
+        (obs, book, tie_book),
+    )
     want["vq ties, 1-d"] = (svq.vq(obs[:, 0], book[:, 0]), svq.vq(np.zeros((1, 2)), tie_book))
     got = run_cases(cases)
     for key in cases:
@@ -75,7 +90,9 @@ def test_values_match_scipy():
 
 def test_ties_integers_and_float32_follow_jax():
     img = RNG.integers(0, 10, size=(5, 6)).astype(np.int32)
-    half = np.array([[-0.5, 0.5, 1.5, 2.5, 4.5], [-1.5, 0.5, 2.5, 3.5, 5.5]])  # order 0 ties round away from zero
+    half = np.array(
+        [[-0.5, 0.5, 1.5, 2.5, 4.5], [-1.5, 0.5, 2.5, 3.5, 5.5]]
+    )  # order 0 ties round away from zero
     img32 = RNG.normal(size=(5, 6)).astype(np.float32)
     c32 = RNG.uniform(-1, 6, size=(2, 9)).astype(np.float32)
     y32 = RNG.normal(size=(4, 5)).astype(np.float32)
@@ -84,11 +101,23 @@ def test_ties_integers_and_float32_follow_jax():
     cases = {}
     for mode in MODES:
         for order in (0, 1):
-            cases[f"int {mode} {order}"] = (lambda x, c, m=mode, o=order: S.ndimage.map_coordinates(x, [c[0], c[1]], o, m), (img, half))
-        cases[f"f32 {mode}"] = (lambda x, c, m=mode: S.ndimage.map_coordinates(x, [c[0], c[1]], 1, m), (img32, c32))
+            cases[f"int {mode} {order}"] = (
+                lambda x, c, m=mode, o=order: S.ndimage.map_coordinates(x, [c[0], c[1]], o, m),
+                (img, half),
+            )
+        cases[f"f32 {mode}"] = (
+            lambda x, c, m=mode: S.ndimage.map_coordinates(x, [c[0], c[1]], 1, m),
+            (img32, c32),
+        )
     cases["trapezoid f32"] = (lambda v: S.integrate.trapezoid(v, dx=0.5), (y32,))
-    cases["rgi f32 values, f64 grid"] = (lambda v, q: S.interpolate.RegularGridInterpolator(PTS, v)(q), (v32, xi32))
-    cases["rgi f32"] = (lambda v, q: S.interpolate.RegularGridInterpolator([p.astype(np.float32) for p in PTS], v)(q), (v32, xi32))
+    cases["rgi f32 values, f64 grid"] = (
+        lambda v, q: S.interpolate.RegularGridInterpolator(PTS, v)(q),
+        (v32, xi32),
+    )
+    cases["rgi f32"] = (
+        lambda v, q: S.interpolate.RegularGridInterpolator([p.astype(np.float32) for p in PTS], v)(q),
+        (v32, xi32),
+    )
     cases["vq f32"] = (S.cluster.vq.vq, (obs32, book32))
     got = run_cases(cases)
 
@@ -118,10 +147,20 @@ def test_gradients_match_jax():
     obs, book = RNG.normal(size=(7, 3)), RNG.normal(size=(4, 3))
     xi = XI[3:]  # off the nodes, where the slopes are defined
     table = {
-        "map_coordinates": ((img, coords), lambda m, a, c: tuple(
-            m.ndimage.map_coordinates(a, [c[0], c[1]], 1, mode) for mode in ("constant", "mirror"))),  # fmt: skip
-        "trapezoid": ((y, x), lambda m, a, b: (m.integrate.trapezoid(a, b), m.integrate.trapezoid(a, dx=0.2, axis=0))),
-        "RegularGridInterpolator": ((VALS, xi), lambda m, v, q: m.interpolate.RegularGridInterpolator(PTS, v, fill_value=None)(q)),
+        "map_coordinates": (
+            (img, coords),
+            lambda m, a, c: tuple(
+                m.ndimage.map_coordinates(a, [c[0], c[1]], 1, mode) for mode in ("constant", "mirror")
+            ),
+        ),  # fmt: skip
+        "trapezoid": (
+            (y, x),
+            lambda m, a, b: (m.integrate.trapezoid(a, b), m.integrate.trapezoid(a, dx=0.2, axis=0)),
+        ),
+        "RegularGridInterpolator": (
+            (VALS, xi),
+            lambda m, v, q: m.interpolate.RegularGridInterpolator(PTS, v, fill_value=None)(q),
+        ),
         "vq": ((obs, book), lambda m, o, b: m.cluster.vq.vq(o, b)[1]),
     }
     grads_against_jax(table, S, jax.scipy)
@@ -148,8 +187,15 @@ def test_bad_arguments_name_the_users_line():
         with pytest.raises(sg.GraphError, match="one coordinate array per axis") as e2:
             S.ndimage.map_coordinates(img, [img], 1)  # one coordinate short
         with pytest.raises(sg.GraphError, match="bounds_error") as e3:
-            S.interpolate.RegularGridInterpolator((np.arange(3.0), np.arange(4.0)), img, bounds_error=True)  # raising
+            S.interpolate.RegularGridInterpolator(
+                (np.arange(3.0), np.arange(4.0)), img, bounds_error=True
+            )  # raising
         with pytest.raises(sg.GraphError, match="obs") as e4:
             S.cluster.vq.vq(img, sg.numpy.ones((2, 5)))  # D differs
-    for e, text in ((e1, "# spline order"), (e2, "# one coordinate short"), (e3, "# raising"), (e4, "# D differs")):
+    for e, text in (
+        (e1, "# spline order"),
+        (e2, "# one coordinate short"),
+        (e3, "# raising"),
+        (e4, "# D differs"),
+    ):
         assert f"test_grids.py:{line_of(__file__, text)}" in str(e.value)

@@ -57,7 +57,10 @@ def test_convolutions_match_scipy():
                                                ("correlate2d", sgs.correlate2d, ss.correlate2d)]:  # fmt: skip
                         for x, y in [(a, b), (b, a)]:
                             key = f"{name} {mode} {boundary}{fill} {x.shape} {y.shape} {x.dtype}"
-                            cases[key] = (lambda p, q, f=ours, m=mode, bd=boundary, fv=fill: f(p, q, m, bd, fv), (x, y))
+                            cases[key] = (
+                                lambda p, q, f=ours, m=mode, bd=boundary, fv=fill: f(p, q, m, bd, fv),
+                                (x, y),
+                            )
                             want[key] = theirs(x, y, mode, boundary, fill)
     # fftconvolve over some axes, the others broadcast
     a, b = _normal(3, 8), _normal(1, 5)
@@ -97,7 +100,14 @@ def test_integer_and_float32_inputs_follow_jax():
     want = theirs(a32, b32, ai, bi, x32)
     for key in cases:
         w = want[key] if isinstance(want[key], tuple) else (want[key],)
-        assert_matches(got[key], tuple(np.asarray(v) for v in w), key, rtol=2e-4, atol=2e-4, dtype=np.asarray(w[-1]).dtype)
+        assert_matches(
+            got[key],
+            tuple(np.asarray(v) for v in w),
+            key,
+            rtol=2e-4,
+            atol=2e-4,
+            dtype=np.asarray(w[-1]).dtype,
+        )
 
 
 def test_spectral_functions_match_scipy():
@@ -164,7 +174,12 @@ def test_empty_signals():
         "fftconvolve": (lambda v, w: sgs.fftconvolve(v, w), (e, np.ones((2, 3)))),
         "detrend": (lambda v: sgs.detrend(v, type="constant"), (e,)),
     })  # fmt: skip
-    for key, ref in [("stft", ss.stft(e)), ("welch", ss.welch(e)), ("csd", ss.csd(e, e)), ("detrend", ss.detrend(e, type="constant"))]:
+    for key, ref in [
+        ("stft", ss.stft(e)),
+        ("welch", ss.welch(e)),
+        ("csd", ss.csd(e, e)),
+        ("detrend", ss.detrend(e, type="constant")),
+    ]:
         assert_matches(got[key], ref, key)
     assert np.asarray(got["fftconvolve"]).size == 0  # scipy gives shape (0,), jax and sg keep the rank
 
@@ -188,7 +203,12 @@ def test_gradients_match_jax():
 
 def test_vectorize_matches_a_loop():
     def many(x, k):
-        return sgs.convolve(x, k, "same"), sgs.fftconvolve(x, k, "valid"), sgs.welch(x, nperseg=8)[1], sgs.detrend(x)
+        return (
+            sgs.convolve(x, k, "same"),
+            sgs.fftconvolve(x, k, "valid"),
+            sgs.welch(x, nperseg=8)[1],
+            sgs.detrend(x),
+        )
 
     check_vectorize(many, [_normal(24), _normal(5)], size=2)
 
@@ -196,7 +216,11 @@ def test_vectorize_matches_a_loop():
 def test_bad_arguments_name_the_users_line():
     g = sg.Graph()
     with g:
-        a, b, m = sg.placeholder((5,), sg.float64), sg.placeholder((3,), sg.float64), sg.placeholder((3, 3), sg.float64)
+        a, b, m = (
+            sg.placeholder((5,), sg.float64),
+            sg.placeholder((3,), sg.float64),
+            sg.placeholder((3, 3), sg.float64),
+        )
         with pytest.raises(sg.GraphError, match="mode") as e1:
             sgs.convolve(a, b, "middle")  # bad mode
         with pytest.raises(sg.GraphError, match="one rank") as e2:
@@ -205,7 +229,12 @@ def test_bad_arguments_name_the_users_line():
             sgs.convolve2d(sg.numpy.ones((2, 5)), sg.numpy.ones((4, 3)), "valid")  # neither covers
         with pytest.raises(sg.GraphError, match="noverlap") as e4:
             sgs.stft(a, nperseg=4, noverlap=4)  # overlap too long
-    for e, text in [(e1, "# bad mode"), (e2, "# rank mismatch"), (e3, "# neither covers"), (e4, "# overlap too long")]:
+    for e, text in [
+        (e1, "# bad mode"),
+        (e2, "# rank mismatch"),
+        (e3, "# neither covers"),
+        (e4, "# overlap too long"),
+    ]:
         assert f"test_signal.py:{line_of(__file__, text)}" in str(e.value)
 
 
