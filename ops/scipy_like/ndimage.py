@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import itertools
 
-from ...graph import dtypes, library
+import numpy as np
+
+from ...graph import Tensor, dtypes, library
 from .. import numpy_like as snp
 from ..numpy_like.core import error
 
@@ -61,7 +63,11 @@ def map_coordinates(input, coordinates, order: int, mode: str = "constant", cval
     """``input`` interpolated at ``coordinates`` (one array of fractional indices per axis, all
     of one shape, the result's), as jax.scipy.ndimage.map_coordinates; ``order`` 0 or 1."""
     x = snp.asarray(input)
-    coords = [snp.asarray(c) for c in coordinates]
+    if isinstance(coordinates, (Tensor, np.ndarray)):  # one array stacking the coordinates on axis 0
+        stacked = snp.asarray(coordinates)
+        coords = [stacked[i] for i in range(stacked.shape[0])]
+    else:
+        coords = [snp.asarray(c) for c in coordinates]
     if len(coords) != x.ndim:
         raise error(
             f"map_coordinates wants one coordinate array per axis of input ({x.ndim}), got {len(coords)}"

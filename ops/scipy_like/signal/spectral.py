@@ -156,7 +156,10 @@ def stft(x, fs=1.0, window="hann", nperseg: int = 256, noverlap=None, nfft=None,
 
 
 def _cross_spectrum(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis, fn):
-    """scipy's _spectral_helper in 'psd' mode: (freqs, conj(X) Y per segment, scaled, segments last)."""
+    """scipy's _spectral_helper in 'psd' mode: (freqs, conj(X) Y per segment, scaled, segments last);
+    ``y=None`` is x itself (one transform)."""
+    same = y is None
+    y = x if same else y
     x, y = as_inexact(x, y)
     if x.ndim != y.ndim:
         raise error(f"{fn} wants x and y of one rank, got {x.type} and {y.type}")
@@ -177,7 +180,7 @@ def _cross_spectrum(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_o
         yt = snp.pad(yt, width + [(0, max(nx, ny) - ny)]) if ny < nx else yt
     trend = _detrender(detrend, fn)
     sx = plan.spectra(xt, trend)
-    pxy = snp.conj(sx) * (sx if y is x else plan.spectra(yt, trend))
+    pxy = snp.conj(sx) * (sx if same else plan.spectra(yt, trend))
     if scaling == "density":
         scale = 1.0 / (snp.asarray(fs, real) * float((plan.win**2).sum()))
     elif scaling == "spectrum":
@@ -225,8 +228,7 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, det
     transformed; Pxy averages conj(X) Y over them (``average`` 'mean' or
     'median'). ``y=None`` is x itself. A shorter input is padded with zeros.
     """
-    same = y is None
-    f, pxy = _cross_spectrum(x, x if same else y, fs, window, nperseg, noverlap, nfft, detrend,
+    f, pxy = _cross_spectrum(x, y, fs, window, nperseg, noverlap, nfft, detrend,
                              return_onesided, scaling, axis, "csd")  # fmt: skip
     if pxy.size == 0:
         return f, pxy

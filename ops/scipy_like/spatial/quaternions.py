@@ -146,17 +146,16 @@ def to_euler(q, axes: list[int], extrinsic: bool):
     locked = snp.logical_or(at_zero, at_pi)
     outer = snp.where(at_zero, 2 * half_sum, 2 * half_diff * (-1 if extrinsic else 1))
     turn = 1 if symmetric else sign  # the angle about the third axis turns with the axes' handedness
-    # extrinsic angles read [first, middle, third]; intrinsic ones the same sequence backwards
-    first = snp.where(locked, outer, half_sum - half_diff)
-    third = snp.where(locked, snp.zeros_like(middle), (half_sum + half_diff))
+    zero = snp.zeros_like(middle)
+    # an extrinsic sequence reads (sum - diff, middle, sum + diff), an intrinsic one the reverse;
+    # at gimbal lock the first angle takes the whole turn and the last is 0
     if extrinsic:
-        angles = [first, middle, third * turn]
+        first = snp.where(locked, outer, half_sum - half_diff)
+        last = snp.where(locked, zero, half_sum + half_diff) * turn
     else:
         first = snp.where(locked, outer, half_sum + half_diff) * turn
-        angles = [first, middle, snp.where(locked, snp.zeros_like(middle), half_sum - half_diff)]
+        last = snp.where(locked, zero, half_sum - half_diff)
     if not symmetric:
-        angles[1] = middle - np.pi / 2
-    outer_wrapped = [snp.remainder(a + np.pi, 2 * np.pi) - np.pi for a in (angles[0], angles[2])]
-    return snp.stack(
-        [outer_wrapped[0], angles[1], outer_wrapped[1]], axis=-1
-    )  # the middle stays in range, as scipy
+        middle = middle - np.pi / 2
+    wrap = lambda t: snp.remainder(t + np.pi, 2 * np.pi) - np.pi  # noqa: E731
+    return snp.stack([wrap(first), middle, wrap(last)], axis=-1)  # the middle is in range already, as scipy

@@ -90,7 +90,8 @@ class Rotation(_RotationFields):
         if degrees:
             a = snp.deg2rad(a)
         n = len(axes)
-        if n == 1 and (a.ndim == 0 or (a.ndim == 1)):
+        single = a.ndim == (0 if n == 1 else 1)
+        if n == 1 and a.ndim <= 1:  # one axis: a scalar, or one angle per rotation
             a = a[..., None]
         elif a.ndim == 1 and a.shape[0] != n or a.ndim not in (1, 2) or a.shape[-1] != n:
             raise error(f"Rotation.from_euler wants angles ({n},) or (N, {n}) for {seq!r}, got {a.type}")
@@ -98,7 +99,6 @@ class Rotation(_RotationFields):
         for idx in range(1, n):
             step = quat_ops.elementary(axes[idx], a[..., idx])
             out = quat_ops.product(step, out) if extrinsic else quat_ops.product(out, step)
-        single = (n == 1 and snp.asarray(angles).ndim == 0) or (n > 1 and snp.asarray(angles).ndim == 1)
         return cls(out[0] if single and out.ndim == 2 else out)
 
     @classmethod

@@ -55,6 +55,11 @@ def test_values_match_scipy():
             want[key] = snd.map_coordinates(
                 img, coords, order=order, mode=SCIPY_MODE.get(mode, mode), cval=1.5
             )
+    cases["map_coordinates, one stacked array"] = (
+        lambda x, c: S.ndimage.map_coordinates(x, c, 1, "nearest"),
+        (img, coords),
+    )
+    want["map_coordinates, one stacked array"] = snd.map_coordinates(img, coords, order=1, mode="nearest")
     for method in ("linear", "nearest"):
         for fill in (np.nan, None, 3.0):
             key = f"RegularGridInterpolator {method} {fill}"
