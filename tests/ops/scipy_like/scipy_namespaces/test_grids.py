@@ -191,10 +191,9 @@ def test_bad_arguments_name_the_users_line():
             S.ndimage.map_coordinates(img, [img, img], 3)  # spline order
         with pytest.raises(sg.GraphError, match="one coordinate array per axis") as e2:
             S.ndimage.map_coordinates(img, [img], 1)  # one coordinate short
+        grid = (np.arange(3.0), np.arange(4.0))
         with pytest.raises(sg.GraphError, match="bounds_error") as e3:
-            S.interpolate.RegularGridInterpolator(
-                (np.arange(3.0), np.arange(4.0)), img, bounds_error=True
-            )  # raising
+            S.interpolate.RegularGridInterpolator(grid, img, bounds_error=True)  # raising
         with pytest.raises(sg.GraphError, match="obs") as e4:
             S.cluster.vq.vq(img, sg.numpy.ones((2, 5)))  # D differs
     for e, text in (
