@@ -178,7 +178,7 @@ def test_empty_signals():
         ("stft", ss.stft(e)),
         ("welch", ss.welch(e)),
         ("csd", ss.csd(e, e)),
-        ("detrend", ss.detrend(e, type="constant")),
+        ("detrend", _scipy(ss.detrend, e, type="constant")),  # numpy warns of the empty mean
     ]:
         assert_matches(got[key], ref, key)
     assert np.asarray(got["fftconvolve"]).size == 0  # scipy gives shape (0,), jax and sg keep the rank
