@@ -2,7 +2,8 @@
 
 A Rotation holds one quaternion (4,) or a stack (N, 4) in scipy's
 scalar-last order; a Slerp holds its key times and the rotation vectors
-between neighbouring keys. Both are NamedTuples, so they pass through
+between neighbouring keys. Each constructor, conversion and operation is a
+library call (one line in listings). Both are NamedTuples, so they pass through
 sg.vectorize, sg.grad and Session.run fetches as nests of Tensors. The
 quaternion arithmetic is in quaternions.py.
 """
@@ -14,7 +15,7 @@ import typing
 
 import numpy as np
 
-from ....graph import Tensor
+from ....graph import Tensor, library
 from ... import numpy_like as snp
 from ...numpy_like.core import error
 from ...random_keys import bits
@@ -49,6 +50,7 @@ class Rotation(_RotationFields):
 
     # -- construction ---------------------------------------------------------
     @classmethod
+    @library(fn="Rotation.from_quat", name="from_quat")
     def from_quat(cls, quat, scalar_first: bool = False):
         """From quaternions (4,) or (N, 4), normalized; scalar-last unless ``scalar_first``."""
         q = _float(quat)
@@ -59,6 +61,7 @@ class Rotation(_RotationFields):
         return cls(quat_ops.normalized(q))
 
     @classmethod
+    @library(fn="Rotation.from_matrix", name="from_matrix")
     def from_matrix(cls, matrix):
         """From rotation matrices (3, 3) or (N, 3, 3)."""
         m = _float(matrix)
@@ -67,6 +70,7 @@ class Rotation(_RotationFields):
         return cls(quat_ops.from_matrix(m))
 
     @classmethod
+    @library(fn="Rotation.from_rotvec", name="from_rotvec")
     def from_rotvec(cls, rotvec, degrees: bool = False):
         """From rotation vectors (3,) or (N, 3): axis times angle (radians unless ``degrees``)."""
         v = _float(rotvec)
@@ -75,6 +79,7 @@ class Rotation(_RotationFields):
         return cls(quat_ops.from_rotvec(snp.deg2rad(v) if degrees else v))
 
     @classmethod
+    @library(fn="Rotation.from_mrp", name="from_mrp")
     def from_mrp(cls, mrp):
         """From modified Rodrigues parameters (3,) or (N, 3): axis times tan(angle / 4)."""
         p = _float(mrp)
@@ -83,6 +88,7 @@ class Rotation(_RotationFields):
         return cls(quat_ops.from_mrp(p))
 
     @classmethod
+    @library(fn="Rotation.from_euler", name="from_euler")
     def from_euler(cls, seq: str, angles, degrees: bool = False):
         """From Euler angles about the axes of ``seq`` ('xyz' extrinsic, 'XYZ' intrinsic)."""
         axes, extrinsic = _sequence(seq)
@@ -102,6 +108,7 @@ class Rotation(_RotationFields):
         return cls(out[0] if single and out.ndim == 2 else out)
 
     @classmethod
+    @library(fn="Rotation.identity", name="identity")
     def identity(cls, num: int | None = None, dtype=None):
         """The identity rotation (or ``num`` of them)."""
         one = np.array([0.0, 0.0, 0.0, 1.0])
@@ -109,6 +116,7 @@ class Rotation(_RotationFields):
         return cls(snp.asarray(q, snp.float32 if dtype is None or dtype is float else dtype))
 
     @classmethod
+    @library(fn="Rotation.random", name="random")
     def random(cls, random_key, num: int | None = None):
         """Uniformly distributed rotations drawn with ``random_key`` (Shoemake's three uniforms;
         jax has no sampler to match, scipy draws from numpy's generators)."""
@@ -121,30 +129,36 @@ class Rotation(_RotationFields):
         )
 
     @classmethod
+    @library(fn="Rotation.concatenate", name="concatenate")
     def concatenate(cls, rotations):
         """One stack of all of ``rotations`` (single ones count as stacks of one)."""
         quats = [r.quat if r.quat.ndim == 2 else r.quat[None] for r in rotations]
         return cls(snp.concatenate(quats, axis=0))
 
     # -- conversion -----------------------------------------------------------
+    @library(fn="Rotation.as_quat", name="as_quat")
     def as_quat(self, canonical: bool = False, scalar_first: bool = False):
         """The quaternions; ``canonical`` picks the sign with w >= 0."""
         q = quat_ops.canonical(self.quat) if canonical else self.quat
         return snp.roll(q, 1, axis=-1) if scalar_first else q
 
+    @library(fn="Rotation.as_matrix", name="as_matrix")
     def as_matrix(self):
         """The rotation matrices, (3, 3) or (N, 3, 3)."""
         return quat_ops.to_matrix(self.quat)
 
+    @library(fn="Rotation.as_rotvec", name="as_rotvec")
     def as_rotvec(self, degrees: bool = False):
         """The rotation vectors, angles in [0, pi] (radians unless ``degrees``)."""
         v = quat_ops.to_rotvec(self.quat)
         return snp.rad2deg(v) if degrees else v
 
+    @library(fn="Rotation.as_mrp", name="as_mrp")
     def as_mrp(self):
         """The modified Rodrigues parameters (norm at most 1)."""
         return quat_ops.to_mrp(self.quat)
 
+    @library(fn="Rotation.as_euler", name="as_euler")
     def as_euler(self, seq: str, degrees: bool = False):
         """The Euler angles about the axes of ``seq``; the third is 0 at gimbal lock, as scipy."""
         axes, extrinsic = _sequence(seq)
@@ -154,6 +168,7 @@ class Rotation(_RotationFields):
         return snp.rad2deg(a) if degrees else a
 
     # -- algebra --------------------------------------------------------------
+    @library(fn="Rotation.apply", name="apply")
     def apply(self, vectors, inverse: bool = False):
         """The vectors (3,) or (N, 3) rotated (by the inverse rotation if ``inverse``)."""
         m = self.as_matrix()
@@ -162,14 +177,17 @@ class Rotation(_RotationFields):
         v = snp.asarray(vectors, m.dtype)
         return snp.squeeze(snp.matmul(m, v[..., None]), -1)
 
+    @library(fn="Rotation.inv", name="inv")
     def inv(self):
         """The inverse rotations."""
         return Rotation(quat_ops.conjugate(self.quat))
 
+    @library(fn="Rotation.magnitude", name="magnitude")
     def magnitude(self):
         """The rotation angles, in [0, pi]."""
         return 2 * snp.arctan2(quat_ops.norm(self.quat[..., :3]), snp.abs(self.quat[..., 3]))
 
+    @library(fn="Rotation.mean", name="mean")
     def mean(self, weights=None):
         """The (weighted) mean rotation: the top eigenvector of sum_i w_i q_i q_i^T (Markley)."""
         q = self.quat if self.quat.ndim == 2 else self.quat[None]
@@ -180,6 +198,7 @@ class Rotation(_RotationFields):
         _, vectors = snp.linalg.eigh(k)
         return Rotation(vectors[:, -1])
 
+    @library(fn="Rotation.compose", name="compose")
     def __mul__(self, other):
         """The composition: ``other`` first, then ``self``."""
         if not isinstance(other, Rotation):
@@ -226,6 +245,7 @@ class Slerp(_SlerpFields):
         return super().__new__(cls, times, timedelta, rotations, rotvecs)
 
     @classmethod
+    @library(fn="Slerp.init", name="slerp_init")
     def init(cls, times, rotations: Rotation):
         """The interpolator of ``rotations`` (a stack of at least 2) at key ``times`` (1-d, increasing)."""
         if not isinstance(rotations, Rotation):
@@ -239,6 +259,7 @@ class Slerp(_SlerpFields):
         rotvecs = (rotations[:-1].inv() * rotations[1:]).as_rotvec()
         return super().__new__(cls, t, delta, rotations, rotvecs)
 
+    @library(fn="Slerp", name="slerp")
     def __call__(self, times):
         """The interpolated rotations at ``times`` (a scalar gives a single Rotation)."""
         t = snp.asarray(times, self.times.dtype)

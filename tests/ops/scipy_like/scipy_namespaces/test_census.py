@@ -78,3 +78,22 @@ def test_signatures_start_with_jaxs(ns):
         else:
             want = _parameters(theirs)
             assert _parameters(mine)[: len(want)] == want, f"{ns}.{name}: {_parameters(mine)} vs jax {want}"
+
+
+def test_each_function_is_one_line_in_listings():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((1024,), sg.float32, name="x")
+        sg.scipy.signal.stft(x, nperseg=64)
+        sg.scipy.fft.dct(x)
+        angles = sg.placeholder((3,), sg.float32, name="angles")
+        sg.scipy.spatial.transform.Rotation.from_euler("xyz", angles).as_matrix()
+    lines = str(g).splitlines()[1:-1]
+    assert [line.split(" : ")[0].strip() for line in lines] == [
+        "x = placeholder[shape=(1024,), dtype=float32]()",
+        "stft = stft(x)",
+        "dct = dct(x)",
+        "angles = placeholder[shape=(3,), dtype=float32]()",
+        "from_euler = Rotation.from_euler(angles)",
+        "as_matrix = Rotation.as_matrix(from_euler)",
+    ]
