@@ -193,7 +193,10 @@ def test_gradients_match_jax():
         "fftconvolve": ((a, b), lambda m, p, q: tuple(m.fftconvolve(p, q, mode) for mode in MODES)),
         "convolve2d": ((img, ker), lambda m, p, q: (m.convolve2d(p, q), m.correlate2d(p, q, "valid"))),
         "stft": ((x,), lambda m, v: m.stft(v, nperseg=16)[2]),
-        "welch": ((x,), lambda m, v: m.welch(v, nperseg=32)[1]),
+        "welch": (
+            (x,),
+            lambda m, v: (m.welch(v, nperseg=32)[1], m.welch(v, nperseg=20, noverlap=7, average="median")[1]),
+        ),
         "csd": ((x, x[::-1]), lambda m, v, w: m.csd(v, w, nperseg=32)[1]),
         "istft": ((x,), lambda m, v: m.istft(m.stft(v, nperseg=16)[2], nperseg=16)[1]),
         "detrend": ((x,), lambda m, v: (m.detrend(v), m.detrend(v, type="constant", axis=0))),
@@ -211,6 +214,12 @@ def test_vectorize_matches_a_loop():
         )
 
     check_vectorize(many, [_normal(24), _normal(5)], size=2)
+
+    def windowed(x):  # a hop of 5 does not divide 8: segments by gather; istft's overlap-add scatters
+        z = sgs.stft(x, nperseg=8, noverlap=3)[2]
+        return z, sgs.istft(z, nperseg=8, noverlap=3)[1], sgs.csd(x, x[::-1], nperseg=8, average="median")[1]
+
+    check_vectorize(windowed, [_normal(30)], size=2)
 
 
 def test_bad_arguments_name_the_users_line():
