@@ -11,7 +11,7 @@ import pytest
 import scipy.fft as sfft
 
 import stablegraph as sg
-from stablegraph.test_util import check_vectorize, line_of
+from stablegraph.test_util import check_grads, check_vectorize, line_of
 
 from .tables import assert_matches, grads_against_jax, run_cases
 
@@ -75,6 +75,13 @@ def test_gradients_match_jax():
         "dctn": ((x,), lambda m, v: (m.dctn(v), m.idctn(v, s=(4, 7)))),
     }
     grads_against_jax(table, F, jfft)
+    # jax has type 2 only: finite differences are the oracle of the others
+    check_grads(
+        lambda v: (F.dct(v, 1), F.dct(v, 3, norm="ortho"), F.idct(v, 4), F.idctn(v, 1)),
+        [x],
+        order=1,
+        modes="rev",
+    )
 
 
 def test_vectorize_matches_a_loop():

@@ -14,7 +14,7 @@ import pytest
 import scipy.signal as ss
 
 import stablegraph as sg
-from stablegraph.test_util import check_vectorize, line_of
+from stablegraph.test_util import check_grads, check_vectorize, line_of
 
 from .tables import assert_matches, grads_against_jax, run_cases
 
@@ -202,6 +202,12 @@ def test_gradients_match_jax():
         "detrend": ((x,), lambda m, v: (m.detrend(v), m.detrend(v, type="constant", axis=0))),
     }
     grads_against_jax(table, sgs, jss)
+
+    def boundaries(p, q):  # jax has fill 0 only: finite differences are the oracle
+        return (sgs.convolve2d(p, q, "same", "wrap"), sgs.correlate2d(p, q, "full", "symm"),
+                sgs.convolve2d(p, q, "full", "fill", 1.5))  # fmt: skip
+
+    check_grads(boundaries, [img, ker], order=1, modes="rev")
 
 
 def test_vectorize_matches_a_loop():
