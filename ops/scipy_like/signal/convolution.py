@@ -210,14 +210,18 @@ def fftconvolve(in1, in2, mode: str = "full", axes=None):
     x, y = _inexact_pair(in1, in2, "fftconvolve")
     _check_mode(mode, "fftconvolve")
     axes = tuple(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim)
-    s1, s2 = _static(x.shape, "fftconvolve"), _static(y.shape, "fftconvolve")
-    for ax in set(range(x.ndim)) - set(axes):
-        if s1[ax] != s2[ax] and 1 not in (s1[ax], s2[ax]):
+    a1 = list(_static([x.shape[ax] for ax in axes], "fftconvolve along its axes"))
+    a2 = list(_static([y.shape[ax] for ax in axes], "fftconvolve along its axes"))
+    s1, s2 = tuple(x.shape), tuple(y.shape)
+    for ax in set(range(x.ndim)) - set(axes):  # the other axes broadcast (they may be symbolic)
+        d1, d2 = s1[ax], s2[ax]
+        if isinstance(d1, int) and isinstance(d2, int) and d1 != d2 and 1 not in (d1, d2):
             raise error(f"fftconvolve wants equal sizes (or 1) off the convolved axes {axes}, "
                         f"got shapes {s1} and {s2}")  # fmt: skip
-    if 0 in s1 or 0 in s2:
-        return snp.zeros(tuple(0 if ax in axes else max(s1[ax], s2[ax]) for ax in range(x.ndim)), x.dtype)
-    a1, a2 = [s1[ax] for ax in axes], [s2[ax] for ax in axes]
+    if 0 in a1 or 0 in a2:
+        return snp.zeros(
+            tuple(0 if ax in axes else (s1[ax] if s2[ax] == 1 else s2[ax]) for ax in range(x.ndim)), x.dtype
+        )
     if mode == "valid" and not all(a >= b for a, b in zip(a1, a2)):
         if not all(a <= b for a, b in zip(a1, a2)):
             _out_shape(mode, a1, a2, "fftconvolve")  # raises the error

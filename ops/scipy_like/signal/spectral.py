@@ -316,7 +316,7 @@ def istft(
     if x.ndim > 1 and ta != z.ndim - 1:
         x = snp.moveaxis(x, -1, ta - 1 if fa < ta else ta)
     # as scipy and jax: the times count x's first axis, also when it is not the time axis
-    t = snp.asarray(np.arange(x.shape[0]), real) / snp.asarray(fs, real)
+    t = snp.arange(x.shape[0], dtype=real) / snp.asarray(fs, real)
     return t, x
 
 

@@ -11,10 +11,11 @@ import jax.numpy as jnp
 import jax.scipy.signal as jss
 import numpy as np
 import pytest
+import scipy.fft
 import scipy.signal as ss
 
 import stablegraph as sg
-from stablegraph.test_util import check_grads, check_vectorize, line_of
+from stablegraph.test_util import check_grads, check_vectorize, line_of, run_graph
 
 from .tables import assert_matches, grads_against_jax, run_cases
 
@@ -255,3 +256,19 @@ def test_bad_arguments_name_the_users_line():
 
 def test_jnp_reference_is_jax():  # the oracle module really is jax's (a stale import would test nothing)
     assert jnp.asarray(1.0).dtype == np.float64
+
+
+def test_a_symbolic_batch_axis():
+    x = _normal(3, 200)
+    kernel = np.ones((1, 5))
+
+    def many(v):
+        z = sgs.stft(v, nperseg=32, noverlap=5)[2]
+        return (z, sgs.welch(v, nperseg=32)[1], sgs.istft(sgs.stft(v, nperseg=32)[2], nperseg=32)[1],
+                sgs.fftconvolve(v, kernel, axes=1), sgs.detrend(v), sg.scipy.fft.dct(v))  # fmt: skip
+
+    got = run_graph(many, x, symbolic={0: ("batch", 200)})
+    want = (ss.stft(x, nperseg=32, noverlap=5)[2], ss.welch(x, nperseg=32)[1],
+            ss.istft(ss.stft(x, nperseg=32)[2], nperseg=32)[1], ss.fftconvolve(x, kernel, axes=1), ss.detrend(x),
+            scipy.fft.dct(x))  # fmt: skip
+    assert_matches(tuple(got), want, "symbolic batch")
