@@ -4,6 +4,7 @@ sg.scipy.optimize needs gradients, so it lives above transforms (train/scipy_opt
 the package's __init__ hangs it here, where users look for it.
 """
 
-from . import linalg, special, stats
+from . import cluster, fft, integrate, interpolate, linalg, ndimage, signal, spatial, special, stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "spatial", "special",
+           "stats"]  # fmt: skip

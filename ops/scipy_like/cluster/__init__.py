@@ -1,0 +1,5 @@
+"""sg.scipy.cluster: vector quantization (vq) (ops layer)."""
+
+from . import vq
+
+__all__ = ["vq"]
