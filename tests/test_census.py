@@ -110,16 +110,6 @@ OPEN = {
         "spence", "sph_harm_y", "wofz",
     },
     "scipy.stats": {"gaussian_kde"},
-    "scipy.signal": {
-        "convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend", "fftconvolve", "istft", "stft",
-        "welch",
-    },
-    "scipy.fft": {"dct", "dctn", "idct", "idctn"},
-    "scipy.integrate": {"trapezoid"},
-    "scipy.interpolate": {"RegularGridInterpolator"},
-    "scipy.ndimage": {"map_coordinates"},
-    "scipy.cluster.vq": {"vq"},
-    "scipy.spatial.transform": {"Rotation", "Slerp"},
     "scipy.sparse.linalg": {"bicgstab", "cg", "gmres"},
 }  # fmt: skip
 

@@ -194,11 +194,8 @@ def test_save_is_atomic_and_leaves_no_temporary_files(saved, tmp_path):
 
 
 def test_to_jax_runs_in_jax_with_the_batch_symbolic(saved):
-    session_to_jax = pytest.importorskip(
-        "stablegraph.backend.session_to_jax", reason="helper jaxfmt's module"
-    )
-    del session_to_jax
-    jax = pytest.importorskip("jax")
+    import jax
+
     _, path = saved
     exp = jax.export.deserialize(sg.load_exported(path).to_jax())
     for n in (1, 6):
