@@ -82,6 +82,7 @@ class Prefetch:
         self.position = iterator.position
         self.stall_seconds = 0.0
         self._pending: deque = deque()  # batches taken out of a block but not handed out yet
+        self._realigning = False  # a block topping them up to whole asks is on its way
         self._failure: Failed | None = None
         self._ended = False
         self._closed = False
@@ -123,7 +124,19 @@ class Prefetch:
         for _ in range(want):
             self._pending.popleft()
         self.position = batches[-1].position
+        self._realign(steps)
         return feeds
+
+    def _realign(self, steps: int | None) -> None:
+        """Batches left over from blocks of another size (those made before the first
+        ``next_feeds(k)``) would make every later ask take a block apart and stack it anew on the
+        host: ask the producer for one block that tops them up to a multiple of ``steps``."""
+        left = len(self._pending) % steps if steps else 0
+        if not left:
+            self._realigning = False
+        elif not self._realigning:
+            self._realigning = True
+            self._producer.realign = steps - left
 
     def __next__(self) -> dict:
         return self.next_feeds(None)

@@ -70,11 +70,14 @@ class Producer:
         self.queue: queue.Queue = queue.Queue(depth)
         self.stop = threading.Event()
         self.steps: int | None = None  # the consumer's last ask: the size of the blocks to make
+        self.realign: int | None = None  # the size of one block to make next (Prefetch.next_feeds)
         self.thread: threading.Thread | None = None
 
     def run(self) -> None:
         while not self.stop.is_set():
-            steps = self.steps
+            steps, realign = self.steps, self.realign
+            if realign is not None:
+                steps, self.realign = realign, None
             block, failed, ended = self._make(steps)
             if block is not None and not self._put(block):
                 return
