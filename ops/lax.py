@@ -20,7 +20,7 @@ import numpy as np
 from ..graph import GraphError, Tensor, dtypes, flatten, located, unflatten, user_location
 from ..sharding import NamedSharding, PartitionSpec
 from . import control_api
-from . import lax_linalg as linalg
+from . import lax_linalg_api as linalg
 from . import numpy_like as snp
 from .lax_arrays import (
     approx_max_k,

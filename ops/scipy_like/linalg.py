@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..control_api import fori_loop
+from ..lax_linalg_api import lu_pivots_to_permutation
 from ..numpy_like import linalg as nla
 from ..numpy_like.core import asarray, broadcast_shapes, broadcast_to, error, result_dtype
 from ..numpy_like.creation import eye, tril, triu, zeros
@@ -19,22 +19,15 @@ from ..numpy_like.linalg_decomp import adjoint, matrix_operand
 from ..numpy_like.linalg_products import matmul
 from ..numpy_like.manipulation import atleast_2d, concatenate, expand_dims, squeeze, swapaxes
 from ..numpy_like.padding import pad
-from ..numpy_like.reductions import max as reduce_max
-from ..numpy_like.reductions import sum as reduce_sum
 from ..numpy_like.ufuncs import (
-    absolute,
     add,
-    ceil,
     equal,
-    log,
-    maximum,
     multiply,
     sqrt,
-    subtract,
-    true_divide,
-    where,
 )
 from ..primitives import factorizations
+from .matrix_exponential import expm  # noqa: F401  (sg.scipy.linalg.expm)
+from .matrix_functions import *  # noqa: F403  (expm_frechet, polar, eigh_tridiagonal, qr_multiply)
 from .special_matrices import *  # noqa: F403  (scipy.linalg's special matrices)
 
 det, inv = nla.det, nla.inv
@@ -136,21 +129,6 @@ def lu_factor(a):
     return packed, piv
 
 
-def _pivots_to_permutation(piv, m: int):
-    """The permutation the row swaps ``piv`` make (a loop of swaps on an arange, all batch members at once)."""
-    k = piv.shape[-1]
-    pos = broadcast_to(asarray(np.arange(m), dtypes.int32), (*piv.shape[:-1], m))
-    steps = asarray(np.arange(k), dtypes.int32)
-
-    def body(i, perm):
-        p = reduce_sum(where(equal(steps, i), piv, 0), axis=-1, keepdims=True)
-        here = reduce_sum(where(equal(pos, i), perm, 0), axis=-1, keepdims=True)
-        there = reduce_sum(where(equal(pos, p), perm, 0), axis=-1, keepdims=True)
-        return where(equal(pos, i), there, where(equal(pos, p), here, perm))
-
-    return fori_loop(0, k, body, pos)
-
-
 def lu_solve(lu_and_piv, b, trans=0):
     """x with op(a) x = b from ``lu_factor(a)``; ``trans`` 0 (a), 1 (a^T), 2 (a^H)."""
     packed, piv = lu_and_piv
@@ -158,7 +136,7 @@ def lu_solve(lu_and_piv, b, trans=0):
     if trans not in (0, 1, 2):
         raise error(f"linalg.lu_solve wants trans 0, 1 or 2, got {trans!r}")
     x, y, vector = _rhs(packed, b, "lu_solve")
-    onehot = _onehot(broadcast_to(_pivots_to_permutation(asarray(piv), x.shape[-1]), x.shape[:-1]), x.dtype)
+    onehot = _onehot(broadcast_to(lu_pivots_to_permutation(asarray(piv), x.shape[-1]), x.shape[:-1]), x.dtype)
     solve_t = factorizations.triangular_solve
     if trans == 0:
         z = solve_t(x, matmul(onehot, y), left_side=True, lower=True, unit_diagonal=True)
@@ -192,58 +170,6 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False):
         raise error("linalg.eigh of a generalized problem (b given) is not supported")
     v, w = factorizations.eigh(matrix_operand(a, "eigh", square=True), lower=lower)
     return w if eigvals_only else (w, v)
-
-
-# -- expm: Pade approximant of degree 13 with scaling and squaring (Higham 2005) -----------------
-_PADE13 = (
-    64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
-    10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0,
-)  # fmt: skip
-_THETA13 = 5.371920351148152
-
-
-def expm(A, max_squarings: int = 16):  # noqa: N803
-    """The matrix exponential: Pade(13) of A / 2^s, squared s times, s from the 1-norm (Higham 2005).
-
-    As jax: the squarings are a loop of ``max_squarings`` steps (so it has a
-    gradient), each matrix squaring only while its own s lasts; a matrix that
-    needs more squarings than that gives NaNs.
-    """
-    x = matrix_operand(A, "expm", square=True)
-    n = x.shape[-1]
-    norm1 = reduce_max(reduce_sum(absolute(x), axis=-2), axis=-1)
-    real = norm1.dtype
-    log2 = true_divide(log(true_divide(norm1, asarray(_THETA13, real))), asarray(np.log(2.0), real))
-    s = maximum(ceil(log2), 0)
-    scale = asarray(2.0, real) ** expand_dims(expand_dims(-s, -1), -1)
-    a1 = multiply(x, asarray(scale, x.dtype))
-    ident = broadcast_to(eye(n, dtype=x.dtype), x.shape)
-    a2 = matmul(a1, a1)
-    a4 = matmul(a2, a2)
-    a6 = matmul(a4, a2)
-    b = [asarray(c, x.dtype) for c in _PADE13]
-
-    def poly(*terms):
-        out = terms[0]
-        for t in terms[1:]:
-            out = add(out, t)
-        return out
-
-    u_inner = poly(multiply(b[13], a6), multiply(b[11], a4), multiply(b[9], a2))
-    u = matmul(a1, poly(matmul(a6, u_inner), multiply(b[7], a6), multiply(b[5], a4), multiply(b[3], a2),
-                        multiply(b[1], ident)))  # fmt: skip
-    v_inner = poly(multiply(b[12], a6), multiply(b[10], a4), multiply(b[8], a2))
-    v = poly(
-        matmul(a6, v_inner), multiply(b[6], a6), multiply(b[4], a4), multiply(b[2], a2), multiply(b[0], ident)
-    )
-    r = nla.solve(subtract(v, u), add(v, u))
-    own = expand_dims(expand_dims(asarray(s, dtypes.int32), -1), -1)
-
-    def square(i, m):
-        return where(i < own, matmul(m, m), m)
-
-    out = fori_loop(0, max_squarings, square, r)
-    return where(own > max_squarings, asarray(np.nan, x.dtype), out)
 
 
 def block_diag(*arrs):
