@@ -95,7 +95,7 @@ from .ops.state import (
     trainable_variables,
     variables_initializer,
 )
-from .train import optim, scipy_optimize
+from .train import lax_solvers, optim, scipy_optimize
 from .transforms import (
     grad,
     gradients,
@@ -116,6 +116,9 @@ from .viz import draw
 # sg.scipy is the ops layer's scipy_like; its optimize needs gradients, so it is made in the train
 # layer above transforms and hung here, where scipy users look for it
 scipy.optimize = scipy_optimize
+# custom_root and custom_linear_solve transpose the user's functions with sg.vjp: made in the train
+# layer above transforms (as scipy.optimize) and hung on sg.lax here
+lax.custom_root, lax.custom_linear_solve = lax_solvers.custom_root, lax_solvers.custom_linear_solve
 
 # numpy's vectorize and apply_along_axis map with sg.vectorize (a transform), so they are made in the
 # transforms layer and hung on sg.numpy here, as scipy.optimize is on sg.scipy
