@@ -95,7 +95,7 @@ from .ops.state import (
     trainable_variables,
     variables_initializer,
 )
-from .train import lax_solvers, optim, scipy_optimize
+from .train import lax_solvers, optim, scipy_optimize, scipy_sparse
 from .transforms import (
     grad,
     gradients,
@@ -116,6 +116,7 @@ from .viz import draw
 # sg.scipy is the ops layer's scipy_like; its optimize needs gradients, so it is made in the train
 # layer above transforms and hung here, where scipy users look for it
 scipy.optimize = scipy_optimize
+scipy.sparse = scipy_sparse  # cg, gmres, bicgstab solve through custom_linear_solve: train layer too
 # custom_root and custom_linear_solve transpose the user's functions with sg.vjp: made in the train
 # layer above transforms (as scipy.optimize) and hung on sg.lax here
 lax.custom_root, lax.custom_linear_solve = lax_solvers.custom_root, lax_solvers.custom_linear_solve
@@ -132,6 +133,8 @@ _sys.modules[__name__ + ".scipy.special"] = scipy.special
 _sys.modules[__name__ + ".scipy.linalg"] = scipy.linalg
 _sys.modules[__name__ + ".scipy.stats"] = scipy.stats
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
+_sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
+_sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
 _sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
 _sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".lax"] = lax
