@@ -128,7 +128,9 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
     return _implicit(closure, forward, fwd, bwd, has_aux, "custom_root")
 
 
-def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool = False, has_aux: bool = False):
+def custom_linear_solve(
+    matvec, b, solve, transpose_solve=None, symmetric: bool = False, has_aux: bool = False
+):
     """jax.lax.custom_linear_solve: ``solve(matvec, b)``, differentiable with respect to ``b`` and
     the Tensors ``matvec`` closes over by the implicit function theorem (assuming
     ``matvec(solution) = b``).
@@ -144,7 +146,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool 
     t_solve = solve if symmetric else transpose_solve
 
     def fwd(b, params):
-        x, aux = _split_aux(solve(closure.bound(params), b), has_aux, "custom_linear_solve's solve", tree, where)
+        x, aux = _split_aux(
+            solve(closure.bound(params), b), has_aux, "custom_linear_solve's solve", tree, where
+        )
         return ((x, aux) if has_aux else x), (x, params)
 
     def bwd(residuals, ct):

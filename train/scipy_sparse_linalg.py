@@ -5,8 +5,10 @@ array) or a function computing ``A @ x``, ``b`` an array or a nest of them,
 ``x0`` the starting guess (zeros), ``tol``/``atol`` the stopping rule
 ``‖r‖ <= max(tol·‖b‖, atol)``, ``maxiter`` (10·size of b by default) and
 ``M`` a preconditioner (matrix or function approximating A⁻¹). cg and
-bicgstab return ``(x, None)``, gmres ``(x, info)`` with info -1 where x is
-not finite, 0 otherwise, as jax's.
+bicgstab return ``(x, None)``, gmres ``(x, info)`` with info -1 where x has
+a nan, 0 otherwise, as jax's. One difference from jax, on scipy's side: a nan
+in A, b or x0 gives x = nan (and gmres info -1), where jax's loops stop
+before their first step and return x0 as if it solved the system.
 
 Each is a while loop over the flattened vector (the nest's leaves raveled
 into one, so a nest costs nothing extra) wrapped in sg.lax.custom_linear_solve:
@@ -112,12 +114,21 @@ def _isolve(method, A, b, x0, tol, atol, maxiter, M, symmetric: bool, **options)
     x0_flat = flat.ravel(x0)
 
     def solve(op, rhs):
-        x = method(flat.flat_fn(op), flat.flat_fn(precond), flat.ravel(rhs), x0_flat, tol, atol, maxiter, **options)
+        x = method(
+            flat.flat_fn(op), flat.flat_fn(precond), flat.ravel(rhs), x0_flat, tol, atol, maxiter, **options
+        )
         return flat.unravel(x)
 
     if symmetric:
         return custom_linear_solve(matvec, b, solve, symmetric=True)
     return custom_linear_solve(matvec, b, solve, transpose_solve=solve)
+
+
+def _nan_where_nan(x, residual_norm2):
+    """x, or nan where the starting residual is nan: a nan in A, b or x0 stops the loop before
+    its first step, which would leave x0 looking like an answer (jax returns it; scipy's solvers
+    give nan)."""
+    return snp.where(snp.isnan(residual_norm2), snp.full_like(x, np.nan), x)
 
 
 def _stop_at(b, tol, atol):
@@ -146,7 +157,8 @@ def _cg(A, M, b, x0, tol, atol, maxiter):
         p = z + (gamma_next / gamma) * p
         return x, r, gamma_next, p, k + 1
 
-    return while_loop(cond, body, (x0, r0, _vdot(r0, z0), z0, asarray(np.int32(0))))[0]
+    x = while_loop(cond, body, (x0, r0, _vdot(r0, z0), z0, asarray(np.int32(0))))[0]
+    return _nan_where_nan(x, _norm2(r0))
 
 
 def _bicgstab(A, M, b, x0, tol, atol, maxiter):
@@ -180,7 +192,7 @@ def _bicgstab(A, M, b, x0, tol, atol, maxiter):
         return x, r, rhat, alpha, omega, rho, p, q, k
 
     init = (x0, r0, r0, one, one, one, zero_v, zero_v, asarray(np.int32(0)))
-    return while_loop(cond, body, init)[0]
+    return _nan_where_nan(while_loop(cond, body, init)[0], _norm2(r0))
 
 
 def _safe_normalize(x, thresh=None):
@@ -190,7 +202,9 @@ def _safe_normalize(x, thresh=None):
         thresh = float(np.finfo(norm.dtype.np).eps)
     big = norm > thresh
     safe = snp.where(big, norm, snp.ones_like(norm))
-    return snp.where(big, x / safe.astype(x.dtype), snp.zeros_like(x)), snp.where(big, norm, snp.zeros_like(norm))
+    return snp.where(big, x / safe.astype(x.dtype), snp.zeros_like(x)), snp.where(
+        big, norm, snp.zeros_like(norm)
+    )
 
 
 def _gmres_cycle(A, M, b, x, unit, rnorm, restart: int):
@@ -232,7 +246,8 @@ def _gmres_cycle(A, M, b, x, unit, rnorm, restart: int):
 
 def _gmres(A, M, b, x0, tol, atol, maxiter, restart: int):
     stop = snp.maximum(tol * snp.sqrt(_norm2(b)), atol)
-    unit, rnorm = _safe_normalize(M(b - A(x0)))
+    r0 = M(b - A(x0))
+    unit, rnorm = _safe_normalize(r0)
 
     def cond(v):
         _, k, _, rnorm = v
@@ -243,7 +258,8 @@ def _gmres(A, M, b, x0, tol, atol, maxiter, restart: int):
         x, unit, rnorm = _gmres_cycle(A, M, b, x, unit, rnorm, restart)
         return x, k + 1, unit, rnorm
 
-    return while_loop(cond, body, (x0, asarray(np.int32(0)), unit, rnorm))[0]
+    x = while_loop(cond, body, (x0, asarray(np.int32(0)), unit, rnorm))[0]
+    return _nan_where_nan(x, _norm2(r0))
 
 
 def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
