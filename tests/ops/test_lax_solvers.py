@@ -82,8 +82,9 @@ def test_custom_linear_solve_values_and_implicit_gradients_match_jax():
     losses, grads, x, aux = run_graph(ours, gen, s, b, c)
     np.testing.assert_allclose(x, np.linalg.solve(gen, b), rtol=1e-12)
     assert aux == 7.0
-    for i, (loss, grad) in enumerate(zip(losses, grads)):
-        want = jax.value_and_grad(lambda A, s, b: _linear_losses(jnp, jax.lax, A, s, b, c)[i], (0, 1, 2))(gen, s, b)
+    wants = jax.jit(lambda A, s, b: [jax.value_and_grad(lambda A, s, b, i=i: _linear_losses(jnp, jax.lax, A, s, b, c)[i],
+                                                       (0, 1, 2))(A, s, b) for i in range(len(losses))])(gen, s, b)  # fmt: skip
+    for loss, grad, want in zip(losses, grads, wants):
         _close(loss, want[0])
         for g, w in zip(grad, want[1]):
             _close(g, w)
@@ -137,10 +138,10 @@ def test_custom_root_values_and_implicit_gradients_match_jax():
 
     losses, grads, x = run_graph(ours, a, y)
     np.testing.assert_allclose(x**3 + a * x, y, atol=1e-12)  # the root itself
-    for i, (loss, grad) in enumerate(zip(losses, grads)):
-        want = jax.value_and_grad(
-            lambda a, y: _root_losses(jnp, jax.lax, jax.jacobian, jax.lax.fori_loop, a, y, c)[0][i], (0, 1)
-        )(a, y)
+    wants = jax.jit(lambda a, y: [jax.value_and_grad(
+        lambda a, y, i=i: _root_losses(jnp, jax.lax, jax.jacobian, jax.lax.fori_loop, a, y, c)[0][i], (0, 1))(a, y)
+        for i in range(len(losses))])(a, y)  # fmt: skip
+    for loss, grad, want in zip(losses, grads, wants):
         _close(loss, want[0])
         for g, w in zip(grad, want[1]):
             _close(g, w)
@@ -163,7 +164,7 @@ def _sparse_losses(lib, A, b, c, diag):
     return out
 
 
-def test_sparse_solvers_values_and_gradients_match_numpy_and_jax():
+def test_sparse_solvers_values_and_gradients_match_closed_forms_and_jax():
     spd, gen, b, c = _problem(2)
     mats = {"spd": spd, "gen": gen}
     diag = {k: np.diag(v).copy() for k, v in mats.items()}
@@ -171,16 +172,27 @@ def test_sparse_solvers_values_and_gradients_match_numpy_and_jax():
     def loss(lib, xp, spd, gen, b):
         return sum(xp.sum(x * c) for x in _sparse_losses(lib, {"spd": spd, "gen": gen}, b, c, diag))
 
+    def plain(lib, xp, spd, gen, b):  # the solvers with matrix A, no preconditioner
+        return xp.sum(lib.cg(spd, b, tol=1e-12)[0] * c) + xp.sum(lib.bicgstab(gen, b, tol=1e-12)[0] * c)
+
     def ours(spd, gen, b):
         xs = _sparse_losses(ssl, {"spd": spd, "gen": gen}, b, c, diag)
-        return xs, sg.grad(lambda *args: loss(ssl, snp, *args), (0, 1, 2))(spd, gen, b)
+        grads = [sg.grad(lambda *args, f=f: f(ssl, snp, *args), (0, 1, 2))(spd, gen, b) for f in (loss, plain)]
+        return xs, grads
 
-    xs, grads = run_graph(ours, spd, gen, b)
+    xs, (grads, plain_grads) = run_graph(ours, spd, gen, b)
     for (_, kind), pair in zip(METHODS.items(), zip(xs[::2], xs[1::2])):
         for x in pair:
             np.testing.assert_allclose(x, np.linalg.solve(mats[kind], b), rtol=1e-9, atol=1e-10)
-    want = jax.grad(lambda *args: loss(jsl, jnp, *args), (0, 1, 2))(spd, gen, b)
-    for g, w in zip(grads, want):
+    # implicit gradients in closed form: x = A^-1 b, d(c.x)/db = A^-T c, d(c.x)/dA = -(A^-T c) x^T
+    adj = {k: np.linalg.solve(m.T, c) for k, m in mats.items()}
+    sol = {k: np.linalg.solve(m, b) for k, m in mats.items()}
+    uses = {k: 2 * sum(v == k for v in METHODS.values()) for k in mats}  # solves of each matrix
+    _close(grads[0], -uses["spd"] * np.outer(adj["spd"], sol["spd"]), 1e-7)
+    _close(grads[1], -uses["gen"] * np.outer(adj["gen"], sol["gen"]), 1e-7)
+    _close(grads[2], sum(uses[k] * adj[k] for k in mats), 1e-7)
+    want = jax.jit(jax.grad(lambda *args: plain(jsl, jnp, *args), (0, 1, 2)))(spd, gen, b)
+    for g, w in zip(plain_grads, want):
         _close(g, w, 1e-7)
 
 
@@ -243,10 +255,14 @@ def test_sparse_solvers_vectorize_like_a_loop():
         grad = sg.grad(lambda g, b: snp.sum(ssl.bicgstab(g, b, tol=1e-12)[0] ** 2), (0, 1))(g, b)
         return x, grad, ssl.cg(g @ g.T, b, tol=1e-12)[0]
 
-    batched, shared = run_graph(lambda g, b: (sg.vectorize(one)(g, b), sg.vectorize(lambda b: one(g[0], b))(b)), gens, bs)
+    def both(g, b):
+        batched = sg.vectorize(one)(g, b), sg.vectorize(lambda b: one(g[0], b))(b)
+        looped = [(one(g[i], b[i]), one(g[0], b[i])) for i in range(3)]
+        return batched, looped
+
+    batched, looped = run_graph(both, gens, bs)
     for i in range(3):
-        for got, want in zip(jax.tree.leaves((batched, shared)), jax.tree.leaves((
-                run_graph(one, gens[i], bs[i]), run_graph(one, gens[0], bs[i])))):  # fmt: skip
+        for got, want in zip(jax.tree.leaves(batched), jax.tree.leaves(looped[i])):
             np.testing.assert_allclose(got[i], want, rtol=1e-9, atol=1e-12)
 
 
