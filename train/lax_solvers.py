@@ -17,10 +17,13 @@ captured become explicit arguments of an sg.custom_vjp call whose forward is
 the user's solve and whose backward is the rule above (transposing with
 sg.vjp, hence this layer, above transforms, like sg.scipy.optimize). The
 package hangs both names on sg.lax. Tensors that only ``solve`` reads get no
-gradient, nor does ``initial_guess``, as in jax. Reverse mode only: forward
-mode (sg.jvp) through them is not written yet, and a second derivative
-differentiates the transposed solve's own ops (jax makes that solve implicit
-too; a custom_vjp backward traced at the call cannot call itself).
+gradient, nor does ``initial_guess``, as in jax. The backward's transposed
+solve is a custom_linear_solve again (its own transpose the original solve),
+down to MAX_NESTING levels (the backward is traced at the call, so an
+unbounded chain would never end): forward mode (sg.jvp transposes the
+backward) and derivatives up to that order stay implicit; beyond it they
+follow the solver's own ops, which a while loop of unknown length refuses
+with a clear error.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ from ..ops.numpy_like.core import asarray
 from ..ops.primitives import ad_util
 from ..ops.primitives.elementwise import stop_gradient
 from ..transforms import vjp
+
+# levels of transposed solves that are implicit solves again: derivatives up to this order (forward
+# mode and hessians included) never differentiate a solver's iterations
+MAX_NESTING = 3
 
 
 def _error(message: str, where=None) -> GraphError:
@@ -120,9 +127,10 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
         sol, params = residuals
         ct_sol = ct[0] if has_aux else ct
         _, f_vjp = vjp(closure.bound(params), sol)
-        # w solves (df/dx)^T w = ct: tangent_solve on f's linearization, transposed
-        w = tangent_solve(lambda v: f_vjp(v)[0], ct_sol)
-        w, _ = _split_aux(w, False, "custom_root's tangent_solve", tree, where)
+        # w solves (df/dx)^T w = ct: tangent_solve on f's linearization, transposed, itself an
+        # implicit linear solve (tangent_solve solves any linear map shaped like f, so also its transpose)
+        vecmat = lambda v: f_vjp(v)[0]  # noqa: E731
+        w = _linear_solve(vecmat, ct_sol, tangent_solve, tangent_solve, False, False, 1, where)
         return (_param_cts(closure, params, sol, _neg(w)),)
 
     return _implicit(closure, forward, fwd, bwd, has_aux, "custom_root")
@@ -140,7 +148,12 @@ def custom_linear_solve(
     when the program runs, naming this call. With ``has_aux`` the solvers return
     ``(solution, aux)`` and so does this; aux gets no gradient.
     """
-    where = user_location()
+    return _linear_solve(matvec, b, solve, transpose_solve, symmetric, has_aux, 0, user_location())
+
+
+def _linear_solve(matvec, b, solve, transpose_solve, symmetric: bool, has_aux: bool, depth: int, where):
+    """custom_linear_solve at nesting ``depth``: a gradient's transposed solve is one again (its
+    transpose the original solve) down to MAX_NESTING, so derivatives of that order stay implicit."""
     leaves, tree = _leaves(b, "b", where)
     closure = _Closure(matvec, leaves, tree, "custom_linear_solve's matvec", where)
     t_solve = solve if symmetric else transpose_solve
@@ -168,8 +181,11 @@ def custom_linear_solve(
             else:
                 _, mv_vjp = vjp(matvec_at, x)
                 vecmat = lambda u: mv_vjp(u)[0]  # noqa: E731
-            ct_b, _ = _split_aux(t_solve(vecmat, ct_x), has_aux, "custom_linear_solve's transpose_solve", tree,
-                                 where)  # fmt: skip
+            if depth < MAX_NESTING:
+                got = _linear_solve(vecmat, ct_x, t_solve, solve, symmetric, has_aux, depth + 1, where)
+            else:  # the last level: a further derivative follows the transposed solve's own ops
+                got = t_solve(vecmat, ct_x)
+            ct_b, _ = _split_aux(got, has_aux, "custom_linear_solve's transpose_solve", tree, where)
         return ct_b, _param_cts(closure, params, x, _neg(ct_b))
 
     fn = custom_vjp(lambda b, params: fwd(b, params)[0])

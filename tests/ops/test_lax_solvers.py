@@ -196,6 +196,34 @@ def test_sparse_solvers_values_and_gradients_match_closed_forms_and_jax():
         _close(g, w, 1e-7)
 
 
+def test_forward_mode_and_hessians_stay_implicit():
+    spd, gen, b, c = _problem(6)
+    a = np.random.default_rng(6).uniform(0.5, 2.0, N)
+
+    def root(xp, lax, jacobian, fori, a, y):
+        f = lambda x: x**3 + a * x - y  # noqa: E731
+        newton = lambda f, x0: fori(0, 40, lambda i, x: x - f(x) / (3 * x**2 + a), x0)  # noqa: E731
+        return lax.custom_root(f, xp.zeros_like(y), newton, lambda g, r: xp.linalg.solve(jacobian(g)(r), r))
+
+    def ours(spd, gen, a, b):
+        tangents = [sg.jvp(lambda b: ssl.cg(spd, b, tol=1e-12)[0], (b,), (c,))[1],
+                    sg.jvp(lambda g: ssl.bicgstab(g, b, tol=1e-12)[0], (gen,), (spd,))[1],
+                    sg.jvp(lambda a: root(snp, sg.lax, sg.jacobian, sg.fori_loop, a, b), (a,), (c,))[1]]  # fmt: skip
+        hessians = [sg.hessian(lambda b: snp.sum(ssl.gmres(gen, b, tol=1e-12)[0] ** 2))(b),
+                    sg.hessian(lambda a: snp.sum(root(snp, sg.lax, sg.jacobian, sg.fori_loop, a, b) * c))(a)]  # fmt: skip
+        return tangents, hessians
+
+    tangents, hessians = run_graph(ours, spd, gen, a, b)
+    x_gen = np.linalg.solve(gen, b)
+    _close(tangents[0], np.linalg.solve(spd, c), 1e-8)  # closed forms: d(A^-1 b) = A^-1 db
+    _close(tangents[1], -np.linalg.solve(gen, spd @ x_gen), 1e-8)  # and -A^-1 dA A^-1 b
+    jroot = lambda a: root(jnp, jax.lax, jax.jacobian, jax.lax.fori_loop, a, b)  # noqa: E731
+    _close(tangents[2], jax.jit(lambda a: jax.jvp(jroot, (a,), (c,))[1])(a), 1e-8)
+    inv = np.linalg.inv(gen)
+    _close(hessians[0], 2 * inv.T @ inv, 1e-8)  # sum(x^2), x = A^-1 b: 2 A^-T A^-1
+    _close(hessians[1], jax.jit(jax.hessian(lambda a: jnp.sum(jroot(a) * c)))(a), 1e-7)
+
+
 def test_sparse_solvers_float32_nests_and_complex():
     spd, gen, b, _ = _problem(3)
     z = np.random.default_rng(3).normal(size=(N, N)) * 0.3j
