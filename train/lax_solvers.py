@@ -40,7 +40,7 @@ from ..transforms import vjp
 
 # levels of transposed solves that are implicit solves again: derivatives up to this order (forward
 # mode and hessians included) never differentiate a solver's iterations
-MAX_NESTING = 3
+MAX_NESTING = 2
 
 
 def _error(message: str, where=None) -> GraphError:
