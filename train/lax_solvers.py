@@ -83,8 +83,9 @@ class _Closure:
         return applied
 
 
-def _split_aux(got, has_aux: bool, label: str, tree, where):
-    """``(solution, aux)`` from a solver's result, the solution checked against ``tree``."""
+def _split_aux(got, has_aux: bool, label: str, closure: _Closure, where):
+    """``(solution, aux)`` from a solver's result, the solution checked against what the closure's
+    function takes (a solution is shaped like b, or like the initial guess)."""
     if has_aux:
         if not isinstance(got, tuple | list) or len(got) != 2:
             raise _error(f"{label} must return a pair (solution, aux) with has_aux=True", where)
@@ -92,10 +93,14 @@ def _split_aux(got, has_aux: bool, label: str, tree, where):
     else:
         sol, aux = got, None
     leaves, sol_tree = _leaves(sol, f"the solution {label} returned", where)
-    if sol_tree != tree:
-        raise _error(f"{label} must return a solution structured as {describe(tree)}, got {describe(sol_tree)}",
-                     where)  # fmt: skip
-    return unflatten(tree, leaves), aux
+    want = [str(t) for t in closure.fn.in_types]
+    if sol_tree != closure.tree or [str(x.type) for x in leaves] != want:
+        raise _error(
+            f"{label} must return a solution like its input, {describe(closure.tree)} of {want}; got "
+            f"{describe(sol_tree)} of {[str(x.type) for x in leaves]}",
+            where,
+        )
+    return unflatten(closure.tree, leaves), aux
 
 
 def _neg(nest):
@@ -117,7 +122,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
     guess = unflatten(tree, [stop_gradient(x) for x in leaves])
 
     def forward(params):
-        return _split_aux(solve(closure.bound(params), guess), has_aux, "custom_root's solve", tree, where)
+        return _split_aux(solve(closure.bound(params), guess), has_aux, "custom_root's solve", closure, where)
 
     def fwd(params):
         sol, aux = forward(params)
@@ -130,7 +135,10 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
         # w solves (df/dx)^T w = ct: tangent_solve on f's linearization, transposed, itself an
         # implicit linear solve (tangent_solve solves any linear map shaped like f, so also its transpose)
         vecmat = lambda v: f_vjp(v)[0]  # noqa: E731
-        w = _linear_solve(vecmat, ct_sol, tangent_solve, tangent_solve, False, False, 1, where)
+        label = "custom_root's tangent_solve"
+        w = _linear_solve(
+            vecmat, ct_sol, tangent_solve, tangent_solve, False, False, 1, where, (label, label)
+        )
         return (_param_cts(closure, params, sol, _neg(w)),)
 
     return _implicit(closure, forward, fwd, bwd, has_aux, "custom_root")
@@ -151,7 +159,10 @@ def custom_linear_solve(
     return _linear_solve(matvec, b, solve, transpose_solve, symmetric, has_aux, 0, user_location())
 
 
-def _linear_solve(matvec, b, solve, transpose_solve, symmetric: bool, has_aux: bool, depth: int, where):
+def _linear_solve(
+    matvec, b, solve, transpose_solve, symmetric: bool, has_aux: bool, depth: int, where,
+    labels=("custom_linear_solve's solve", "custom_linear_solve's transpose_solve"),
+):  # fmt: skip
     """custom_linear_solve at nesting ``depth``: a gradient's transposed solve is one again (its
     transpose the original solve) down to MAX_NESTING, so derivatives of that order stay implicit."""
     leaves, tree = _leaves(b, "b", where)
@@ -159,9 +170,7 @@ def _linear_solve(matvec, b, solve, transpose_solve, symmetric: bool, has_aux: b
     t_solve = solve if symmetric else transpose_solve
 
     def fwd(b, params):
-        x, aux = _split_aux(
-            solve(closure.bound(params), b), has_aux, "custom_linear_solve's solve", tree, where
-        )
+        x, aux = _split_aux(solve(closure.bound(params), b), has_aux, labels[0], closure, where)
         return ((x, aux) if has_aux else x), (x, params)
 
     def bwd(residuals, ct):
@@ -182,10 +191,12 @@ def _linear_solve(matvec, b, solve, transpose_solve, symmetric: bool, has_aux: b
                 _, mv_vjp = vjp(matvec_at, x)
                 vecmat = lambda u: mv_vjp(u)[0]  # noqa: E731
             if depth < MAX_NESTING:
-                got = _linear_solve(vecmat, ct_x, t_solve, solve, symmetric, has_aux, depth + 1, where)
+                got = _linear_solve(
+                    vecmat, ct_x, t_solve, solve, symmetric, has_aux, depth + 1, where, labels[::-1]
+                )
             else:  # the last level: a further derivative follows the transposed solve's own ops
                 got = t_solve(vecmat, ct_x)
-            ct_b, _ = _split_aux(got, has_aux, "custom_linear_solve's transpose_solve", tree, where)
+            ct_b, _ = _split_aux(got, has_aux, labels[1], closure, where)
         return ct_b, _param_cts(closure, params, x, _neg(ct_b))
 
     fn = custom_vjp(lambda b, params: fwd(b, params)[0])

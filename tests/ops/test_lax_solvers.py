@@ -309,3 +309,22 @@ def test_sparse_solvers_refuse_bad_arguments():
         run_graph(lambda b: ssl.gmres(np.eye(3), b, solve_method="qr"), np.ones(3))
     with pytest.raises(GraphError, match="x0 and b must have the same structure"):
         run_graph(lambda b: ssl.cg(np.eye(3), b, x0=(b, b)), np.ones(3))
+
+
+def test_solvers_that_return_the_wrong_shape_are_named_at_the_call():
+    def bad_tangent(a):
+        def root(a):
+            wrong = lambda g, y: snp.stack([y, y])  # noqa: E731
+            return sg.lax.custom_root(lambda x: x * x - a, a, lambda f, x: x, wrong)  # the call
+
+        return sg.grad(root)(a)
+
+    with pytest.raises(GraphError, match="custom_root's tangent_solve must return a solution like") as info:
+        run_graph(bad_tangent, np.ones(()))
+    assert f"test_lax_solvers.py:{line_of(__file__, '# the call')}" in str(info.value)
+    with pytest.raises(GraphError, match="custom_linear_solve's solve must return a solution like its input"):
+        run_graph(lambda b: sg.lax.custom_linear_solve(lambda x: x, b, lambda mv, r: (r, r)), np.ones(3))
+    with pytest.raises(GraphError, match=r"with has_aux=True"):
+        run_graph(
+            lambda b: sg.lax.custom_linear_solve(lambda x: x, b, lambda mv, r: r, has_aux=True), np.ones(3)
+        )
