@@ -59,6 +59,10 @@ class _Flat:
     """A nest of arrays (b's structure) seen as one 1-D vector, and back."""
 
     def __init__(self, leaves, tree, where):
+        for x in leaves:
+            if not all(isinstance(d, int) for d in x.shape):
+                raise _error(f"b must have static dims (its size sets maxiter and gmres's basis), got {x.type}",
+                             where)  # fmt: skip
         self.tree, self.shapes = tree, [x.shape for x in leaves]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
         self.size = sum(self.sizes)
@@ -245,6 +249,7 @@ def _gmres_cycle(A, M, b, x, unit, rnorm, restart: int):
 
 
 def _gmres(A, M, b, x0, tol, atol, maxiter, restart: int):
+    restart = max(1, min(int(restart), b.shape[0]))  # a basis of b's size spans everything
     stop = snp.maximum(tol * snp.sqrt(_norm2(b)), atol)
     r0 = M(b - A(x0))
     unit, rnorm = _safe_normalize(r0)
@@ -282,9 +287,6 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     if solve_method not in ("batched", "incremental"):
         raise _error(f"invalid solve_method {solve_method!r}, must be either 'incremental' or 'batched'",
                      user_location())  # fmt: skip
-    leaves = flatten(b)[0]
-    size = sum(int(np.prod(np.shape(x))) for x in leaves)
-    restart = max(1, min(int(restart), size))
     x = _isolve(_gmres, A, b, x0, tol, atol, maxiter, M, symmetric=False, restart=restart)
     sq = [snp.sum(snp.abs(leaf) ** 2) for leaf in flatten(x)[0]]
     total = sq[0]

@@ -307,6 +307,10 @@ def test_sparse_solvers_refuse_bad_arguments():
     assert "test_lax_solvers.py" in str(info.value)
     with pytest.raises(GraphError, match="solve_method"):
         run_graph(lambda b: ssl.gmres(np.eye(3), b, solve_method="qr"), np.ones(3))
+    with pytest.raises(GraphError, match="b must have static dims"):
+        run_graph(lambda b: ssl.gmres(np.eye(3), b), np.ones(3), symbolic={0: ("n",)})
+    with pytest.raises(GraphError, match="b must hold floating or complex arrays"):
+        run_graph(lambda b: ssl.cg(np.eye(3), b), np.ones(3, np.int32))
     with pytest.raises(GraphError, match="x0 and b must have the same structure"):
         run_graph(lambda b: ssl.cg(np.eye(3), b, x0=(b, b)), np.ones(3))
 
