@@ -96,7 +96,7 @@ from .ops.state import (
     trainable_variables,
     variables_initializer,
 )
-from .train import optim, scipy_optimize
+from .train import lax_solvers, optim, scipy_optimize, scipy_sparse
 from .transforms import (
     grad,
     gradients,
@@ -117,6 +117,10 @@ from .viz import draw
 # sg.scipy is the ops layer's scipy_like; its optimize needs gradients, so it is made in the train
 # layer above transforms and hung here, where scipy users look for it
 scipy.optimize = scipy_optimize
+scipy.sparse = scipy_sparse  # cg, gmres, bicgstab solve through custom_linear_solve: train layer too
+# custom_root and custom_linear_solve transpose the user's functions with sg.vjp: made in the train
+# layer above transforms (as scipy.optimize) and hung on sg.lax here
+lax.custom_root, lax.custom_linear_solve = lax_solvers.custom_root, lax_solvers.custom_linear_solve
 
 # numpy's vectorize and apply_along_axis map with sg.vectorize (a transform), so they are made in the
 # transforms layer and hung on sg.numpy here, as scipy.optimize is on sg.scipy
@@ -133,6 +137,8 @@ _ISSUE26 = "signal fft integrate interpolate ndimage cluster cluster.vq spatial 
 for _sub in _ISSUE26.split():  # issue 26's sg.scipy namespaces, importable as modules too
     _sys.modules[f"{__name__}.scipy.{_sub}"] = _sys.modules[f"{scipy.__name__}.{_sub}"]
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
+_sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
+_sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
 _sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
 _sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".lax"] = lax

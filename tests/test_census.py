@@ -88,7 +88,7 @@ OPEN = {
     "lax": {
         "AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "RaggedDotDimensionNumbers", "RandomAlgorithm",
         "Tolerance", "axis_size", "composite", "conv_general_dilated_local", "conv_general_dilated_patches",
-        "custom_linear_solve", "custom_root", "dce_sink", "optimization_barrier", "pbroadcast", "pcast",
+        "dce_sink", "optimization_barrier", "pbroadcast", "pcast",
         "platform_dependent", "precv", "psend", "pshuffle", "pswapaxes", "ragged_all_to_all", "ragged_dot",
         "ragged_dot_general", "random_gamma_grad", "rng_bit_generator", "rng_uniform", "scaled_dot",
         "scatter_apply", "shape_as_value", "stage",
@@ -103,7 +103,6 @@ OPEN = {
         "spence", "sph_harm_y", "wofz",
     },
     "scipy.stats": {"gaussian_kde"},
-    "scipy.sparse.linalg": {"bicgstab", "cg", "gmres"},
 }  # fmt: skip
 
 

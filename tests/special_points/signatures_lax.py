@@ -213,6 +213,11 @@ SKIPPED: dict[str, str] = {
         "broadcasted_iota full iota padtype_to_pads conv_dimension_numbers".split(),
         "builds from shapes and Python scalars, or computes dimension numbers: no array argument",
     ),
+    **dict.fromkeys(
+        "custom_linear_solve custom_root".split(),
+        "take the user's functions (matvec or f, and the solvers), not arrays: tests/ops/test_lax_solvers.py "
+        "checks values, implicit gradients and vectorize",
+    ),
     "stop_gradient": "the identity on values; its zero derivative is tested with the transforms",
     **dict.fromkeys(
         "broadcast_shapes conv_general_permutations conv_general_shape_tuple conv_shape_tuple "
