@@ -42,6 +42,7 @@ from ..sharding import make_mesh
 from . import export_file
 from . import feeds as feeding
 from .export_file import ExportError
+from .session_to_jax import session_to_jax
 
 FORMAT = "stablegraph.exported"
 
@@ -193,12 +194,10 @@ class Exported:
         """Bytes that ``jax.export.deserialize`` loads and runs: this program with its variables baked
         in, so the jax function takes the signature's inputs in order and returns a dict by output
         name; symbolic dims stay jax shape polymorphism (backend/session_to_jax.py)."""
-        from . import session_to_jax as to_jax  # helper "jaxfmt"'s module, beside this one
-
         runner = self._session_runner()
         outputs = dict(zip(runner.names, runner.outputs))
         inputs = {p.name: t for p, t in zip(self.signature.inputs, runner.inputs)}
-        return to_jax.session_to_jax(runner.session, outputs, inputs, function_name=self.name)
+        return session_to_jax(runner.session, outputs, inputs, function_name=self.name)
 
 
 class _Runner:

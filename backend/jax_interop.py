@@ -12,6 +12,8 @@ sg.vectorize work through the node. Results come back in fn's structure.
 
 from __future__ import annotations
 
+import contextlib
+
 from ..graph import GraphError, Tensor, TensorType, dtypes, located, user_location
 from ..graph.graph import library_call
 from ..ops import constant
@@ -39,15 +41,19 @@ def from_jax(fn, *tensors, order: int = 2):
     where = user_location()
     args = [_as_tensor(t) for t in tensors]
     types = [t.type for t in args]
-    try:
-        exp = _export(jax, jax.jit(fn), types)
-    except Exception as e:  # jax's tracing and export errors: say which call failed, at the user's line
-        raise GraphError(located(f"sg.from_jax: jax could not export {_name(fn)}: {e}", where)) from None
 
     def flat(*xs):
         return jax.tree_util.tree_leaves(fn(*xs))
 
-    return _call(jax, exp, args, _module(jax, flat, types, _name(fn), int(order), exp), where)
+    # 64-bit operands are exported as such for this call only (there is no global switch to ask for)
+    wide = any(t.dtype.bits == 64 or t.dtype.name == "complex128" for t in types)
+    with jax.enable_x64(True) if wide else contextlib.nullcontext():
+        try:
+            exp = _export(jax, jax.jit(fn), types)
+        except Exception as e:  # jax's tracing and export errors: say which call failed, at the user's line
+            raise GraphError(located(f"sg.from_jax: jax could not export {_name(fn)}: {e}", where)) from None
+        attrs = _module(jax, flat, types, _name(fn), int(order), exp)
+    return _call(jax, exp, args, attrs, where)
 
 
 def import_jax_exported(exported, *tensors):
