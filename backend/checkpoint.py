@@ -126,7 +126,7 @@ def _write_atomically(path: str, stem: str, arrays: dict[str, np.ndarray]) -> No
         done = True
     finally:
         if not done:
-            _unlink_quietly(tmp)
+            unlink_quietly(tmp)
     _sync_folder(folder)
 
 
@@ -150,11 +150,11 @@ def _remove_orphans(folder: str, stem: str) -> None:
     pattern = re.compile(re.escape(f".{stem}.tmp-") + r"(\d+)-\w+")
     for f in glob.glob(os.path.join(glob.escape(folder), f".{glob.escape(stem)}.tmp-*")):
         m = pattern.fullmatch(os.path.basename(f))
-        if m and not _alive(int(m.group(1))):
-            _unlink_quietly(f)
+        if m and not may_be_writing(int(m.group(1))):
+            unlink_quietly(f)
 
 
-def _alive(pid: int) -> bool:
+def may_be_writing(pid: int) -> bool:
     """Whether process ``pid`` may still be writing; when unsure, yes (its file is left alone)."""
     if pid == os.getpid() or os.name != "posix":  # another thread may be saving; Windows' kill kills
         return True
@@ -167,7 +167,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _unlink_quietly(path: str) -> None:
+def unlink_quietly(path: str) -> None:
+    """Remove ``path`` if it is there (another process may have removed it first)."""
     try:
         os.unlink(path)
     except OSError:

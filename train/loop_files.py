@@ -17,6 +17,8 @@ import os
 import re
 import secrets
 
+from ..backend.checkpoint import may_be_writing, unlink_quietly
+
 PREFIX = "model"
 _NAME = re.compile(re.escape(PREFIX) + r"-(\d+)\.(npz|json)$")
 _TEMPORARY = re.compile(r"\." + re.escape(PREFIX) + r"-\d+\.json\.tmp-(\d+)-\w+$")
@@ -84,29 +86,8 @@ def prune(logdir: str, keep: int) -> None:
         doomed |= {s for s, kinds in listing.items() if kinds != {"npz", "json"} and s < complete[-1]}
     for step in doomed:
         for kind in ("json", "npz"):  # the JSON first: a pair is never complete without its npz
-            _unlink_quietly(os.path.join(logdir, f"{PREFIX}-{step}.{kind}"))
+            unlink_quietly(os.path.join(logdir, f"{PREFIX}-{step}.{kind}"))
     for path in glob.glob(os.path.join(glob.escape(logdir), f".{PREFIX}-*.json.tmp-*")):
         m = _TEMPORARY.match(os.path.basename(path))
-        if m and not _alive(int(m.group(1))):
-            _unlink_quietly(path)
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` may still be writing (when unsure: yes)."""
-    if pid == os.getpid() or os.name != "posix":
-        return True
-    try:
-        os.kill(pid, 0)  # signal 0 only asks whether the process exists
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
-def _unlink_quietly(path: str) -> None:
-    """Remove ``path`` if it is there (another process may have removed it first)."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+        if m and not may_be_writing(int(m.group(1))):
+            unlink_quietly(path)

@@ -39,6 +39,15 @@ def batched_at(x: Tensor, bdim: int | None, size, at: int = 0) -> Tensor:
     return prims.broadcast_in_dim(x, inserted(x.shape, at, size), tuple(d + (d >= at) for d in range(x.ndim)))
 
 
+def leading_or_one(x: Tensor, bdim: int | None, size, broadcast: bool) -> Tensor:
+    """``x`` with its batch axis first, as foreign code called on a batch wants it (jax's
+    vmap_method "expand_dims" / "broadcast_all"): an unbatched x gets a size-1 axis there, or all
+    of ``size`` when ``broadcast``."""
+    if bdim is not None or broadcast:
+        return batched_at(x, bdim, size, 0)
+    return batched_at(x, None, 1, 0)
+
+
 def batch_size(xs, bdims):
     """The batch size, read off the first batched operand."""
     return next(x.shape[b] for x, b in zip(xs, bdims) if b is not None)

@@ -179,18 +179,10 @@ def _batch(ctx, attrs: FfiCallAttrs, xs, bdims):
         }
     else:
         broadcast = method == "broadcast_all"
-        inputs = [_leading(x, b, size, broadcast) for x, b in zip(xs, bdims)]
+        inputs = [batching.leading_or_one(x, b, size, broadcast) for x, b in zip(xs, bdims)]
         update = {"shapes": tuple((size, *s) for s in attrs.shapes)}
     node = bind_node(ctx.op, inputs, attrs.model_copy(update=update), name=node_name(attrs.target))
     return list(node.outputs), [0] * len(node.outputs)
-
-
-def _leading(x, bdim, size, broadcast: bool):
-    """``x`` with its batch axis first; an unbatched one gets a size-1 axis there, or all of
-    ``size`` when ``broadcast``."""
-    if bdim is not None or broadcast:
-        return batching.batched_at(x, bdim, size, 0)
-    return batching.batched_at(x, None, 1, 0)
 
 
 _NO_DERIVATIVE = (

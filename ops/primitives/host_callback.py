@@ -219,19 +219,11 @@ def _pure_batch(ctx, attrs: PureCallbackAttrs, xs, bdims):
         function, inputs = attrs.function.batched(tuple(bdims)), xs
     else:
         function = attrs.function
-        inputs = [_leading(x, b, size, method == "broadcast_all") for x, b in zip(xs, bdims)]
+        inputs = [batching.leading_or_one(x, b, size, method == "broadcast_all") for x, b in zip(xs, bdims)]
     node = bind_node(ctx.op, inputs, PureCallbackAttrs(
         function=function, shapes=shapes, dtypes=attrs.dtypes, vmap_method=method
     ))  # fmt: skip
     return list(node.outputs), [0] * len(node.outputs)
-
-
-def _leading(x, bdim, size, broadcast: bool):
-    """``x`` with its batch axis first; an unbatched one gets a size-1 axis there, or all of
-    ``size`` when ``broadcast``."""
-    if bdim is not None or broadcast:
-        return batching.batched_at(x, bdim, size, 0)
-    return batching.batched_at(x, None, 1, 0)
 
 
 pure_callback_op = OpDef(
