@@ -17,18 +17,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...graph import GraphError, dtypes, located, user_location
+from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
-from ..numpy_like.core import promote, result_dtype
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
-
-
-def _floats(*xs):
-    dt = result_dtype(*xs)
-    if not dt.is_inexact:
-        dt = dtypes.float64 if dt.bits == 64 else dtypes.float32
-    return promote(*xs, dtype=dt)
+from .float_args import float_args as _floats
 
 
 def _gammaln(x):

@@ -19,13 +19,14 @@ import math
 
 import numpy as np
 
-from ...graph import dtypes, library
+from ...graph import library
 from .. import numpy_like as snp
 from ..custom_vjp import custom_vjp
-from ..numpy_like.core import normalize_axes, promote, result_dtype
+from ..numpy_like.core import normalize_axes
 from ..primitives import transcendental as tr
 from ..primitives.elementwise import erf_inv, stop_gradient
 from ..primitives.registry import bind
+from .float_args import float_args as _floats
 from .log_beta import log_beta
 from .normal_quantile import ndtri_of
 from .partials import with_partials
@@ -39,14 +40,6 @@ def _float(x):
     if x.dtype.is_inexact:
         return x
     return snp.asarray(x, "float64" if x.dtype.bits == 64 else "float32")
-
-
-def _floats(*xs):
-    """The arguments as floats of one dtype (numpy's promotion) and one broadcast shape."""
-    dt = result_dtype(*xs)
-    if not dt.is_inexact:
-        dt = dtypes.float64 if dt.bits == 64 else dtypes.float32
-    return promote(*xs, dtype=dt)
 
 
 # -- gamma family --------------------------------------------------------------
