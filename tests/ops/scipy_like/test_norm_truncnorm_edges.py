@@ -80,3 +80,45 @@ def test_normal_quantile_second_derivative_at_the_range_ends():
         np.testing.assert_array_equal(isf2[:3], [np.inf, np.inf, -np.inf])
         np.testing.assert_allclose(ppf2[3:], want, rtol=1e-5)
         np.testing.assert_allclose(isf2[3:], -want, rtol=1e-5)
+
+
+def test_log_ndtr_above_zero_keeps_its_digits_in_float64():
+    """log_ndtr(x) for x > 0 was log1p(-ndtr(-x)), and XLA's float64 log_plus_one is 54 ulps off at
+    -0.40 (x = 0.25); norm.logcdf and logsf follow."""
+    x = np.array([0.25, 0.1, 0.6, 0.674, 0.7, 1.0, 3.0, 8.0, 0.0])
+    ours, logcdf, logsf = run_graph(
+        lambda v: (sg.scipy.special.log_ndtr(v), N.logcdf(v, 0.0, 2.0), N.logsf(-v, 0.0, 2.0)), x
+    )
+    assert _ulps(ours, scipy.special.log_ndtr(x), np.float64).max() <= 2
+    assert _ulps(logcdf, scipy.special.log_ndtr(x / 2), np.float64).max() <= 2
+    assert _ulps(logsf, scipy.special.log_ndtr(x / 2), np.float64).max() <= 2
+
+
+T = sg.scipy.stats.truncnorm
+
+
+def _long_truncnorm_pdf(x, a, b, loc, scale):
+    """The truncated normal density in long double (mass from scipy's float64 ndtr, exact enough for
+    bounds near the centre)."""
+    z = (L(x) - L(loc)) / L(scale)
+    if not a <= z <= b:
+        return L(0.0)
+    mass = L(scipy.special.ndtr(b)) - L(scipy.special.ndtr(a))
+    return np.exp(-z * z / 2) / (np.sqrt(2 * L(np.pi)) * L(scale) * mass)
+
+
+def test_truncnorm_density_far_out_at_tiny_and_huge_scales():
+    big = float(np.finfo(F32).max)
+    cases = [  # x, a, b, loc, scale
+        (1.0, 0.0, np.inf, -2.5, 0.5), (0.5, 1.0, np.inf, -2.5, 0.5), (-0.5, 0.0, np.inf, -2.5, 0.5),
+        (1.0, 0.0, 1.0, 1.0, 1.1754944e-38), (0.0, -2.5, np.inf, 0.0, 1.1754944e-38),
+        (1.0, -2.5, 0.0, 0.0, big),  # z = 2.9e-39 > b = 0 (flushed, it looked like the end b)
+        (np.inf, 0.0, 1.0, np.inf, 1.0),  # x - loc is nan
+    ]
+    x, a, b, loc, scale = (np.array(c, F32) for c in zip(*cases))
+    pdf, logpdf = run_graph(lambda *v: (T.pdf(*v), T.logpdf(*v)), x, a, b, loc, scale)
+    want = np.array([_long_truncnorm_pdf(*c) for c in cases[:-1]])
+    assert _ulps(pdf[:-1], want, F32).max() <= 3, (pdf, want)
+    assert logpdf[5] == -np.inf and pdf[5] == 0
+    assert np.isnan(pdf[-1]) and np.isnan(logpdf[-1])
+    np.testing.assert_allclose(logpdf[:5], np.log(want[:5]).astype(np.float64), rtol=3e-7)
