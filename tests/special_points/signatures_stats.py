@@ -226,46 +226,6 @@ DIFFERENCES: dict[str, str] = {
         "reference compute x - loc in float64, which overflows to -inf, hence their ndtr(-inf) = 0 (in "
         "float32 the float64 reference does not overflow and agrees with ours)"
     ),
-    "norm.isf[locscale]@float64:value:nan": (
-        "the point of norm.isf[locscale]@float64:value:inf"
-    ),
-    "norm.isf[locscale]@float64:value:inf": (
-        "q = 2.2e-308, loc = -inf, scale = 1.8e308: ours -inf, jax and the reference nan. loc + scale * "
-        "z (z = 37.5) is -inf plus a finite number too big for float64: XLA's CPU code fuses it into "
-        "one multiply-add whose exact product does not overflow (measured: scale * z alone gives inf, "
-        "loc + scale * z gives -inf), so ours is loc's -inf, the exact arithmetic's answer; jax's and "
-        "scipy's rounded product overflows to inf and meets -inf as nan"
-    ),
-    "norm.logsf[locscale]@float64:value:ulps": (
-        "x = -1.8e308, loc = scale = 1.8e308 (float64): z = (x - loc) / scale is -2 and ours answers "
-        "log_ndtr(-z) of z = -2, -0.02301 (x / scale - loc / scale where x - loc overflows); jax and "
-        "the float64 reference compute x - loc in float64, which overflows to -inf, hence their -0 (in "
-        "float32 the float64 reference does not overflow and agrees with ours)"
-    ),
-    "norm.logpdf[locscale]@float64:value:nan": (
-        "x = -1.8e308, loc = scale = 1.8e308 (float64): z = (x - loc) / scale is -2 and ours answers "
-        "the log density of z = -2, -712.70 (x / scale - loc / scale where x - loc overflows); jax and "
-        "the float64 reference compute x - loc in float64, which overflows to -inf, hence their -inf "
-        "(jax nan) (in float32 the float64 reference does not overflow and agrees with ours)"
-    ),
-    "norm.logcdf[locscale]@float64:value:inf": (
-        "x = -1.8e308, loc = scale = 1.8e308 (float64): z = (x - loc) / scale is -2 and ours answers "
-        "log_ndtr of z = -2, -3.7832 (x / scale - loc / scale where x - loc overflows); jax and the "
-        "float64 reference compute x - loc in float64, which overflows to -inf, hence their -inf (in "
-        "float32 the float64 reference does not overflow and agrees with ours)"
-    ),
-    "norm.sf[locscale]@float64:value:ulps": (
-        "x = -1.8e308, loc = scale = 1.8e308 (float64): z = (x - loc) / scale is -2 and ours answers "
-        "ndtr(-z) of z = -2, 0.97725 (x / scale - loc / scale where x - loc overflows); jax and the "
-        "float64 reference compute x - loc in float64, which overflows to -inf, hence their 1 (in "
-        "float32 the float64 reference does not overflow and agrees with ours)"
-    ),
-    "norm.cdf[locscale]@float64:value:ulps": (
-        "x = -1.8e308, loc = scale = 1.8e308 (float64): z = (x - loc) / scale is -2 and ours answers "
-        "ndtr of z = -2, 0.02275 (x / scale - loc / scale where x - loc overflows); jax and the float64 "
-        "reference compute x - loc in float64, which overflows to -inf, hence their ndtr(-inf) = 0 (in "
-        "float32 the float64 reference does not overflow and agrees with ours)"
-    ),
     "poisson.logpmf[loc]@float32:value:inf": (
         "k = 0.5 with loc = -2.5 (mu = 2 and 3): k - loc = 3 is on the support; jax answers -inf (it "
         "finds k itself off the integers), ours the log-pmf at 3, -1.7123188 and -1.4959234 against "
