@@ -313,11 +313,49 @@ def _truncnorm_args(x, a, b, loc, scale):
     return z, a, b, scale, _log_mass(a, b), bad
 
 
+def _truncnorm_inside(x, a, b, loc, scale):
+    """Where x lies in [loc + a scale, loc + b scale], judged on x - loc against a scale and b scale:
+    z = (x - loc) / scale flushes to 0 for a huge scale (z = 2.9e-39 in float32), which would put
+    x = 1 on the end b = 0."""
+    x, a, b, loc, scale = floats(x, a, b, loc, scale)
+    offset = x - loc
+    return (offset >= a * scale) & (offset <= b * scale)
+
+
+def _truncnorm_log_kernel(x, a, b, loc, scale):
+    """-z**2 / 2 - log(sqrt(2 pi)), log(mass), scale, and where x lies off the support and where the
+    call or z itself is invalid (x = loc = inf: nan)."""
+    z, _, _, scale_, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
+    kernel = const(-0.5, z) * z * z - const(0.5 * np.log(2 * np.pi), z)
+    return kernel, z, log_z, scale_, ~_truncnorm_inside(x, a, b, loc, scale), bad | snp.isnan(z)
+
+
 def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
-    z, a, b, scale, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
-    out = const(-0.5, z) * z * z - const(0.5 * np.log(2 * np.pi), z) - log_z - snp.log(scale)
-    inside = (z >= a) & (z <= b)
-    return nan_where(bad, snp.where(inside, out, const(-np.inf, out)))
+    kernel, _, log_z, scale, off, bad = _truncnorm_log_kernel(x, a, b, loc, scale)
+    out = kernel - log_z - snp.log(scale)
+    return nan_where(bad, snp.where(off, const(-np.inf, out), out))
+
+
+def _truncnorm_pdf(x, a, b, loc=0, scale=1):
+    """exp(log kernel) / (mass scale): dividing by scale after the exp keeps the digits log(scale)
+    loses at scale = 1.2e-38; for a mass of at least e**-40 the mass divides after the exp too, so that
+    the exp's argument is -z**2 / 2 - log(sqrt(2 pi)) alone, not a sum near -25 whose rounding the exp
+    multiplies by 25 (in narrower masses the sum keeps exp(-z**2 / 2) from underflowing alone); as in
+    norm's density the constant log(sqrt(2 pi)) joins the exp's argument only for |z| < 2."""
+    kernel, z, log_z, scale, off, bad = _truncnorm_log_kernel(x, a, b, loc, scale)
+    half_square = snp.where(off, const(0.0, z), const(-0.5, z) * z * z)
+    # apart while neither exp(-z**2 / 2) underflows nor 1 / mass overflows
+    big = (log_z > const(-40.0, log_z)) & (half_square > const(-80.0, z))
+    # off the support the kernel is held at 0 - 0: no exp(inf) (mass underflowed to 0) meets the
+    # zero cotangent of the branch not taken
+    inner = snp.where(big | off, const(0.0, log_z), log_z)
+    kernel = snp.where(off, const(0.0, kernel), kernel)
+    outer = snp.where(big, log_z, const(0.0, log_z))
+    near = snp.abs(z) < const(2.0, z)
+    inside_exp = snp.where(near, kernel, half_square) - inner
+    factor = snp.where(near, const(1.0, z), const(1 / np.sqrt(2 * np.pi), z))
+    out = snp.exp(inside_exp) * factor * snp.exp(-outer) / scale
+    return nan_where(bad, snp.where(off, const(0.0, out), out))
 
 
 # below this log probability of the other side (5%), 1 minus it is the more exact of the two
@@ -360,7 +398,7 @@ truncnorm = Distribution(
     "truncnorm",
     "The normal distribution truncated to [a, b], bounds in units of scale from loc.",
     logpdf=_truncnorm_logpdf,
-    pdf=exp_of(_truncnorm_logpdf),
+    pdf=_truncnorm_pdf,
     cdf=exp_of(_truncnorm_log_probability(False), doc="the probability below x, exp of its log"),
     logcdf=_truncnorm_log_probability(False),
     sf=exp_of(_truncnorm_log_probability(True), doc="the probability above x, exp of its log"),
