@@ -88,6 +88,9 @@ SPECIAL: dict[str, Sig] = {
     "poch": _sig("poch", ("x", "x")),
     "boxcox": _sig("boxcox", ("x", "x")),
     "boxcox1p": _sig("boxcox1p", ("x", "x")),
+    # the exponential, error-function and related integrals (ops/scipy_like/special_integrals.py)
+    **{n: _sig(n, ("x",)) for n in ("exp1", "expi", "erfcx", "dawsn")},
+    "expn": _sig("expn", ("order", "x")),
 }
 
 _GAMMA_FAMILY = {
