@@ -292,4 +292,197 @@ def dawsn(x):
     return _dawsn(x)
 
 
-__all__ = ["dawsn", "erfcx", "exp1", "expi", "expn"]
+# -- the sine and cosine integrals ---------------------------------------------------------------------
+_SICI_FAR = 4.0
+
+
+def _sici_series(a, terms: int = 36):
+    """Si(a) = sum_k (-1)^k a^(2k+1) / ((2k+1) (2k+1)!), Ci(a) = gamma + log a + sum_(k>=1)
+    (-1)^k a^(2k) / (2k (2k)!) for 0 < a <= 4."""
+    power, si, ci = snp.ones_like(a), snp.zeros_like(a), snp.zeros_like(a)
+    for j in range(1, terms + 1):
+        power = power * a / j  # a^j / j!
+        sign = (-1) ** (j // 2)
+        if j % 2:
+            si = si + sign * power / j
+        else:
+            ci = ci + sign * power / j
+    return si, EULER + snp.log(a) + ci
+
+
+def _sici_fraction(a, depth: int = 60):
+    """Si and Ci for a > 4 from E1(i a) = -Ci(a) + i (Si(a) - pi/2), E1's continued fraction in
+    complex arithmetic on (real, imaginary) pairs."""
+
+    def body(i, t):
+        k = (depth - i).astype(a.dtype)
+        dr, di = 2 * k + 1 - t[0], a - t[1]
+        scale = k * k / (dr * dr + di * di)
+        return dr * scale, -di * scale
+
+    tr_, ti = fori_loop(0, depth, body, (snp.zeros_like(a), snp.zeros_like(a)))
+    wr, wi = 1 - tr_, a - ti
+    norm = wr * wr + wi * wi
+    c, s = snp.cos(a), snp.sin(a)
+    er, ei = (c * wr - s * wi) / norm, (-s * wr - c * wi) / norm  # e^(-ia) / w
+    return math.pi / 2 + ei, -er
+
+
+def _sici_value(x):
+    a = snp.abs(x)
+    near = a <= _SICI_FAR
+    si_n, ci_n = _sici_series(snp.where(near & (a > 0), a, 1.0))
+    far = ~near & snp.isfinite(a)
+    si_f, ci_f = _sici_fraction(snp.where(far, a, 2 * _SICI_FAR))
+    si = snp.where(near, si_n, snp.where(far, si_f, math.pi / 2))
+    ci = snp.where(near, ci_n, snp.where(far, ci_f, 0.0))
+    huge = far & (a > 1e15)  # Si ~ pi/2 - cos a / a, Ci ~ sin a / a (the fraction's |w|^2 would overflow)
+    safe = snp.where(huge, a, 1e16)
+    si = snp.where(huge, math.pi / 2 - snp.cos(safe) / safe, si)
+    ci = snp.where(huge, snp.sin(safe) / safe, ci)
+    si = snp.where(a == 0, 0.0, si)
+    ci = snp.where(a == 0, -math.inf, snp.where(x == -math.inf, math.nan, ci))
+    nan = snp.isnan(x)
+    return snp.where(nan, math.nan, snp.copysign(si, x)), snp.where(nan, math.nan, ci)
+
+
+_si = with_partials(
+    "sici_si", lambda x: _sici_value(x)[0], lambda x: (snp.where(x == 0, 1.0, snp.sin(x) / x),)
+)
+_ci = with_partials("sici_ci", lambda x: _sici_value(x)[1], lambda x: (snp.cos(x) / x,))
+
+
+def sici(x):
+    """The sine and cosine integrals (Si(x), Ci(x)): Si = integral_0^x sin t / t dt (odd), Ci =
+    gamma + log|x| + integral_0^|x| (cos t - 1) / t dt (for x < 0 the real part, scipy's; -inf at
+    +-0, nan at -inf); derivatives sin x / x and cos x / x."""
+    (x,) = _floats(x)
+    return _si(x), _ci(x)
+
+
+# -- the Fresnel integrals ------------------------------------------------------------------------------
+_FRESNEL_FAR = 1.6
+
+
+def _fresnel_series(a, terms: int = 32):
+    """S(a) = a sum_k (-1)^k u^(2k+1) / ((2k+1)! (4k+3)), C(a) = a sum_k (-1)^k u^(2k) / ((2k)! (4k+1)),
+    u = pi a^2 / 2, for |a| <= 1.6."""
+    u = math.pi / 2 * a * a
+    power, s, c = snp.ones_like(a), snp.zeros_like(a), snp.ones_like(a)
+    for j in range(1, terms + 1):
+        power = power * u / j  # u^j / j!
+        sign = (-1) ** (j // 2)
+        if j % 2:
+            s = s + sign * power / (2 * j + 1)
+        else:
+            c = c + sign * power / (2 * j + 1)
+    return a * s, a * c
+
+
+def _fresnel_fraction(a, depth: int = 100):
+    """S and C for a > 1.6: C + iS = (1 + i)/2 (1 - erfc(z)), z = sqrt(pi)/2 (1 - i) a, erfc from its
+    continued fraction e^(-z^2) / sqrt(pi) / (z + (1/2) / (z + 1 / (z + ...))) on (real, imaginary) pairs."""
+    c0 = math.sqrt(math.pi) / 2 * a
+
+    def body(i, t):
+        k = (depth - i).astype(a.dtype)
+        dr, di = c0 + t[0], -c0 + t[1]
+        scale = (k / 2) / (dr * dr + di * di)
+        return dr * scale, -di * scale
+
+    tr_, ti = fori_loop(0, depth, body, (snp.zeros_like(a), snp.zeros_like(a)))
+    dr, di = c0 + tr_, -c0 + ti
+    norm = dr * dr + di * di
+    qr, qi = dr / norm, -di / norm  # 1 / (z + t)
+    cu, su = _half_pi_square_trig(a)
+    er, ei = (cu * qr - su * qi) * _RSQRT_PI, (cu * qi + su * qr) * _RSQRT_PI  # erfc(z)
+    return (1 - er - ei) / 2, (1 - er + ei) / 2
+
+
+def _half_pi_square_trig(a):
+    """cos and sin of pi a^2 / 2 with the phase reduced exactly: a^2 = hi + lo (Dekker), hi mod 4
+    is exact, so the argument keeps its digits where pi a^2 / 2 is large (a = 800: 1e6)."""
+    square, low = _split_square(a)
+    phase = math.pi / 2 * (snp.remainder(square, 4.0) + low)
+    return snp.cos(phase), snp.sin(phase)
+
+
+def _fresnel_value(x):
+    a = snp.abs(x)
+    near = a <= _FRESNEL_FAR
+    s_n, c_n = _fresnel_series(snp.where(near, a, 1.0))
+    far = ~near & snp.isfinite(a * a)  # past 1e154 the oscillation's 1 / (pi a) has vanished
+    s_f, c_f = _fresnel_fraction(snp.where(far, a, 2 * _FRESNEL_FAR))
+    s = snp.where(near, s_n, snp.where(far, s_f, 0.5))
+    c = snp.where(near, c_n, snp.where(far, c_f, 0.5))
+    nan = snp.isnan(x)
+    return snp.where(nan, math.nan, snp.copysign(s, x)), snp.where(nan, math.nan, snp.copysign(c, x))
+
+
+_fresnel_s = with_partials(
+    "fresnel_s", lambda x: _fresnel_value(x)[0], lambda x: (_half_pi_square_trig(x)[1],)
+)
+_fresnel_c = with_partials(
+    "fresnel_c", lambda x: _fresnel_value(x)[1], lambda x: (_half_pi_square_trig(x)[0],)
+)
+
+
+def fresnel(x):
+    """The Fresnel integrals (S(x), C(x)) = integral_0^x (sin, cos)(pi t^2 / 2) dt (odd, scipy's order);
+    derivatives sin(pi x^2 / 2) and cos(pi x^2 / 2)."""
+    (x,) = _floats(x)
+    return _fresnel_s(x), _fresnel_c(x)
+
+
+# -- Spence's function ----------------------------------------------------------------------------------
+def _dilog_coefficients(count: int = 24) -> list[float]:
+    """B_n / (n + 1)! for n < count (B_1 = -1/2): Li2(y) = sum_n B_n u^(n+1) / (n+1)!, u = -log(1 - y)."""
+    from fractions import Fraction
+
+    numbers = [Fraction(1)]
+    for m in range(1, count):  # sum_(j<=m) C(m+1, j) B_j = 0
+        numbers.append(-sum(math.comb(m + 1, j) * numbers[j] for j in range(m)) / (m + 1))
+    return [float(b / math.factorial(n + 1)) for n, b in enumerate(numbers)]
+
+
+_DILOG = _dilog_coefficients()
+_PI2_6 = math.pi**2 / 6
+
+
+def _dilog_of_log(u):
+    """Li2(1 - e^-u) for |u| <= log 2, Horner in u (the series converges for |u| < 2 pi)."""
+    total = snp.zeros_like(u)
+    for coefficient in reversed(_DILOG):
+        total = total * u + coefficient
+    return total * u
+
+
+def _spence_value(x):
+    mid = (x >= 0.5) & (x <= 2)
+    low = (x > 0) & (x < 0.5)
+    high = x > 2
+    xm = snp.where(mid, x, 1.0)
+    xl = snp.where(low, x, 0.25)
+    xh = snp.where(high & snp.isfinite(x), x, 4.0)
+    value_mid = _dilog_of_log(-snp.log(xm))  # Li2(1 - x), u = -log x
+    value_low = _PI2_6 - snp.log(xl) * snp.log1p(-xl) - _dilog_of_log(-snp.log1p(-xl))  # reflection
+    log_h = snp.log(xh - 1)
+    value_high = -_PI2_6 - 0.5 * log_h * log_h - _dilog_of_log(snp.log1p(-1 / xh))  # inversion
+    value = snp.where(mid, value_mid, snp.where(low, value_low, value_high))
+    value = snp.where(x == 0, _PI2_6, snp.where(x == math.inf, -math.inf, value))
+    return snp.where((x < 0) | snp.isnan(x), math.nan, value)
+
+
+_spence = with_partials(
+    "spence", _spence_value, lambda x: (snp.where(x == 1, -1.0, snp.log(x) / (1 - x)),)
+)
+
+
+def spence(x):
+    """Spence's function integral_1^x log t / (1 - t) dt = Li2(1 - x) for x >= 0 (scipy's convention):
+    pi^2/6 at +-0, nan for x < 0; -inf at inf (its limit; scipy: nan); derivative log x / (1 - x)."""
+    (x,) = _floats(x)
+    return _spence(x)
+
+
+__all__ = ["dawsn", "erfcx", "exp1", "expi", "expn", "fresnel", "sici", "spence"]
