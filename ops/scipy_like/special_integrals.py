@@ -465,9 +465,11 @@ def _spence_value(x):
     xl = snp.where(low, x, 0.25)
     xh = snp.where(high & snp.isfinite(x), x, 4.0)
     value_mid = _dilog_of_log(-snp.log(xm))  # Li2(1 - x), u = -log x
-    value_low = _PI2_6 - snp.log(xl) * snp.log1p(-xl) - _dilog_of_log(-snp.log1p(-xl))  # reflection
+    # log(1 - x): XLA's CPU log1p is ~20 ulps off near -0.4, so log1p only where the argument is small
+    log_1mx = snp.where(xl < 0.25, snp.log1p(-xl), snp.log(1 - xl))
+    value_low = _PI2_6 - snp.log(xl) * log_1mx - _dilog_of_log(-log_1mx)  # reflection
     log_h = snp.log(xh - 1)
-    value_high = -_PI2_6 - 0.5 * log_h * log_h - _dilog_of_log(snp.log1p(-1 / xh))  # inversion
+    value_high = -_PI2_6 - 0.5 * log_h * log_h - _dilog_of_log(snp.log((xh - 1) / xh))  # inversion
     value = snp.where(mid, value_mid, snp.where(low, value_low, value_high))
     value = snp.where(x == 0, _PI2_6, snp.where(x == math.inf, -math.inf, value))
     return snp.where((x < 0) | snp.isnan(x), math.nan, value)
