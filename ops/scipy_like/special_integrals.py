@@ -346,10 +346,15 @@ def _sici_value(x):
     return snp.where(nan, math.nan, snp.copysign(si, x)), snp.where(nan, math.nan, ci)
 
 
+def _sici_wide(x, which: int):
+    """Si or Ci computed in float64 (float32's series loses 2e-6 of Ci near its zeros) and rounded once."""
+    return _sici_value(x.astype("float64"))[which].astype(x.dtype)
+
+
 _si = with_partials(
-    "sici_si", lambda x: _sici_value(x)[0], lambda x: (snp.where(x == 0, 1.0, snp.sin(x) / x),)
+    "sici_si", lambda x: _sici_wide(x, 0), lambda x: (snp.where(x == 0, 1.0, snp.sin(x) / x),)
 )
-_ci = with_partials("sici_ci", lambda x: _sici_value(x)[1], lambda x: (snp.cos(x) / x,))
+_ci = with_partials("sici_ci", lambda x: _sici_wide(x, 1), lambda x: (snp.cos(x) / x,))
 
 
 def sici(x):
@@ -472,12 +477,11 @@ def _spence_value(x):
     value_high = -_PI2_6 - 0.5 * log_h * log_h - _dilog_of_log(snp.log((xh - 1) / xh))  # inversion
     value = snp.where(mid, value_mid, snp.where(low, value_low, value_high))
     value = snp.where(x == 0, _PI2_6, snp.where(x == math.inf, -math.inf, value))
+    value = snp.where(x == 1, 0.0, value)  # +0 (the series' u = -0 would give -0)
     return snp.where((x < 0) | snp.isnan(x), math.nan, value)
 
 
-_spence = with_partials(
-    "spence", _spence_value, lambda x: (snp.where(x == 1, -1.0, snp.log(x) / (1 - x)),)
-)
+_spence = with_partials("spence", _spence_value, lambda x: (snp.where(x == 1, -1.0, snp.log(x) / (1 - x)),))
 
 
 def spence(x):

@@ -21,12 +21,14 @@ EDGES = np.array(
 )  # fmt: skip
 X = np.concatenate([EDGES, RNG.uniform(-10, 10, 24), RNG.uniform(0, 60, 12)])
 EXPN_N = np.array([0.0, 1, 2, 3, 5, 10, 50, 100, 2, 3, 7, 0, 2, 4, -1, 2, 3, 1, 2.5])
-EXPN_X = np.array([0.5, 0.5, 0.5, 0.2, 0.9, 0.5, 1.0, 0.7, 3.0, 10.0, 1.5, 0.0, 0.0, 0.0, 1.0, np.inf, 1e-300, 0.0, 2.0])
+EXPN_X = np.array(
+    [0.5, 0.5, 0.5, 0.2, 0.9, 0.5, 1.0, 0.7, 3.0, 10.0, 1.5, 0.0, 0.0, 0.0, 1.0, np.inf, 1e-300, 0.0, 2.0]
+)
 # scipy's own float64 values that are off: Ei just past 40 (up to 1.5e-14; the reference there is
 # _ei_exact's 60-digit series), Li2(1/2) = pi^2/12 - log(2)^2/2 = 0.5822405264650125, Li2(-1) = -pi^2/12); where scipy overflows
 # or gives nan at the limits, the true values: Ei(700..716) < max float, spence(inf) = -inf,
 # fresnel past 1e154 = 1/2 (see signatures_special.DIFFERENCES)
-TRUE = {("spence", 0.5): 0.5822405264650125, ("spence", 2.0): -math.pi**2 / 12}
+TRUE = {("spence", 0.5): 0.5822405264650125, ("spence", 2.0): -(math.pi**2) / 12}
 
 
 def _ei_exact(x: float) -> float:
@@ -114,8 +116,11 @@ def test_derivatives_match_the_closed_forms():
         si, ci = sp.sici(a)
         s, co = sp.fresnel(a)
         return (
-            sp.expi(a) + sp.erfcx(a) + sp.dawsn(a) + 2 * si + 3 * ci + 5 * s + 7 * co
-        ).sum() + sp.expn(b, c).sum() + sp.spence(d).sum() + sp.exp1(e).sum()
+            (sp.expi(a) + sp.erfcx(a) + sp.dawsn(a) + 2 * si + 3 * ci + 5 * s + 7 * co).sum()
+            + sp.expn(b, c).sum()
+            + sp.spence(d).sum()
+            + sp.exp1(e).sum()
+        )
 
     spence_x = np.concatenate([x, [1.0, 0.5, 2.0, 1e-3, 100.0]])
     grads = run_graph(
@@ -123,12 +128,17 @@ def test_derivatives_match_the_closed_forms():
     )
     a = both
     erfcx_slope = np.where(a < 25, 2 * a * ss.erfcx(a) - 2 / math.sqrt(math.pi), 0.0)
-    far = a >= 25  # 2x erfcx - 2/sqrt(pi) cancels: its asymptotic series -(1/sqrt pi) sum (2k+1)!! / (2x^2)^(k+1)
-    erfcx_slope[far] = -1 / math.sqrt(math.pi) * sum(
-        math.prod(range(1, 2 * k + 2, 2)) / (2 * a[far] ** 2) ** (k + 1) for k in range(8)
+    # past 25, 2x erfcx - 2/sqrt(pi) cancels: its asymptotic series -(1/sqrt pi) sum (2k+1)!! / (2x^2)^(k+1)
+    far = a >= 25
+    erfcx_slope[far] = (
+        -1
+        / math.sqrt(math.pi)
+        * sum(math.prod(range(1, 2 * k + 2, 2)) / (2 * a[far] ** 2) ** (k + 1) for k in range(8))
     )
     dawsn_slope = 1 - 2 * a * ss.dawsn(a)
-    dawsn_slope[far] = -sum(math.prod(range(1, 2 * k + 2, 2)) / (2 * a[far] ** 2) ** (k + 1) for k in range(8))
+    dawsn_slope[far] = -sum(
+        math.prod(range(1, 2 * k + 2, 2)) / (2 * a[far] ** 2) ** (k + 1) for k in range(8)
+    )
     with np.errstate(all="ignore"):
         want_a = (
             np.exp(a) / a + erfcx_slope + dawsn_slope + 2 * np.sin(a) / a + 3 * np.cos(a) / a
@@ -145,8 +155,8 @@ def test_derivatives_match_the_closed_forms():
 def test_second_derivatives_match_the_closed_forms():
     x = np.concatenate([RNG.uniform(0.1, 8, 8), [0.15, 1.0, 5.0, 12.0]])
 
-    def second(f):
-        return sg.vectorize(sg.grad(sg.grad(f)))
+    def second(f):  # elementwise: the gradient of the summed gradient is the second derivative
+        return sg.grad(lambda v: sg.grad(lambda u: f(u).sum())(v).sum())
 
     got = run_graph(
         lambda v: {
@@ -174,12 +184,17 @@ def test_vectorize_matches_a_loop():
     n = RNG.integers(0, 6, (3, 5)).astype(np.float64)
     got = run_graph(
         lambda a, b: sg.vectorize(
-            lambda u, m: sp.dawsn(u) + sp.erfcx(u) + sp.sici(u)[0] + sp.fresnel(u)[1] + sp.expn(m, sg.numpy.abs(u))
+            lambda u, m: (
+                sp.dawsn(u) + sp.erfcx(u) + sp.sici(u)[0] + sp.fresnel(u)[1] + sp.expn(m, sg.numpy.abs(u))
+            )
         )(a, b),
         x,
         n,
     )
     loop = np.stack(
-        [ss.dawsn(r) + ss.erfcx(r) + ss.sici(r)[0] + ss.fresnel(r)[1] + ss.expn(m.astype(int), abs(r)) for r, m in zip(x, n)]
+        [
+            ss.dawsn(r) + ss.erfcx(r) + ss.sici(r)[0] + ss.fresnel(r)[1] + ss.expn(m.astype(int), abs(r))
+            for r, m in zip(x, n)
+        ]
     )
     np.testing.assert_allclose(got, loop, rtol=1e-12)
