@@ -407,8 +407,11 @@ def _fresnel_fraction(a, depth: int = 100):
 def _half_pi_square_trig(a):
     """cos and sin of pi a^2 / 2 with the phase reduced exactly: a^2 = hi + lo (Dekker), hi mod 4
     is exact, so the argument keeps its digits where pi a^2 / 2 is large (a = 800: 1e6)."""
-    square, low = _split_square(a)
-    phase = math.pi / 2 * (snp.remainder(square, 4.0) + low)
+    # past 2^p (p the mantissa's bits) a is an even integer: a^2 is a multiple of 4, the phase 0
+    whole = snp.abs(a) >= (2.0**53 if a.dtype.bits == 64 else 2.0**24)
+    square, low = _split_square(snp.where(whole, 0.0, a))
+    phase = math.pi / 2 * (snp.remainder(square, 4.0) + snp.remainder(low, 4.0))
+    phase = snp.where(whole, 0.0, phase)
     return snp.cos(phase), snp.sin(phase)
 
 
@@ -481,7 +484,14 @@ def _spence_value(x):
     return snp.where((x < 0) | snp.isnan(x), math.nan, value)
 
 
-_spence = with_partials("spence", _spence_value, lambda x: (snp.where(x == 1, -1.0, snp.log(x) / (1 - x)),))
+def _spence_slope(x):
+    """log x / (1 - x), -1 at x = 1 (its limit; the division sees x = 2 there, so no 0/0 reaches
+    the second derivative)."""
+    safe = snp.where(x == 1, 2.0, x)
+    return (snp.where(x == 1, -1.0, snp.log(safe) / (1 - safe)),)
+
+
+_spence = with_partials("spence", _spence_value, _spence_slope)
 
 
 def spence(x):
