@@ -143,6 +143,9 @@ _INTEGRALS = {
     "spence:value:inf": "the same point as spence:value:nan (ours -inf, scipy and jax nan)",
     "spence@float64:value:ulps": "at 0.5 and 2 ours is exact (Li2(1/2) = pi^2/12 - log(2)^2/2 = 0.5822405264650125, "
     "Li2(-1) = -pi^2/12 = -0.8224670334241132); scipy and jax are 1.7e-15 and 1.2e-15 off",
+    "fresnel:d2:ulps": "the sweep's d2 is that of S + C: ours S'' + C'' = pi x (cos - sin)(pi x^2 / 2), -pi at "
+    "x = 1 and -3 pi at 3 (the closed forms; the unit test checks S'' and C''); jax's C'' is 0 there "
+    "(jax.grad(jax.grad(lambda x: fresnel(x)[1]))(1.0) = 0.0, not -pi)",
     "fresnel:value:zero sign": "S and C are odd: ours keeps -0 at -0 (and at negative subnormals, flushed to "
     "-0); scipy and jax return +0 there",
 }
@@ -189,15 +192,13 @@ PENDING: dict[str, str] = {
     # point. Seen: at +-inf / the largest float ours is the limit (-0 for erfcx' and dawsn', 1 and 0 for
     # fresnel's) where jax and the reference are nan; at x = 10, 100, 1e4 ours (erfcx' from the fraction's
     # tail, dawsn' asymptotic) agrees with the asymptotic series and jax's 2x erfcx - 2/sqrt(pi) and
-    # 1 - 2x F cancel (jax 3e-8 off at 1e4); erfcx'' is nan (jax inf) at x <= -10; fresnel's d2 at x = 1, 3
-    # differs from jax by pi x (not yet understood: the unit test's S'' = pi x cos(pi x^2 / 2) agrees at
-    # random points); fresnel' at 709.78 differs from jax by 1e-9 (ours reduces the phase exactly, jax
+    # 1 - 2x F cancel (jax 3e-8 off at 1e4); erfcx'' is nan (jax inf) at x <= -10; fresnel' at 709.78 differs from jax by 1e-9 (ours reduces the phase exactly, jax
     # does not); spence' is log x / (1 - x) (jax nan on x > 1, 0 at 0 and 1); Ci and C keep ~7 float64 ulps
     # near 2.5 and pi / 2 (series cancellation)
     **dict.fromkeys(
         ("dawsn:d1:nan", "dawsn:d1:ulps", "dawsn:d2:ulps", "erfcx:d1:nan", "erfcx:d1:ulps", "erfcx:d2:inf",
          "erfcx:d2:nan", "erfcx:d2:ulps", "fresnel:d1:nan", "fresnel:d1:ulps", "fresnel:d2:inf", "fresnel:d2:nan",
-         "fresnel:d2:ulps", "fresnel@float64:value:ulps", "sici@float64:value:ulps", "spence:d1:inf",
+         "fresnel@float64:value:ulps", "sici@float64:value:ulps", "spence:d1:inf",
          "spence:d1:nan", "spence:d1:ulps", "spence:d2:nan", "spence:d2:inf", "spence:d2:ulps"),
         OPEN,
     ),  # fmt: skip

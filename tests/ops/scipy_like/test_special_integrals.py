@@ -161,7 +161,7 @@ def test_second_derivatives_match_the_closed_forms():
     got = run_graph(
         lambda v: {
             "exp1": second(sp.exp1)(v), "expi": second(sp.expi)(v), "erfcx": second(sp.erfcx)(v),
-            "dawsn": second(sp.dawsn)(v), "fresnel_s": second(lambda u: sp.fresnel(u)[0])(v),
+            "dawsn": second(sp.dawsn)(v), "fresnel_s": second(lambda u: sp.fresnel(u)[0])(v), "fresnel_c": second(lambda u: sp.fresnel(u)[1])(v),
             "expn3": second(lambda u: sp.expn(3.0, u))(v),
         },
         x,
@@ -173,6 +173,7 @@ def test_second_derivatives_match_the_closed_forms():
         "erfcx": 2 * e + 2 * x * (2 * x * e - 2 / math.sqrt(math.pi)),
         "dawsn": -2 * f - 2 * x * (1 - 2 * x * f),
         "fresnel_s": np.pi * x * np.cos(np.pi * x * x / 2),
+        "fresnel_c": -np.pi * x * np.sin(np.pi * x * x / 2),
         "expn3": ss.expn(1, x),
     }
     for name, value in got.items():
