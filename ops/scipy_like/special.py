@@ -397,9 +397,11 @@ def softmax(x, axis=None):
 
 
 from .gamma_functions import bernoulli, boxcox, boxcox1p, comb, factorial, gammasgn, loggamma, poch  # noqa: E402
+from .special_integrals import dawsn, erfcx, exp1, expi, expn, fresnel, sici, spence  # noqa: E402
 
 __all__ = [
     "bernoulli", "boxcox", "boxcox1p", "comb", "factorial", "gammasgn", "loggamma", "poch",
+    "dawsn", "erfcx", "exp1", "expi", "expn", "fresnel", "sici", "spence",
     "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
     "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta",
