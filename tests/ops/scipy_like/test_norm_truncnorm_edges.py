@@ -45,7 +45,9 @@ def test_norm_standardizes_where_x_minus_loc_overflows():
     scale = np.array([big, big, 2 * (big / 4), 1.0], F32)
     logpdf, cdf, sf = run_graph(lambda *a: (N.logpdf(*a), N.cdf(*a), N.sf(*a)), x, loc, scale)
     z = (x.astype(np.float64) - loc) / scale  # exact in float64: -2, 2, -4, 1
-    np.testing.assert_allclose(logpdf, -z * z / 2 - np.log(scale.astype(np.float64)) - np.log(2 * np.pi) / 2, rtol=1e-6)
+    np.testing.assert_allclose(
+        logpdf, -z * z / 2 - np.log(scale.astype(np.float64)) - np.log(2 * np.pi) / 2, rtol=1e-6
+    )
     np.testing.assert_allclose(cdf, scipy.special.ndtr(z), rtol=1e-6)
     np.testing.assert_allclose(sf, scipy.special.ndtr(-z), rtol=1e-6)
 
@@ -110,8 +112,11 @@ def _long_truncnorm_pdf(x, a, b, loc, scale):
 def test_truncnorm_density_far_out_at_tiny_and_huge_scales():
     big = float(np.finfo(F32).max)
     cases = [  # x, a, b, loc, scale
-        (1.0, 0.0, np.inf, -2.5, 0.5), (0.5, 1.0, np.inf, -2.5, 0.5), (-0.5, 0.0, np.inf, -2.5, 0.5),
-        (1.0, 0.0, 1.0, 1.0, 1.1754944e-38), (0.0, -2.5, np.inf, 0.0, 1.1754944e-38),
+        (1.0, 0.0, np.inf, -2.5, 0.5),
+        (0.5, 1.0, np.inf, -2.5, 0.5),
+        (-0.5, 0.0, np.inf, -2.5, 0.5),
+        (1.0, 0.0, 1.0, 1.0, 1.1754944e-38),
+        (0.0, -2.5, np.inf, 0.0, 1.1754944e-38),
         (1.0, -2.5, 0.0, 0.0, big),  # z = 2.9e-39 > b = 0 (flushed, it looked like the end b)
         (np.inf, 0.0, 1.0, np.inf, 1.0),  # x - loc is nan
     ]
