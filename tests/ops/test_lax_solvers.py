@@ -19,7 +19,7 @@ import stablegraph.scipy.sparse.linalg as ssl
 from stablegraph.graph import ExecutionError, GraphError
 from stablegraph.test_util import line_of, run_graph
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")  # jax computes the oracles in float64 (put back after)
 jsl = jax.scipy.sparse.linalg
 N = 5
 
