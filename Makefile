@@ -64,13 +64,14 @@ browser:
 	fi
 
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not gpu and not sweep" $(PYTEST_ARGS)
 
-# The whole special-point sweep (tests/special_points/): both float families, first and second
-# derivatives. `make test` sweeps less of it (float32; values only for the larger tables: each test
-# file's IN_SUITE), to stay within its 10 minutes; CI runs this after it.
+# The special-point sweep (tests/special_points/, the tests marked `sweep`): both float families,
+# first and second derivatives. `make test` leaves these comparisons out (it keeps the coverage
+# checks), to stay within its 10 minutes; CI runs this after it. Without STABLEGRAPH_FULL_SWEEP=1
+# the same tests sweep float32 values only (each test file's IN_SUITE): a quicker look.
 sweep: setup
-	STABLEGRAPH_FULL_SWEEP=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests/special_points $(PYTEST_ARGS)
+	STABLEGRAPH_FULL_SWEEP=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m sweep tests/special_points $(PYTEST_ARGS)
 
 # On a machine with an NVIDIA GPU: the CUDA plugin extra, then the GPU tests (tests/gpu/).
 test-gpu: setup

@@ -47,7 +47,7 @@ def test_ffi_call_batch_rule_matches_a_loop(rms_norm, method):
 
 
 def test_module_call_batch_rule_matches_a_loop():
-    def fn(x, y):
-        return sg.from_jax(lambda a, b: jnp.tanh(a) * b.sum(), x, y)
+    def fn(x):  # one argument: each in_axes choice exports a vmap of its own at build time
+        return sg.from_jax(lambda a: jnp.tanh(a) * a.sum(), x, order=1)
 
-    check_vectorize(fn, [np.ones((2, 3), np.float32), np.ones((4,), np.float32)], size=3, rtol=1e-5)
+    check_vectorize(fn, [np.ones((2, 3), np.float32)], size=3, rtol=1e-5)
