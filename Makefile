@@ -96,7 +96,7 @@ bench: $(STAMP) cxx
 	$(PY) benchmarks/convnet.py
 	$(PY) benchmarks/attention.py
 	$(PY) benchmarks/linalg.py
-	$(PY) benchmarks/signal.py
+	$(PY) benchmarks/scipy_signal.py
 	$(PY) benchmarks/sparse_solvers.py
 	$(PY) benchmarks/data_parallel.py
 	$(PY) benchmarks/ffi.py

@@ -8,25 +8,18 @@ numpy. stablegraph builds each into a graph run by ``sess.run``; jax runs
 function's median is printed, and the last line is the ratio of the summed
 medians (goal: <= 1.05). Issue 26 also asks for expm/sqrtm of a 512 x 512
 matrix in this benchmark: those belong to the linalg part of the issue and
-are not measured here. Run with ``python benchmarks/signal.py``.
+are not measured here. Run with ``python benchmarks/scipy_signal.py`` (not signal.py: a file of
+that name in benchmarks/ would stand in for Python's own signal module in every script there).
 """
 
 from __future__ import annotations
 
-import os
-import sys
+import argparse
 
-# this file's name is the standard library's signal module's: move its folder behind the library
-# (the import of timing still finds it there), or every `import signal` would load this script
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE] + [_HERE]
-
-import argparse  # noqa: E402
-
-import jax  # noqa: E402
-import jax.scipy.signal as jss  # noqa: E402
-import numpy as np  # noqa: E402
-from timing import measure, per_call  # noqa: E402
+import jax
+import jax.scipy.signal as jss
+import numpy as np
+from timing import measure, per_call
 
 import stablegraph as sg  # noqa: E402
 
