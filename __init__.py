@@ -133,8 +133,8 @@ _sys.modules[__name__ + ".scipy"] = scipy
 _sys.modules[__name__ + ".scipy.special"] = scipy.special
 _sys.modules[__name__ + ".scipy.linalg"] = scipy.linalg
 _sys.modules[__name__ + ".scipy.stats"] = scipy.stats
-_ISSUE26 = "signal fft integrate interpolate ndimage cluster cluster.vq spatial spatial.transform"
-for _sub in _ISSUE26.split():  # issue 26's sg.scipy namespaces, importable as modules too
+_ARRAY_NAMESPACES = "signal fft integrate interpolate ndimage cluster cluster.vq spatial spatial.transform"
+for _sub in _ARRAY_NAMESPACES.split():  # jax.scipy's array namespaces, importable as modules too
     _sys.modules[f"{__name__}.scipy.{_sub}"] = _sys.modules[f"{scipy.__name__}.{_sub}"]
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
