@@ -1,8 +1,9 @@
 """JAX code inside a graph: ``sg.from_jax(fn, *tensors)`` and ``sg.import_jax_exported`` (backend).
 
-jax is the user's dependency, not ours (the optional extra ``stablegraph[jax]``):
-it is imported inside these functions only, when a user calls them. The
-function is exported with ``jax.export`` for the tensors' types (their
+jax is the user's dependency, not ours (the optional extra ``stablegraph[jax]``),
+and the library never imports it: these functions work with the jax the caller
+has already imported (``fn`` is jax code; an Exported comes from jax), found in
+``sys.modules``, and say so when there is none. The function is exported with ``jax.export`` for the tensors' types (their
 symbolic dims as jax shape polymorphism, one symbolic scope for all of
 them), for CPU and CUDA, and becomes one ``module_call`` node (ops/primitives/
 module_call.py) whose attributes also carry jax's exported vjp and the
@@ -13,6 +14,7 @@ sg.vectorize work through the node. Results come back in fn's structure.
 from __future__ import annotations
 
 import contextlib
+import sys
 
 from ..graph import GraphError, Tensor, TensorType, dtypes, located, user_location
 from ..graph.graph import library_call
@@ -36,9 +38,8 @@ def from_jax(fn, *tensors, order: int = 2):
 
         y = sg.from_jax(lambda x: jax.nn.gelu(x) * 2, x)
     """
-    import jax  # the user's jax (stablegraph[jax]); never imported by the library itself
-
     where = user_location()
+    jax = _users_jax("sg.from_jax", where)
     args = [_as_tensor(t) for t in tensors]
     types = [t.type for t in args]
 
@@ -60,9 +61,8 @@ def import_jax_exported(exported, *tensors):
     """The ``jax.export.Exported`` ``exported`` called on ``tensors``, as one node of the graph being
     built; gradients come from its vjp (``exported.vjp()``; it can't be vectorized: no function is
     left to vmap). Returns its results in its output structure."""
-    import jax
-
     where = user_location()
+    jax = _users_jax("sg.import_jax_exported", where)
     args = [_as_tensor(t) for t in tensors]
     if len(args) != len(exported.in_avals):
         raise GraphError(
@@ -70,6 +70,18 @@ def import_jax_exported(exported, *tensors):
                     where)
         )  # fmt: skip
     return _call(jax, exported, args, _attrs(exported, exported.fun_name, with_vjp=True), where)
+
+
+def _users_jax(who: str, where):
+    """The jax module the caller imported (their code is jax code, so it is loaded); a GraphError at
+    their line if it is not."""
+    jax = sys.modules.get("jax")
+    if jax is None or not hasattr(jax, "export"):
+        raise GraphError(
+            located(f"{who} runs JAX code with the caller's jax, which is not loaded: import it before this call (pip install 'stablegraph[jax]')",
+                    where)
+        )  # fmt: skip
+    return jax
 
 
 def _module(jax, flat, types, name: str, depth: int, exp=None) -> ModuleCallAttrs:

@@ -3,6 +3,9 @@ jax's, whose gradients equal jax.grad, which vectorizes like jax.vmap, and which
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -152,3 +155,22 @@ def test_second_order_and_vectorized_gradients_equal_jax():
         got_second, jax.jit(jax.grad(lambda v: jax.grad(h)(v).sum()))(a), rtol=1e-5, atol=1e-6
     )
     np.testing.assert_allclose(got_rows, jax.jit(jax.vmap(jax.grad(h)))(b), rtol=1e-5, atol=1e-6)
+
+
+def test_without_jax_loaded_the_call_says_to_import_it():
+    # the library never imports jax: in a process that has not, from_jax is a GraphError at the line
+    script = (
+        "import sys, stablegraph as sg\n"
+        "g = sg.Graph()\n"
+        "with g:\n"
+        "    x = sg.placeholder((2,), sg.float32)\n"
+        "    try:\n"
+        "        sg.from_jax(lambda a: a, x)\n"
+        "    except sg.GraphError as e:\n"
+        "        print(str(e)); print('jax' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    message, loaded = done.stdout.strip().splitlines()
+    assert "<string>:6" in message and "the caller's jax, which is not loaded" in message
+    assert loaded == "False"

@@ -5,10 +5,10 @@ dense 10, on scikit-learn's 8x8 digits). flax initializes its parameters;
 each leaf becomes an sg.Variable holding it, and the forward pass is one
 ``module_call`` node: jax exports ``model.apply`` for a symbolic batch, and
 its exported vjp is the node's gradient, so ``sg.optim.adam(...).minimize``
-trains the flax weights like any others. Needs jax and flax
-(``pip install stablegraph[jax] flax``).
+trains the flax weights like any others. It lives with the ported programs of the tests: jax and
+flax are test-only dependencies (a user installs them with ``pip install stablegraph[jax] flax``).
 
-    python examples/flax_cnn.py       # prints the loss falling and the test accuracy
+    python tests/ports/flax_cnn.py    # prints the loss falling and the test accuracy
 """
 
 from __future__ import annotations
