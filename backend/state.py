@@ -112,16 +112,7 @@ class State:
         """Run a program that writes variables, alone; store their new buffers."""
         self.gate.enter_write()
         try:
-            args = args + self._inputs(program)
-            if self.held:
-                self._unhold(program, args, len(args) - len(program.plan.state_in))
-            try:
-                outs = self.call(program, args)
-            except BaseException as e:
-                lost = self._lose_donated(program, e)
-                if lost and isinstance(e, ExecutionError):  # its class kept: DistributedError
-                    raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
-                raise
+            outs = self._writing(program, args, self.call)
             n = len(outs) - len(program.plan.state_out)
             if program.plan.checks_finite and not outs[n - 1]:
                 raise NonfiniteRun()  # nothing stored: the run donated nothing, the old values stand
@@ -129,6 +120,21 @@ class State:
             return outs[:n]
         finally:
             self.gate.exit_write()
+
+    def _writing(self, program, args, call):
+        """``call(program, args + the variables' buffers)`` for a run that writes variables (the
+        write gate held): held buffers copied first; if it fails, the variables whose buffers it
+        was given to donate lose their values, and the error says which."""
+        args = args + self._inputs(program)
+        if self.held:
+            self._unhold(program, args, len(args) - len(program.plan.state_in))
+        try:
+            return call(program, args)
+        except BaseException as e:
+            lost = self._lose_donated(program, e)
+            if lost and isinstance(e, ExecutionError):  # its class kept: DistributedError
+                raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
+            raise
 
     def launch(self, program, args) -> tuple[list, object, dict]:
         """Start a run without waiting for it (``sess.run_async``): as ``read`` or ``write``, but
@@ -148,16 +154,7 @@ class State:
                 gate.exit_read()
         gate.enter_write()
         try:
-            args = args + self._inputs(program)
-            if self.held:
-                self._unhold(program, args, len(args) - len(plan.state_in))
-            try:
-                outs, token = _launch(program, args)
-            except BaseException as e:
-                lost = self._lose_donated(program, e)
-                if lost and isinstance(e, ExecutionError):
-                    raise type(e)(f"{e}\n{_lost_message(lost, self.lost)}") from None
-                raise
+            outs, token = self._writing(program, args, _launch)
             n = len(outs) - len(plan.state_out)
             before = {v: self.buffers.get(v) for v in plan.state_out}
             self._store(plan.state_out, outs[n:])
