@@ -14,7 +14,8 @@ one call on operands batched along a new leading axis, unbatched ones of size
 1 or broadcast; None: a GraphError naming the call). No derivative of its own
 (sg.custom_vjp / sg.custom_jvp give one). Under a mesh the call is one
 instruction XLA's partitioner does not see into, so it runs on whole,
-replicated operands; inside sg.spmd it runs per device on the device's shard.
+replicated operands, unless the user gives a sharding rule (ffi_sharding.py);
+inside sg.spmd it runs per device on the device's shard.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ from ...graph.attrs import DimsAttr, DTypeAttr, ShapeAttr
 from . import batching, hlo
 from .constants import constant
 from .ffi_attributes import FfiAttribute, backend_config, encode
+from .ffi_sharding import (
+    inside_manual_region,
+    local_type,
+    normalize_rule,
+    sharding_attr,
+    splits_over,
+    with_lead,
+)
 from .hlo import ir, sh
 from .registry import bind_node
 
@@ -75,6 +84,12 @@ class FfiCallAttrs(Attrs):
     lanes: tuple[tuple[bool, ...], ...] = ()
     lane_sizes: DimsAttr = ()
     instance: int = 0  # a side-effecting call's own number: simplify never merges two of them
+    # the user's sharding rule (ffi_sharding.py): per operand and result, the mesh axes each dim is
+    # split over; vectorize's leading axes (per operand, and on every result) are whole
+    in_specs: tuple[tuple[tuple[str, ...], ...], ...] | None = None
+    out_specs: tuple[tuple[tuple[str, ...], ...], ...] | None = None
+    lead_in: tuple[int, ...] = ()
+    lead_out: int = 0
 
 
 def _infer(attrs: FfiCallAttrs, *in_types) -> tuple:
@@ -114,10 +129,47 @@ def _custom_call(attrs: FfiCallAttrs, operands, result_types) -> list:
 
 
 def _lower(ctx, attrs: FfiCallAttrs, *values) -> list:
+    mesh = splits_over(ctx.mesh)
+    if attrs.in_specs is None or mesh is None or inside_manual_region():
+        return _call_all_lanes(ctx, attrs, list(values), ctx.out_types)
+    return _per_device(ctx, attrs, list(values), mesh)
+
+
+def _call_all_lanes(ctx, attrs: FfiCallAttrs, values, out_types) -> list:
     depth = len(attrs.lanes)
     sizes = [ctx.dim(s) for s in attrs.lane_sizes]
-    inner = [TensorType(t.shape[depth:], t.dtype) for t in ctx.out_types]
-    return _call_lanes(attrs, list(values), attrs.lanes, sizes, inner)
+    inner = [TensorType(t.shape[depth:], t.dtype) for t in out_types]
+    return _call_lanes(attrs, values, attrs.lanes, sizes, inner)
+
+
+class _PerDeviceBody:
+    """The manual computation's body: the kernel on one device's blocks (ffi_sharding.py)."""
+
+    def __init__(self, ctx, attrs: FfiCallAttrs, in_types, out_types):
+        self.ctx, self.attrs, self.out_types = ctx, attrs, out_types
+        self.local_types = [hlo.tensor_type(t) for t in in_types]
+
+    def __call__(self, *values):
+        return _call_all_lanes(self.ctx, self.attrs, list(values), self.out_types)
+
+
+def _per_device(ctx, attrs: FfiCallAttrs, values, mesh) -> list:
+    """The call under the user's sharding rule: one kernel call per device on its blocks."""
+    leads = attrs.lead_in or (0,) * len(values)
+    in_specs = [with_lead(s, n) for s, n in zip(attrs.in_specs, leads)]
+    out_specs = [with_lead(s, attrs.lead_out) for s in attrs.out_specs]
+    node = ctx.node
+    local_in = [
+        local_type(mesh, s, t, f"operand {i}", node) for i, (s, t) in enumerate(zip(in_specs, ctx.in_types))
+    ]
+    local_out = [
+        local_type(mesh, s, t, f"result {i}", node) for i, (s, t) in enumerate(zip(out_specs, ctx.out_types))
+    ]
+    return hlo.manual_computation(
+        [hlo.tensor_type(t) for t in ctx.out_types], values, [sharding_attr(s) for s in in_specs],
+        [sharding_attr(s) for s in out_specs], [n for n, _ in mesh],
+        _PerDeviceBody(ctx, attrs, local_in, local_out),
+    )  # fmt: skip
 
 
 def _call_lanes(attrs: FfiCallAttrs, values, lanes, sizes, inner) -> list:
@@ -171,16 +223,19 @@ def _batch(ctx, attrs: FfiCallAttrs, xs, bdims):
             ctx.node.location, ctx.node.name,
         ))  # fmt: skip
     size = ctx.size
+    leads = attrs.lead_in or (0,) * len(xs)
     if method == "sequential":
         inputs = [x if b is None else batching.batched_at(x, b, size, 0) for x, b in zip(xs, bdims)]
         update = {
             "lanes": (tuple(b is not None for b in bdims), *attrs.lanes),
             "lane_sizes": (size, *attrs.lane_sizes),
+            "lead_in": tuple(n + (b is not None) for n, b in zip(leads, bdims)),
         }
     else:
         broadcast = method == "broadcast_all"
         inputs = [batching.leading_or_one(x, b, size, broadcast) for x, b in zip(xs, bdims)]
-        update = {"shapes": tuple((size, *s) for s in attrs.shapes)}
+        update = {"shapes": tuple((size, *s) for s in attrs.shapes), "lead_in": tuple(n + 1 for n in leads)}
+    update["lead_out"] = attrs.lead_out + 1
     node = bind_node(ctx.op, inputs, attrs.model_copy(update=update), name=node_name(attrs.target))
     return list(node.outputs), [0] * len(node.outputs)
 
@@ -203,7 +258,15 @@ ffi_call_op = OpDef(
 
 
 # -- the public builder -------------------------------------------------------------------------
-def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect: bool = False, **attributes):
+def ffi_call(
+    target: str,
+    result_types,
+    *args,
+    vmap_method=None,
+    has_side_effect: bool = False,
+    sharding_rule=None,
+    **attributes,
+):
     """The results of the kernel registered as ``target`` (sg.ffi.register) called on ``args``.
 
     ``result_types``: an sg.TensorType (or anything with shape and dtype), or a list or tuple of
@@ -216,6 +279,10 @@ def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect
     is a float, ``1e-5`` a double, a dtype XLA's element-type number as an int32).
     ``vmap_method`` says how vectorize calls it ("sequential", "expand_dims", "broadcast_all";
     None refuses vectorize); ``has_side_effect`` keeps XLA from removing or merging the call.
+    ``sharding_rule=(in_specs, out_specs)`` (PartitionSpecs as sg.spmd takes them, one per operand
+    and per result, or one for all) says the kernel works on blocks: under a Session's mesh each
+    device then calls it on its blocks (ops/primitives/ffi_sharding.py); without a rule the call
+    runs whole, on gathered operands, on every device.
     Lowers to ``stablehlo.custom_call @target`` with ``api_version = 4``.
 
         y = sg.ffi_call("rms_norm", sg.TensorType(x.shape, x.dtype), x, eps=np.float32(1e-5),
@@ -233,10 +300,14 @@ def ffi_call(target: str, result_types, *args, vmap_method=None, has_side_effect
     single = not isinstance(result_types, list | tuple)
     types = [_result_type(t, location) for t in ([result_types] if single else result_types)]
     inputs = [a if isinstance(a, Tensor) else constant(a) for a in args]  # numpy keeps its dtype
+    in_specs = out_specs = None
+    if sharding_rule is not None:
+        ranks = [len(x.type.shape) for x in inputs], [len(t.shape) for t in types]
+        in_specs, out_specs = normalize_rule(sharding_rule, *ranks, location)
     attrs = FfiCallAttrs(
         target=target, shapes=tuple(tuple(t.shape) for t in types), dtypes=tuple(t.dtype for t in types),
         attributes=encode(attributes, location), vmap_method=vmap_method, has_side_effect=bool(has_side_effect),
-        instance=next(_INSTANCES) if has_side_effect else 0,
+        instance=next(_INSTANCES) if has_side_effect else 0, in_specs=in_specs, out_specs=out_specs,
     )  # fmt: skip
     outputs = list(bind_node(ffi_call_op, inputs, attrs, name=node_name(target)).outputs)
     return outputs[0] if single else outputs

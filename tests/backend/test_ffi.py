@@ -170,6 +170,83 @@ def test_inside_spmd_the_kernel_runs_per_shard_and_under_a_mesh_it_is_replicated
     np.testing.assert_allclose(got[2], reference(xv.T).T, rtol=2e-6, atol=1e-6)
 
 
+def _rows(target, types, *args, rule):
+    return sg.ffi_call(
+        target, types, *args, eps=np.float32(EPS), vmap_method="broadcast_all", sharding_rule=rule
+    )
+
+
+def test_a_sharding_rule_runs_the_kernel_per_device_on_its_blocks(rn):
+    mesh = sg.make_mesh((2, 2), ("data", "model"))
+    rows = P(("data", "model"))  # the 8 rows split over all 4 devices
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((8, 6), sg.float32, name="x", sharding=P("data"))
+        ct = sg.placeholder((8, 6), sg.float32, name="ct")
+        y = _rows("rms_norm", sg.TensorType(x.shape, x.dtype), x, rule=(rows, rows))
+        y_half, r_half = _rows("rms_norm_fwd", [sg.TensorType(x.shape, x.dtype), sg.TensorType((8,), x.dtype)],
+                               x, rule=(P("data"), (P("data"), P("data"))))  # fmt: skip
+        dx = _rows(
+            "rms_norm_bwd", sg.TensorType(x.shape, x.dtype), r_half, x, ct, rule=(P("model"), P("model"))
+        )
+        stacked = sg.placeholder((3, 8, 6), sg.float32, name="stacked")
+        batched = sg.vmap(lambda v: _rows("rms_norm", sg.TensorType(v.shape, v.dtype), v, rule=(rows, rows)))(
+            stacked
+        )
+    xv = np.random.default_rng(4).normal(size=(8, 6)).astype(np.float32)
+    ctv = np.random.default_rng(5).normal(size=(8, 6)).astype(np.float32)
+    sv = np.random.default_rng(6).normal(size=(3, 8, 6)).astype(np.float32)
+    feeds = {x: xv, ct: ctv, stacked: sv}
+    with sg.Session(g, mesh=mesh) as sess:
+        got = sess.run([y, y_half, r_half, dx, batched], feeds)
+        kernel_lines = [
+            line for line in sess.lower(y, {x: xv}).compile().as_text().splitlines()
+            if 'custom_call_target="rms_norm"' in line
+        ]  # fmt: skip
+    want_r = 1 / np.sqrt((xv.astype(np.float64) ** 2).mean(-1) + EPS)
+    np.testing.assert_allclose(got[0], reference(xv), rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(got[1], reference(xv), rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(got[2], want_r, rtol=2e-6)
+    # the backward kernel's rows: r (ct - y mean(ct y)), the RMS norm's vjp, with r split as the rule says
+    yv = reference(xv)
+    want_dx = want_r[:, None] * (ctv - yv * (ctv * yv).mean(-1, keepdims=True))
+    np.testing.assert_allclose(got[3], want_dx, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[4], np.stack([reference(v) for v in sv]), rtol=2e-6, atol=1e-6)
+    # each device's kernel reads its own 2 rows: no gather of the whole value before the call
+    assert kernel_lines and all("f32[2,6]" in line.split("custom-call(")[0] for line in kernel_lines), (
+        kernel_lines
+    )
+
+
+def test_sharding_rule_errors_name_the_call_and_the_line(rn):
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((6, 6), sg.float32, name="x")
+        with pytest.raises(sg.GraphError, match=r"one PartitionSpec per operand \(1\)") as bad_arity:
+            _rows("rms_norm", sg.TensorType(x.shape, x.dtype), x, rule=((P("data"), P("data")), P("data")))
+        with pytest.raises(sg.GraphError, match="is \\(in_specs, out_specs\\)"):
+            _rows("rms_norm", sg.TensorType(x.shape, x.dtype), x, rule=P("data"))
+        uneven = sg.ffi_call(
+            "rms_norm", sg.TensorType(x.shape, x.dtype), x, sharding_rule=(P("data"), P("data"))
+        )
+        uneven_line = line_of(__file__, "uneven = sg.ffi_call")
+        elsewhere = sg.ffi_call("rms_norm", sg.TensorType(x.shape, x.dtype), x, eps=np.float32(EPS),
+                                sharding_rule=(P("rows"), P("rows")))  # fmt: skip
+        elsewhere_line = line_of(__file__, "elsewhere = sg.ffi_call")
+    assert "test_ffi.py" in str(bad_arity.value)
+    xv = np.ones((6, 6), np.float32)
+    mesh = sg.make_mesh((4,), ("data",))
+    with sg.Session(g, mesh=mesh) as sess:
+        with pytest.raises(sg.GraphError, match="does not divide it") as e:
+            sess.run(uneven, {x: xv})
+        assert f"test_ffi.py:{uneven_line}" in str(e.value)
+        with pytest.raises(sg.GraphError, match=r"mesh axes \['rows'\]") as e:
+            sess.run(elsewhere, {x: xv})
+        assert f"test_ffi.py:{elsewhere_line}" in str(e.value)
+    with sg.Session(g) as sess:  # no mesh: the rule has nothing to split over
+        np.testing.assert_allclose(sess.run(elsewhere, {x: xv}), reference(xv), rtol=2e-6)
+
+
 def _echo_attrs() -> dict:
     return dict(
         i8=np.int8(-128), i16=np.int16(-300), i32=np.int32(2**31 - 1), i64=np.int64(-(2**40)),
