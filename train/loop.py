@@ -210,6 +210,7 @@ class Loop:
         self.session.restore(path)
         self.step, self.position = step, meta.get("data_position")
         self._origin = (step, self.position, path)
+        self._load_hook_states(meta)
         self._resumed = True
 
     def _go_back(self) -> None:
@@ -230,7 +231,24 @@ class Loop:
             self.session.restore(path)
             self.step, self.position = step, meta.get("data_position")
             self._origin = (step, self.position, path)
+            self._load_hook_states(meta)
         self._interrupted = False
+
+    def _hook_states(self) -> dict:
+        """{position and class of a hook: its state} for the hooks that keep one (a checkpoint's JSON)."""
+        return {
+            f"{i}:{type(h).__name__}": h.state_dict()
+            for i, h in enumerate(self.hooks)
+            if callable(getattr(h, "state_dict", None))
+        }
+
+    def _load_hook_states(self, meta: dict) -> None:
+        """Give each hook the state the checkpoint stored for it (matched by position and class)."""
+        states = meta.get("hooks", {})
+        for i, h in enumerate(self.hooks):
+            key = f"{i}:{type(h).__name__}"
+            if key in states and callable(getattr(h, "load_state_dict", None)):
+                h.load_state_dict(states[key])
 
     # -- training ------------------------------------------------------------------------
     def _train_loop(self, feed, bar) -> None:
@@ -350,7 +368,7 @@ class Loop:
             return None
         path = self.session.save(loop_files.prefix(self.logdir), step=self.step, keep=0)
         meta = {"step": self.step, "checkpoint": os.path.basename(path), "data_position": self.position,
-                "time": time.time(), "steps": self.steps}  # fmt: skip
+                "time": time.time(), "steps": self.steps, "hooks": self._hook_states()}  # fmt: skip
         loop_files.write_meta(self.logdir, self.step, meta)
         loop_files.prune(self.logdir, self.keep)
         self._origin = (self.step, self.position, path)

@@ -5,7 +5,11 @@ A hook is any object with some of these methods (each optional):
 - ``on_step(loop, step, values)``: after every step, ``values`` {metric: that step's value};
 - ``on_log(loop, step, means)``: at every ``log_every`` step, the metrics' means since the last log;
 - ``on_checkpoint(loop, step, path)``: after a checkpoint was written;
-- ``on_end(loop)``: when ``run`` returns (not when it raises).
+- ``on_end(loop)``: when ``run`` returns (not when it raises);
+- ``state_dict()`` and ``load_state_dict(state)``: a hook with state (EarlyStopping's best value
+  and patience count) gives it as JSON-able values; the loop stores it in each checkpoint's JSON
+  and hands it back when it resumes from that checkpoint, so a resumed loop stops where an
+  uninterrupted one would.
 
 A hook stops the loop with ``loop.stop()``; the loop stops after the run in
 flight (with ``steps_per_run`` > 1, the rest of that block still runs).
@@ -72,6 +76,20 @@ class EarlyStopping:
         if self._waited >= self.patience:
             self.stopped_at = step
             loop.stop()
+
+    def state_dict(self) -> dict:
+        """What a resumed loop needs to go on counting: the best mean, its step and the logs since."""
+        return {
+            "best": self.best,
+            "best_step": self.best_step,
+            "waited": self._waited,
+            "stopped_at": self.stopped_at,
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Take up the counts ``state_dict`` gave (from a checkpoint's JSON)."""
+        self.best, self.best_step = float(state["best"]), state["best_step"]
+        self._waited, self.stopped_at = int(state["waited"]), state["stopped_at"]
 
     def __repr__(self) -> str:
         return f"<EarlyStopping {self.metric} {self.mode}, patience {self.patience}, best {self.best:.6g}>"

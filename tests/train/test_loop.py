@@ -247,6 +247,25 @@ def test_early_stopping_a_progress_bar_and_checkpoints_by_the_clock(tmp_path, ca
     assert "3/50" in bar and "flat=1" in bar, bar
     loop.close()
 
+    # stopped at step 2 and resumed with a fresh EarlyStopping: the checkpoint's JSON gives it the
+    # best value and the count so far, so it stops at step 3 as the uninterrupted loop did
+    cut = tmp_path / "cut"
+    for steps, hook in (
+        (2, sg.train.EarlyStopping("flat", patience=2)),
+        (50, sg.train.EarlyStopping("flat", 2)),
+    ):
+        part = sg.train.Loop(
+            g, t["train"], dataset(), {"x": t["x"], "y": t["y"], "id": t["id"]}, steps=steps,
+            metrics={"flat": flat}, log_every=1, hooks=[hook], logdir=cut, progress=False,
+        )  # fmt: skip
+        part.run()
+        part.close()
+    assert part.step == 3 and hook.stopped_at == 3 and hook.best_step == 1
+    with open(cut / "model-2.json") as f:
+        assert json.load(f)["hooks"] == {
+            "0:EarlyStopping": {"best": 1.0, "best_step": 1, "waited": 1, "stopped_at": None}
+        }
+
 
 def test_a_nan_stops_the_loop_with_the_report_of_the_step_that_made_it(tmp_path):
     values = arrays()
