@@ -9,6 +9,8 @@ platform index, the results picked) as a portable artifact;
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..graph import dtypes
@@ -134,17 +136,27 @@ def make_dim_dynamic(text: str, size: int, sources) -> str:
         return module.operation.get_asm(enable_debug_info=False)
 
 
+_MODULE_KEY = re.compile(r"sg_module_[0-9a-f]{16}")
+
+
 def _rename_sized_functions(module, size: int) -> None:
-    """Functions named after their shapes (``threefry2x32_7919x128``) get the size out of their
-    names, so the same program lowered at another size prints the same."""
+    """Functions named after their shapes (``threefry2x32_7919x128``, module_call's copies of a
+    module named by a hash of its types) get the size out of their names, so the same program
+    lowered at another size prints the same."""
     table = ir.SymbolTable(module.operation)
+    hashed: dict[str, str] = {}  # module_call's copies are named by a hash of their types (the size)
     for op in list(module.body.operations):
         if op.operation.name != "func.func":
             continue
         name = ir.StringAttr(op.operation.attributes["sym_name"]).value
-        if str(size) not in name:
+        found = _MODULE_KEY.match(name)
+        if found:
+            key = hashed.setdefault(found.group(0), f"sg_module_dyn{len(hashed)}")
+            new = key + name[found.end() :]
+        elif str(size) in name:
+            new = name.replace(str(size), "dyn")
+        else:
             continue
-        new = name.replace(str(size), "dyn")
         while new in table:
             new += "_"
         ir.SymbolTable.replace_all_symbol_uses(name, new, module.operation)

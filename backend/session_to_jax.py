@@ -47,30 +47,10 @@ def session_to_jax(
     for p in placeholders:
         if not isinstance(p, Tensor) or "feed" not in p.node.op.traits:
             raise GraphError(located(f"to_jax: the feed {p} is not a placeholder", where))
-    plans = []
-
-    def lower(sizes: dict) -> str:
-        fed = []
-        for p in placeholders:
-            shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
-            fed.append((p, np.zeros(shape, p.type.dtype.np)))
-        plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
-        if plan.trains:
-            raise GraphError(
-                located("to_jax: the fetches train (a train op); export what they compute", where)
-            )
-        plans.append(plan)
-        return text
-
-    symbolic = any(isinstance(d, str) for p in placeholders for d in p.type.shape)
-    sample = {d: 1 for p in placeholders for d in p.type.shape if isinstance(d, str)}
-    text = lower(sample)
-    plan = plans[0]
-    fed_order = [placeholders[i] for i in plan.arg_positions]
+    text, plan, kept = lowered_program(sess, fetch_ts, placeholders, where)
+    fed_order = [placeholders[i] for i in kept]
     arg_types = [(tuple(p.type.shape), p.type.dtype.np) for p in fed_order]
     arg_types += list(plan.arg_types[len(fed_order) :])
-    if symbolic:
-        text = symbolic_module(lower, arg_types)
     baked = {}
     if include_variables and plan.state_in:
         values = sess.get(list(plan.state_in))
@@ -90,4 +70,37 @@ def session_to_jax(
     )  # fmt: skip
 
 
-__all__ = ["session_to_jax"]
+def lowered_program(
+    sess, fetch_ts, placeholders, where, who: str = "to_jax"
+) -> tuple[str, object, list[int]]:
+    """The StableHLO text of the run of ``fetch_ts`` fed ``placeholders`` in ``sess`` (their
+    symbolic dims dynamic dims of @main, jax_format.symbolic_module), the run's plan at a sample
+    size, and which placeholders @main takes, in order (before the state it reads)."""
+    plans = []
+
+    def lower(sizes: dict) -> str:
+        fed = []
+        for p in placeholders:
+            shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
+            fed.append((p, np.zeros(shape, p.type.dtype.np)))
+        plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
+        if plan.trains:
+            raise GraphError(
+                located(f"{who}: the fetches train (a train op); export what they compute", where)
+            )
+        plans.append(plan)
+        return text
+
+    symbolic = any(isinstance(d, str) for p in placeholders for d in p.type.shape)
+    sample = {d: 1 for p in placeholders for d in p.type.shape if isinstance(d, str)}
+    text = lower(sample)
+    plan = plans[0]
+    kept = list(plan.arg_positions)
+    if symbolic:
+        arg_types = [(tuple(placeholders[i].type.shape), placeholders[i].type.dtype.np) for i in kept]
+        arg_types += list(plan.arg_types[len(kept) :])
+        text = symbolic_module(lower, arg_types)
+    return text, plan, kept
+
+
+__all__ = ["lowered_program", "session_to_jax"]

@@ -211,6 +211,25 @@ def portable_artifact(module: ir.Module) -> bytes:
     return bytes(_jax.mlir.serialize_portable_artifact(module, target, True))
 
 
+def artifact_of_text(text: str) -> tuple[str, bytes]:
+    """(the StableHLO version it targets, the portable artifact) of a module's text (an export
+    file's program: readable by this jaxlib and those of the month before)."""
+    with new_context():
+        module = ir.Module.parse(text)
+        target = sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
+        return target, bytes(_jax.mlir.serialize_portable_artifact(module, target, True))
+
+
+def text_of_artifact(artifact: bytes) -> str:
+    """The module text of a portable artifact; ValueError when it is not one this jaxlib reads."""
+    try:
+        with new_context() as ctx:
+            module = _jax.mlir.deserialize_portable_artifact(artifact, ctx)
+            return module.operation.get_asm(enable_debug_info=False)
+    except Exception as e:  # jaxlib's own error types: the caller names the file
+        raise ValueError(f"its StableHLO artifact does not load: {str(e).strip()[:300]}") from None
+
+
 # -- device meshes (Shardy) and collectives ------------------------------------
 def manual_computation(result_types, operands, in_shardings, out_shardings, axis_names, body) -> list:
     """sdy.manual_computation: ``body(*local_values)`` runs once per device on its shards."""

@@ -136,8 +136,8 @@ def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
 def _module_call_vjp(ctx, attrs: ModuleCallAttrs, xs, ys, cts):
     if attrs.vjp_call is None:
         raise GraphError(
-            f"module_call {attrs.name} has no exported vjp (a vjp's own vjp, or a function jax could not "
-            "differentiate): its gradient is not available"
+            f"module_call {attrs.name} has no exported vjp (exported without vjp=True, a vjp's own vjp, or a "
+            "function jax could not differentiate): its gradient is not available"
         )
     cts = [ad.zeros_like(y) if ct is None else ct for y, ct in zip(ys, cts)]
     grads = module_call(attrs.vjp_call, [*xs, *cts])

@@ -1,0 +1,163 @@
+"""An exported function as StableHLO: the module_call attributes an sg.Exported runs (backend).
+
+``program_call(fn, name, vjp=...)`` lowers ``fn`` (an sg.Function of its
+inputs, then the variables it reads) through a one-device Session of a
+graph of placeholders, its symbolic dims made dynamic dims of @main
+(session_to_jax.lowered_program: two lowerings at distinctive sizes, made one
+module), and gives the ``ModuleCallAttrs`` of ops/primitives/module_call.py
+with the programs exported beside it: the function vectorized over a new
+symbolic leading axis of every argument (so a loaded export vectorizes), and
+with ``vjp=True`` its backward program (primals..., cotangents...) -> the
+primals' cotangents, which has its own vectorized form, as the vectorized
+form has its own backward program. One level of each: a second derivative or
+a vectorized vectorization is a clear GraphError where it is asked for
+(module_call's rules say so).
+
+The program is lowered without a mesh: the same module runs on one device or
+on a mesh, where the Session that calls it lays it out from the signature's
+shardings (a sharding constraint inside the program has no mesh to name at
+export and is left out; an sg.spmd region needs one, and refuses export).
+
+``module_json`` / ``module_from_json`` write these attributes into an export
+file's header with each module as a StableHLO portable artifact (a blob the
+file holds), and read them back; the loaded program is the stored artifact.
+"""
+
+from __future__ import annotations
+
+from ..graph import Graph, GraphError, StablegraphError, function, located, placeholder
+from ..ops.primitives import hlo
+from ..ops.primitives.ad_util import zeros_like
+from ..ops.primitives.module_call import ModuleCallAttrs
+from ..transforms import gradients, vectorize
+from .session_to_jax import lowered_program
+
+BATCH_SYMBOL = "sg_export_batch"  # the leading axis of the vectorized program (a name no user picks)
+
+
+def program_call(fn, name: str, *, vjp: bool, where) -> tuple[ModuleCallAttrs, list[int]]:
+    """The module_call attributes of ``fn`` (results: one per distinct value ``fn`` computes) and,
+    per result of ``fn``, which of the module's results it is."""
+    attrs, slots = _lowered(fn, name, where)
+    batched = _batched(fn, name, where)
+    backward = _backward(fn, name, where) if vjp else None
+    if backward is not None:
+        backward = backward.model_copy(
+            update={"batched_call": _batched(_backward_fn(fn), f"vjp_{name}", where)}
+        )
+    if batched is not None and vjp:
+        batched = batched.model_copy(update={"vjp_call": _backward(_vectorized(fn), f"vmap_{name}", where)})
+    return attrs.model_copy(update={"vjp_call": backward, "batched_call": batched}), slots
+
+
+def _lowered(fn, name: str, where) -> tuple[ModuleCallAttrs, list[int]]:
+    """``fn`` as one module: @main takes the params ``fn`` uses, returns its distinct results."""
+    from .session import Session  # the Session module imports the export modules
+
+    graph = Graph(f"export_{name}")
+    with graph:
+        params = [placeholder(t.shape, t.dtype, name=f"arg{k}") for k, t in enumerate(fn.in_types)]
+        outs = fn(*params)
+    outs = list(outs) if isinstance(outs, list | tuple) else [outs]
+    with Session(graph) as sess:
+        text, plan, kept = lowered_program(sess, tuple(outs), params, where, who="export")
+        platform = sess.devices[0].platform
+    if plan.state_in or plan.state_out:  # fn's state reads are params: this is a stablegraph bug
+        raise GraphError(
+            located(f"export: the program {name} still reads or writes state {plan.state_in}", where)
+        )
+    slots = list(plan.fetch_slots) if plan.fetch_slots is not None else list(range(len(outs)))
+    result_types = [None] * len(plan.out_types)
+    for t, slot in zip(outs, slots):
+        result_types[slot] = result_types[slot] or t.type
+    attrs = ModuleCallAttrs(
+        name=name,
+        module=hlo.without_locations(text),
+        in_shapes=tuple(tuple(t.shape) for t in fn.in_types),
+        in_dtypes=tuple(t.dtype for t in fn.in_types),
+        out_shapes=tuple(tuple(t.shape) for t in result_types),
+        out_dtypes=tuple(t.dtype for t in result_types),
+        kept=tuple(kept),
+        platforms=(platform,),
+    )
+    return attrs, slots
+
+
+def _distinct(attrs_and_slots) -> ModuleCallAttrs:
+    attrs, slots = attrs_and_slots
+    if slots != list(range(len(attrs.out_shapes))):
+        # the backward and vectorized programs are called by module_call's rules, one result each
+        raise GraphError("an exported program's derived program repeats a result")
+    return attrs
+
+
+def _vectorized(fn):
+    """``fn`` over a new leading axis (the symbol BATCH_SYMBOL) of every argument and result."""
+    return vectorize(fn, axis_size=BATCH_SYMBOL)
+
+
+def _batched(fn, name: str, where) -> ModuleCallAttrs | None:
+    """The module of ``fn`` vectorized; None (vectorizing the call then says so) when it cannot be."""
+    try:
+        return _distinct(_lowered(_vectorized(fn), f"vmap_{name}", where))
+    except StablegraphError:
+        return None
+
+
+def _backward_fn(fn):
+    """(primals..., cotangents of the results...) -> the primals' cotangents (zeros for integer
+    primals; integer results' cotangents are taken and ignored)."""
+    n = len(fn.in_types)
+    types = [*fn.in_types, *fn.out_types]
+
+    def backward(*args):
+        primals, cts = args[:n], args[n:]
+        outs = fn(*primals)
+        outs = list(outs) if isinstance(outs, list | tuple) else [outs]
+        pairs = [(y, ct) for y, ct in zip(outs, cts) if y.type.dtype.is_floating]
+        wrt = [k for k, p in enumerate(primals) if p.type.dtype.is_floating]
+        grads = [zeros_like(p) for p in primals]
+        if pairs and wrt:
+            found = gradients([y for y, _ in pairs], [primals[k] for k in wrt], [ct for _, ct in pairs])
+            for k, g in zip(wrt, found):
+                grads[k] = g
+        return grads
+
+    return function(backward, types, name=f"vjp_{fn.name}")
+
+
+def _backward(fn, name: str, where) -> ModuleCallAttrs:
+    """The module of ``fn``'s backward program; a GraphError at the export when it has none."""
+    try:
+        return _distinct(_lowered(_backward_fn(fn), f"vjp_{name}", where))
+    except StablegraphError as e:
+        raise GraphError(
+            located(f"export(vjp=True): the program's gradient cannot be exported: {e}", where)
+        ) from None
+
+
+# -- in the export file -----------------------------------------------------------------------
+def module_json(attrs: ModuleCallAttrs, blobs: dict[str, bytes], path: str = "program") -> dict:
+    """``attrs`` as JSON, each module put in ``blobs`` (under a name the JSON gives) as a StableHLO
+    portable artifact at the version recorded beside it."""
+    version, blobs[path] = hlo.artifact_of_text(attrs.module)
+    raw = attrs.model_dump(mode="json", exclude={"module", "vjp_call", "batched_call"})
+    raw["module"] = {"artifact": path, "stablehlo_version": version}
+    for key, sub in (("vjp_call", attrs.vjp_call), ("batched_call", attrs.batched_call)):
+        raw[key] = None if sub is None else module_json(sub, blobs, f"{path}/{key}")
+    return raw
+
+
+def module_from_json(raw: dict, blobs: dict) -> ModuleCallAttrs:
+    """The attributes ``module_json`` wrote (ValueError / KeyError / TypeError if malformed)."""
+    fields = dict(raw)
+    for key in ("vjp_call", "batched_call"):
+        fields[key] = None if raw.get(key) is None else module_from_json(raw[key], blobs)
+    blob = blobs[str(raw["module"]["artifact"])]
+    if not isinstance(blob, bytes):
+        raise ValueError(f"module {raw['module']!r} is not a StableHLO artifact")
+    fields["module"] = hlo.text_of_artifact(blob)
+    return ModuleCallAttrs.model_validate(fields)
+
+
+__all__ = ["BATCH_SYMBOL", "module_from_json", "module_json", "program_call"]
