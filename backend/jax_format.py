@@ -128,7 +128,7 @@ def to_jax_bytes(
 SENTINELS = (7919, 7927, 7933, 7937, 7949, 7951, 7963, 7993)
 
 
-def symbolic_module(lower, arg_types) -> str:
+def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
     """A module whose @main has dynamic dims (``?``) where ``arg_types`` (@main's arguments, str
     entries symbolic) name a symbol, made from concrete lowerings: ``lower(sizes)`` gives the
     program's StableHLO text with each symbol bound to ``sizes[symbol]`` (e.g. a Session's
@@ -136,7 +136,8 @@ def symbolic_module(lower, arg_types) -> str:
     per symbol; each lowering gets its dim made dynamic (jax_module.make_dim_dynamic), and the two
     results must be the same program, else the program depends on the dim's value in a way that
     cannot be read from the arguments' shapes (an attribute, a constant derived from it) and
-    that is a GraphError: it is then exported for concrete shapes only."""
+    that is a GraphError (its message starts with ``who``): it is then exported for concrete
+    shapes only."""
     where = user_location()
     symbols = list(dict.fromkeys(d for shape, _ in arg_types for d in shape if isinstance(d, str)))
     if not symbols:
@@ -156,11 +157,11 @@ def symbolic_module(lower, arg_types) -> str:
             try:
                 text = jax_module.make_dim_dynamic(text, sizes[s], sources)
             except jax_module.NotGeneralizable as e:
-                raise GraphError(located(f"to_jax: the dim {s!r} cannot stay symbolic: {e}", where)) from None
+                raise GraphError(located(f"{who}: the dim {s!r} cannot stay symbolic: {e}", where)) from None
         texts.append(text)
     if texts[0] != texts[1]:
         raise GraphError(located(
-            f"to_jax: the program depends on the value of {', '.join(map(repr, symbols))} in a way jax could "
+            f"{who}: the program depends on the value of {', '.join(map(repr, symbols))} in a way jax could "
             "not recompute from its arguments' shapes (an attribute or a constant derived from it): export "
             "it for concrete shapes", where))  # fmt: skip
     return texts[0]

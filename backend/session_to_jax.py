@@ -18,7 +18,7 @@ import numpy as np
 
 from ..graph import GraphError, Tensor, located, user_location
 from . import feeds as feeding
-from .jax_format import symbolic_module, to_jax_bytes
+from .jax_format import SENTINELS, symbolic_module, to_jax_bytes
 
 
 def session_to_jax(
@@ -76,9 +76,12 @@ def lowered_program(
     """The StableHLO text of the run of ``fetch_ts`` fed ``placeholders`` in ``sess`` (their
     symbolic dims dynamic dims of @main, jax_format.symbolic_module), the run's plan at a sample
     size, and which placeholders @main takes, in order (before the state it reads)."""
-    plans = []
+    plans, texts = [], {}
 
     def lower(sizes: dict) -> str:
+        key = tuple(sorted(sizes.items()))
+        if key in texts:  # the sample below is symbolic_module's first lowering
+            return texts[key]
         fed = []
         for p in placeholders:
             shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
@@ -89,17 +92,18 @@ def lowered_program(
                 located(f"{who}: the fetches train (a train op); export what they compute", where)
             )
         plans.append(plan)
+        texts[key] = text
         return text
 
-    symbolic = any(isinstance(d, str) for p in placeholders for d in p.type.shape)
-    sample = {d: 1 for p in placeholders for d in p.type.shape if isinstance(d, str)}
+    symbols = list(dict.fromkeys(d for p in placeholders for d in p.type.shape if isinstance(d, str)))
+    sample = {s: SENTINELS[2 * k] if 2 * k < len(SENTINELS) else 1 for k, s in enumerate(symbols)}
     text = lower(sample)
     plan = plans[0]
     kept = list(plan.arg_positions)
-    if symbolic:
+    if symbols:
         arg_types = [(tuple(placeholders[i].type.shape), placeholders[i].type.dtype.np) for i in kept]
         arg_types += list(plan.arg_types[len(kept) :])
-        text = symbolic_module(lower, arg_types)
+        text = symbolic_module(lower, arg_types, who=who)
     return text, plan, kept
 
 
