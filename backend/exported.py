@@ -142,6 +142,12 @@ class Exported:
         return [placed[n] for n in names]
 
     def _in_graph(self, values) -> dict:
+        where = user_location()
+        for k, (port, v) in enumerate(zip(self.signature.inputs, values)):
+            if not isinstance(v, Tensor):
+                values[k] = constant(np.asarray(v, port.type.dtype.np))
+            elif v.type.dtype != port.type.dtype:
+                raise GraphError(located(f"{self!r}: input {port.name} wants {port}, got {v.type}", where))
         with library_call("exported", name=self.name) as call:
             outs = self.apply([*values, *(constant(self.values[p.name]) for p in self.variables)])
             call.outputs = outs
