@@ -35,10 +35,10 @@ from .session_to_jax import lowered_program
 BATCH_SYMBOL = "sg_export_batch"  # the leading axis of the vectorized program (a name no user picks)
 
 
-def program_call(fn, name: str, *, vjp: bool, where) -> tuple[ModuleCallAttrs, list[int]]:
-    """The module_call attributes of ``fn`` (results: one per distinct value ``fn`` computes) and,
-    per result of ``fn``, which of the module's results it is."""
-    attrs, slots = _lowered(fn, name, where)
+def program_call(fn, name: str, *, vjp: bool, where) -> ModuleCallAttrs:
+    """The module_call attributes of ``fn`` (one result per result of ``fn``) with the programs
+    exported beside it (see the module docstring)."""
+    attrs = _lowered(fn, name, where)
     batched = _batched(fn, name, where)
     backward = _backward(fn, name, where) if vjp else None
     if backward is not None:
@@ -47,11 +47,12 @@ def program_call(fn, name: str, *, vjp: bool, where) -> tuple[ModuleCallAttrs, l
         )
     if batched is not None and vjp:
         batched = batched.model_copy(update={"vjp_call": _backward(_vectorized(fn), f"vmap_{name}", where)})
-    return attrs.model_copy(update={"vjp_call": backward, "batched_call": batched}), slots
+    return attrs.model_copy(update={"vjp_call": backward, "batched_call": batched})
 
 
-def _lowered(fn, name: str, where) -> tuple[ModuleCallAttrs, list[int]]:
-    """``fn`` as one module: @main takes the params ``fn`` uses, returns its distinct results."""
+def _lowered(fn, name: str, where) -> ModuleCallAttrs:
+    """``fn`` as one module: @main takes the params ``fn`` uses and returns each of its results (a
+    run without train ops returns every fetch, repeated ones too)."""
     from .session import Session  # the Session module imports the export modules
 
     graph = Graph(f"export_{name}")
@@ -66,29 +67,16 @@ def _lowered(fn, name: str, where) -> tuple[ModuleCallAttrs, list[int]]:
         raise GraphError(
             located(f"export: the program {name} still reads or writes state {plan.state_in}", where)
         )
-    slots = list(plan.fetch_slots) if plan.fetch_slots is not None else list(range(len(outs)))
-    result_types = [None] * len(plan.out_types)
-    for t, slot in zip(outs, slots):
-        result_types[slot] = result_types[slot] or t.type
-    attrs = ModuleCallAttrs(
+    return ModuleCallAttrs(
         name=name,
         module=hlo.without_locations(text),
         in_shapes=tuple(tuple(t.shape) for t in fn.in_types),
         in_dtypes=tuple(t.dtype for t in fn.in_types),
-        out_shapes=tuple(tuple(t.shape) for t in result_types),
-        out_dtypes=tuple(t.dtype for t in result_types),
+        out_shapes=tuple(tuple(t.type.shape) for t in outs),
+        out_dtypes=tuple(t.type.dtype for t in outs),
         kept=tuple(kept),
         platforms=(platform,),
     )
-    return attrs, slots
-
-
-def _distinct(attrs_and_slots) -> ModuleCallAttrs:
-    attrs, slots = attrs_and_slots
-    if slots != list(range(len(attrs.out_shapes))):
-        # the backward and vectorized programs are called by module_call's rules, one result each
-        raise GraphError("an exported program's derived program repeats a result")
-    return attrs
 
 
 def _vectorized(fn):
@@ -99,7 +87,7 @@ def _vectorized(fn):
 def _batched(fn, name: str, where) -> ModuleCallAttrs | None:
     """The module of ``fn`` vectorized; None (vectorizing the call then says so) when it cannot be."""
     try:
-        return _distinct(_lowered(_vectorized(fn), f"vmap_{name}", where))
+        return _lowered(_vectorized(fn), f"vmap_{name}", where)
     except StablegraphError:
         return None
 
@@ -129,7 +117,7 @@ def _backward_fn(fn):
 def _backward(fn, name: str, where) -> ModuleCallAttrs:
     """The module of ``fn``'s backward program; a GraphError at the export when it has none."""
     try:
-        return _distinct(_lowered(_backward_fn(fn), f"vjp_{name}", where))
+        return _lowered(_backward_fn(fn), f"vjp_{name}", where)
     except StablegraphError as e:
         raise GraphError(
             located(f"export(vjp=True): the program's gradient cannot be exported: {e}", where)

@@ -90,12 +90,11 @@ class Exported:
     """
 
     def __init__(self, signature: Signature, variables: tuple[Port, ...], values: dict, call: ModuleCallAttrs,
-                 results: list[int], *, vjp: bool = False, session_class=None, name: str = "exported"):  # fmt: skip
+                 *, vjp: bool = False, session_class=None, name: str = "exported"):  # fmt: skip
         self.signature = signature
         self.variables = variables  # the program's variable inputs, after the signature's inputs
         self.values = values  # {variable name: numpy value}
-        self.call = call  # the program: module_call attributes (inputs then variables -> its results)
-        self.results = list(results)  # which of the module's results each output is
+        self.call = call  # the program: module_call attributes (inputs then variables -> the outputs)
         self.vjp = vjp
         self.name = name
         self._session_class = session_class
@@ -156,8 +155,7 @@ class Exported:
     def apply(self, tensors) -> list[Tensor]:
         """The outputs, in order, of the program called on ``tensors`` (the inputs, then the
         variables): one module_call node in the graph being built."""
-        outs = module_call(self.call, list(tensors))
-        return [outs[k] for k in self.results]
+        return module_call(self.call, list(tensors))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path) -> str:
@@ -172,7 +170,6 @@ class Exported:
             "outputs": [_port_json(p) for p in self.signature.outputs],
             "variables": [_port_json(p) for p in self.variables],
             "program": module_json(self.call, blobs),
-            "results": list(self.results),
         }
         values = {p.name: self.values[p.name] for p in self.variables}
         return export_file.write(path, header, values, blobs)
@@ -197,7 +194,7 @@ class Exported:
     def to_jax(self) -> bytes:
         """Bytes that ``jax.export.deserialize`` loads and runs: this program with its variables baked
         in, so the jax function takes the signature's inputs in order and returns a dict by output
-        name; symbolic dims stay jax shape polymorphism (backend/session_to_jax.py)."""
+        name; symbolic dims stay jax shape polymorphism (the stored module, through jax_format.py)."""
         call, where = self.call, user_location()
         n_in = len(self.signature.inputs)
         unused = [p.name for i, p in enumerate(self.signature.inputs) if i not in call.kept]
@@ -210,7 +207,6 @@ class Exported:
         return to_jax_bytes(
             call.module, arg_types, result_types, baked=baked, platforms=call.platforms,
             result_names=[p.name for p in self.signature.outputs], function_name=self.name,
-            results=self.results,
         )  # fmt: skip
 
 

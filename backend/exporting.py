@@ -95,14 +95,12 @@ def build(
     """An Exported of ``fn`` (params: the inputs, then the state), its program lowered to StableHLO;
     a GraphError at ``where`` when it holds a custom call outside the stable list."""
     where = where or user_location()
-    call, results = program_call(fn, name, vjp=vjp, where=where)
+    call = program_call(fn, name, vjp=vjp, where=where)
     refuse_unstable_custom_calls(call, where)
     out_specs = out_specs or [None] * len(fn.out_types)
     out_ports = tuple(Port(n, t, spec) for n, t, spec in zip(out_names, fn.out_types, out_specs))
     signature = Signature(tuple(in_ports), out_ports, mesh)
-    return Exported(
-        signature, tuple(state), values, call, results, vjp=vjp, session_class=session_class, name=name
-    )
+    return Exported(signature, tuple(state), values, call, vjp=vjp, session_class=session_class, name=name)
 
 
 def _output_spec(sess, t) -> tuple | None:

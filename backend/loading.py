@@ -56,13 +56,12 @@ def load_exported(path) -> Exported:
                 raise ValueError(f"variable {p.name} is {p.type}, its value {value.dtype}{list(value.shape)}")
         name, vjp = str(header.get("name", "exported")), bool(header.get("vjp"))
         if version == 1:
-            call, results = _program_of_graph(header, name, vjp)
+            call = _program_of_graph(header, name, vjp)
         else:
             call = module_from_json(header["program"], blobs)
-            results = [int(k) for k in header["results"]]
-        _check_program(call, results, inputs, outputs, variables)
+        _check_program(call, inputs, outputs, variables)
         return Exported(
-            Signature(inputs, outputs, mesh), variables, arrays, call, results,
+            Signature(inputs, outputs, mesh), variables, arrays, call,
             vjp=vjp, session_class=Session, name=name,
         )  # fmt: skip
     except (ValueError, KeyError, TypeError, AttributeError, StablegraphError) as e:
@@ -79,14 +78,14 @@ def _program_of_graph(header: dict, name: str, vjp: bool):
     return program_call(extract(program, outs, ins, name=name), name, vjp=vjp, where=user_location())
 
 
-def _check_program(call, results, inputs, outputs, variables) -> None:
+def _check_program(call, inputs, outputs, variables) -> None:
     """The program takes the signature's inputs then the variables and gives each output
     (ValueError when the header's parts disagree)."""
     want = [p.type for p in (*inputs, *variables)]
     if [(t.shape, t.dtype) for t in call.in_types] != [(t.shape, t.dtype) for t in want]:
         raise ValueError(f"its program takes {call.in_types}, its signature gives {want}")
-    if len(results) != len(outputs) or any(not 0 <= k < len(call.out_shapes) for k in results):
-        raise ValueError(f"its outputs {[p.name for p in outputs]} are not among the program's results")
+    if [(t.shape, t.dtype) for t in call.out_types] != [(p.type.shape, p.type.dtype) for p in outputs]:
+        raise ValueError(f"its program gives {call.out_types}, its signature {[p.type for p in outputs]}")
 
 
 def export(fn, *example_types, vjp: bool = False) -> Exported:
