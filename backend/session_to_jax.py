@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import GraphError, Tensor, located, user_location
+from ..graph import GraphError, Tensor, dims, located, user_location
 from . import feeds as feeding
 from .jax_format import SENTINELS, symbolic_module, to_jax_bytes
 
@@ -84,7 +84,7 @@ def lowered_program(
             return texts[key]
         fed = []
         for p in placeholders:
-            shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
+            shape = tuple(dims.evaluate(d, sizes) for d in p.type.shape)
             fed.append((p, np.broadcast_to(np.zeros((), p.type.dtype.np), shape)))  # no memory
         plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
         if plan.trains:
@@ -95,7 +95,7 @@ def lowered_program(
         texts[key] = text
         return text
 
-    symbols = list(dict.fromkeys(d for p in placeholders for d in p.type.shape if isinstance(d, str)))
+    symbols = list(dict.fromkeys(s for p in placeholders for d in p.type.shape for s in dims.symbols(d)))
     sample = {s: SENTINELS[2 * k] if 2 * k < len(SENTINELS) else 1 for k, s in enumerate(symbols)}
     text = lower(sample)
     plan = plans[0]

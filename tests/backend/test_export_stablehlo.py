@@ -249,3 +249,61 @@ def test_a_mesh_export_takes_gradients_in_a_mesh_session(tmp_path):
     np.testing.assert_allclose(got, NET(xs, W, B), rtol=1e-5, atol=1e-6)
     want = jax.jit(jax.grad(lambda u: jax_net(u, W, B)[:, 1].sum()))(xs)
     np.testing.assert_allclose(got_g, want, rtol=1e-4, atol=1e-6)
+
+
+def seq(x):
+    """Dims that are functions of n: a difference (n - 1), a concatenation (2n), a flattening (3n),
+    a padding (n + 2) and an unbiased variance (divides by n - 1)."""
+    d = x[1:] - x[:-1]
+    both = snp.concatenate([x, x * 2])
+    flat = snp.reshape(x, (-1,))
+    padded = snp.pad(x, ((1, 1), (0, 0)))
+    return {"d": d, "both": both, "flat": flat, "padded": padded, "var": x.var(0, ddof=1)}
+
+
+def jax_seq(x):
+    return {
+        "d": x[1:] - x[:-1], "both": jnp.concatenate([x, x * 2]), "flat": x.reshape(-1),
+        "padded": jnp.pad(x, ((1, 1), (0, 0))), "var": x.var(0, ddof=1),
+    }  # fmt: skip
+
+
+def test_dims_that_are_functions_of_the_batch_stay_symbolic(tmp_path):
+    srv = sg.load_exported(sg.export(seq, sg.TensorType(("n", 3), F32), vjp=True).save(tmp_path / "seq.sgx"))
+    assert str(srv.signature) == (
+        "x: f32[n, 3] -> d: f32[n - 1, 3], both: f32[2*n, 3], flat: f32[3*n], padded: f32[n + 2, 3], var: f32[3]"
+    )
+    want_fn = jax.jit(jax_seq)
+    for n in (2, 5, 1):
+        xs = RNG.standard_normal((n, 3)).astype(np.float32)
+        xs[0, 0] = -0.0
+        got, want = srv(x=xs), want_fn(xs)
+        for key in want:
+            with np.errstate(invalid="ignore", divide="ignore"):  # n = 1: the variance divides by 0
+                np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    jexp = jax.export.deserialize(srv.to_jax())  # the same module, for jax
+    xs = RNG.standard_normal((4, 3)).astype(np.float32)
+    for key, value in jexp.call(xs).items():
+        np.testing.assert_allclose(value, jax_seq(xs)[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("m", 3), F32, name="x")
+        out = srv(x=x)
+        loss = (out["d"] ** 2).sum() + out["both"].sum() + (out["flat"] * 3).sum() + out["var"].sum()
+        (gx,) = sg.gradients(loss, [x])
+
+    def jloss(x):
+        o = jax_seq(x)
+        return (o["d"] ** 2).sum() + o["both"].sum() + (o["flat"] * 3).sum() + o["var"].sum()
+
+    with sg.Session(g) as sess:
+        np.testing.assert_allclose(sess.run(gx, {x: xs}), jax.jit(jax.grad(jloss))(xs), rtol=1e-4, atol=1e-5)
+
+
+def test_a_program_whose_shapes_cannot_stay_symbolic_refuses_export():
+    with pytest.raises(
+        sg.GraphError, match="export: the program depends on the value of 'n'.*concrete shapes"
+    ):
+        sg.export(lambda x: {"y": x[::2]}, sg.TensorType(("n",), F32))  # (n + 1) // 2: not a dim it computes
+    exp = sg.export(lambda x: {"y": x[::2]}, sg.TensorType((5,), F32))  # concrete shapes export
+    np.testing.assert_array_equal(exp(np.arange(5, dtype=np.float32))["y"], [0, 2, 4])
