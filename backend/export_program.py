@@ -124,6 +124,10 @@ def _backward(fn, name: str, where) -> ModuleCallAttrs:
         ) from None
 
 
+class NewerStablehlo(ValueError):
+    """A stored module is at a StableHLO version newer than this jaxlib reads."""
+
+
 # -- in the export file -----------------------------------------------------------------------
 def module_json(attrs: ModuleCallAttrs, blobs: dict[str, bytes], path: str = "program") -> dict:
     """``attrs`` as JSON, each module put in ``blobs`` (under a name the JSON gives) as a StableHLO
@@ -142,10 +146,17 @@ def module_from_json(raw: dict, blobs: dict) -> ModuleCallAttrs:
     for key in ("vjp_call", "batched_call"):
         fields[key] = None if raw.get(key) is None else module_from_json(raw[key], blobs)
     blob = blobs[str(raw["module"]["artifact"])]
-    if not isinstance(blob, bytes):
-        raise ValueError(f"module {raw['module']!r} is not a StableHLO artifact")
+    version, newest = str(raw["module"]["stablehlo_version"]), hlo.stablehlo_version()
+    if _version(version) > _version(newest):
+        raise NewerStablehlo(
+            f"its program is StableHLO {version}; this jaxlib reads up to {newest}: load it with a newer jaxlib"
+        )
     fields["module"] = hlo.text_of_artifact(blob)
     return ModuleCallAttrs.model_validate(fields)
 
 
-__all__ = ["BATCH_SYMBOL", "module_from_json", "module_json", "program_call"]
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+__all__ = ["BATCH_SYMBOL", "NewerStablehlo", "module_from_json", "module_json", "program_call"]

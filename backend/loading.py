@@ -29,7 +29,7 @@ from ..graph import (
 )
 from . import export_file
 from .export_file import ExportError
-from .export_program import module_from_json, program_call
+from .export_program import NewerStablehlo, module_from_json, program_call
 from .exported import FORMAT, Exported, Signature, port_from_json
 from .session import Session
 
@@ -64,6 +64,8 @@ def load_exported(path) -> Exported:
             Signature(inputs, outputs, mesh), variables, arrays, call,
             vjp=vjp, session_class=Session, name=name,
         )  # fmt: skip
+    except NewerStablehlo as e:
+        raise ExportError(f"{path} cannot be read here: {e}") from None
     except (ValueError, KeyError, TypeError, AttributeError, StablegraphError) as e:
         if isinstance(e, ExportError):
             raise

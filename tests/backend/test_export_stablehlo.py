@@ -221,8 +221,16 @@ def test_a_damaged_artifact_or_a_disagreeing_header_is_an_export_error(weightles
     export_file.write(wrong, header, arrays, blobs)
     with pytest.raises(sg.ExportError, match=f"{wrong} is corrupt: its program takes"):
         sg.load_exported(wrong)
-    missing = tmp_path / "missing_blob.sgx"
+    newer = tmp_path / "newer_stablehlo.sgx"
     header["inputs"][0]["dtype"] = "float32"
+    header["program"]["module"]["stablehlo_version"] = "99.0.0"
+    export_file.write(newer, header, arrays, blobs)
+    with pytest.raises(
+        sg.ExportError, match=f"{newer} cannot be read here: its program is StableHLO 99.0.0; this jaxlib"
+    ):
+        sg.load_exported(newer)
+    header["program"]["module"]["stablehlo_version"] = hlo.artifact_version()
+    missing = tmp_path / "missing_blob.sgx"
     export_file.write(missing, header, arrays, {})
     with pytest.raises(sg.ExportError, match=f"{missing} is corrupt"):
         sg.load_exported(missing)
