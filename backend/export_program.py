@@ -46,7 +46,12 @@ def program_call(fn, name: str, *, vjp: bool, where) -> ModuleCallAttrs:
             update={"batched_call": _batched(_backward_fn(fn), f"vjp_{name}", where)}
         )
     if batched is not None and vjp:
-        batched = batched.model_copy(update={"vjp_call": _backward(_vectorized(fn), f"vmap_{name}", where)})
+        try:  # an extra, like the vectorized form: without it, sg.grad of the vectorized call says so
+            batched = batched.model_copy(
+                update={"vjp_call": _backward(_vectorized(fn), f"vmap_{name}", where)}
+            )
+        except StablegraphError:
+            pass
     return attrs.model_copy(update={"vjp_call": backward, "batched_call": batched})
 
 

@@ -156,16 +156,19 @@ def test_vectorizing_a_loaded_export_equals_a_loop(weightless):
         probs = sg.vectorize(lambda x: srv(x, W, B)["p"])(xb)
         ys = sg.vectorize(lambda z: centered(z)["y"])(zb)
         gv = per_example_grad(v, W)
+        (gxb,) = sg.gradients(probs[..., 0].sum(), [xb])  # through the vectorized program's own vjp
     xs = RNG.standard_normal((3, 2, 4)).astype(np.float32)
     zs = RNG.standard_normal((3, 5, 2)).astype(np.float32)
     vs = RNG.standard_normal((6, 4)).astype(np.float32)
     vs[0] = [0.0, -0.0, 30.0, -30.0]
     with sg.Session(g) as sess:
-        got_p, got_y, got_g = sess.run([probs, ys, gv], {xb: xs, zb: zs, v: vs})
+        got_p, got_y, got_g, got_gxb = sess.run([probs, ys, gv, gxb], {xb: xs, zb: zs, v: vs})
     np.testing.assert_allclose(got_p, np.stack([srv(x, W, B)["p"] for x in xs]), rtol=1e-6)
     np.testing.assert_allclose(got_y, np.stack([z - z.mean(0) for z in zs]), rtol=1e-5, atol=1e-6)
     want_g = jax.jit(jax.vmap(jax.grad(lambda u: jax_net(u[None], W, B)[0, 0])))(vs)  # a loop in jax
     np.testing.assert_allclose(got_g, want_g, rtol=1e-4, atol=1e-6)
+    want_gxb = jax.jit(jax.grad(lambda xs: jax.vmap(lambda x: jax_net(x, W, B))(xs)[..., 0].sum()))(xs)
+    np.testing.assert_allclose(got_gxb, want_gxb, rtol=1e-4, atol=1e-6)
 
 
 def _v1_file(path, header: dict, arrays: dict) -> None:
