@@ -5,10 +5,12 @@ reads the program's StableHLO portable artifacts (export_program.py): the
 loaded Exported runs them, and no graph-building code is involved (nothing
 in the file is imported or run; the JSON is parsed as data). A version 1
 file (the program as a stablegraph graph, graph/serialize.py) still loads:
-its graph is lowered to StableHLO here, as an export would. Anything
-malformed is an ExportError naming the file. ``sg.export`` builds ``fn`` on placeholders of
-the example types in a graph of its own and exports it from a Session of
-that graph (its Variables, if it makes any, at their initial values).
+its graph is lowered to StableHLO here, as an export would, with its
+backward program (every version 1 export was differentiable). Anything
+malformed is an ExportError naming the file. ``sg.export`` builds ``fn`` on
+placeholders of the example types in a graph of its own and exports it from
+a Session of that graph (its Variables, if it makes any, at their initial
+values).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def load_exported(path) -> Exported:
                 raise ValueError(f"variable {p.name} is {p.type}, its value {value.dtype}{list(value.shape)}")
         name, vjp = str(header.get("name", "exported")), bool(header.get("vjp"))
         if version == 1:
-            call = _program_of_graph(header, name, vjp)
+            call, vjp = _program_of_graph(header, name), True
         else:
             call = module_from_json(header["program"], blobs)
         _check_program(call, inputs, outputs, variables)
@@ -72,12 +74,12 @@ def load_exported(path) -> Exported:
         raise ExportError(f"{path} is corrupt: {e}") from None
 
 
-def _program_of_graph(header: dict, name: str, vjp: bool):
+def _program_of_graph(header: dict, name: str):
     """A version 1 file's program (a stablegraph graph: its inputs, then variables -> outputs by
-    tensor name) lowered to StableHLO now."""
+    tensor name) lowered to StableHLO now, with its backward program."""
     program = Graph.from_json(header["program"])
     ins, outs = ([program.tensor(str(t)) for t in part] for part in header["tensors"])
-    return program_call(extract(program, outs, ins, name=name), name, vjp=vjp, where=user_location())
+    return program_call(extract(program, outs, ins, name=name), name, vjp=True, where=user_location())
 
 
 def _check_program(call, inputs, outputs, variables) -> None:

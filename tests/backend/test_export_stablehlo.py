@@ -209,6 +209,7 @@ def test_a_version_1_file_still_loads_and_runs_as_stablehlo(tmp_path):
     for n in (2, 0):
         xs = RNG.standard_normal((n, 4)).astype(np.float32)
         np.testing.assert_allclose(srv(x=xs)["probs"], NET(xs, W, B), rtol=1e-5, atol=1e-6)
+    assert srv.vjp and srv.call.vjp_call is not None  # version 1 exports were all differentiable
 
 
 def test_a_damaged_artifact_or_a_disagreeing_header_is_an_export_error(weightless, tmp_path):
