@@ -6,10 +6,11 @@ signature, the program's description, each array's dtype, shape, offset and
 size, each blob's offset and size), the arrays' raw bytes (C order, little
 endian), the blobs (the program's StableHLO portable artifacts), and a
 SHA-256 of everything before it. Version 2 holds the program as StableHLO;
-version 1 (the program as a stablegraph JSON graph, no blobs) still reads. Loading checks all of that before it
-builds anything: the JSON is parsed as data (no code is imported or run from
-the file), dtypes come from a fixed list (never numpy's object dtype), and
-every offset and size must lie inside the file. A truncated, corrupt or
+version 1 (the program as a stablegraph JSON graph, no blobs) still reads.
+Loading checks all of that before it builds anything: the JSON is parsed as
+data (no code is imported or run from the file), dtypes come from a fixed
+list (never numpy's object dtype), and every offset and size must lie inside
+the file. A truncated, corrupt or
 newer-version file is an ExportError naming the file; writing goes through a
 temporary file and ``os.replace``, so a crash never leaves half a file.
 """

@@ -65,33 +65,12 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
         in_ports, state, values = in_ports + state, [], {}
     mesh = dict(sess.mesh.shape) if sess.mesh is not None else None
     out_specs = [_output_spec(sess, t) for _, t in outputs]
-    return build(
-        fn,
-        in_ports,
-        state,
-        values,
-        [name for name, _ in outputs],
-        mesh,
-        vjp,
-        type(sess),
-        out_specs,
-        where=where,
-    )
+    names = [name for name, _ in outputs]
+    return build(fn, in_ports, state, values, names, mesh, vjp, type(sess), out_specs, where=where)
 
 
-def build(
-    fn,
-    in_ports,
-    state,
-    values,
-    out_names,
-    mesh,
-    vjp,
-    session_class,
-    out_specs=None,
-    name="exported",
-    where=None,
-) -> Exported:
+def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, out_specs=None, name="exported",
+          where=None) -> Exported:  # fmt: skip
     """An Exported of ``fn`` (params: the inputs, then the state), its program lowered to StableHLO;
     a GraphError at ``where`` when it holds a custom call outside the stable list."""
     where = where or user_location()
