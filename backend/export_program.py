@@ -33,6 +33,7 @@ from ..transforms import gradients, vectorize
 from .session_to_jax import lowered_program
 
 BATCH_SYMBOL = "sg_export_batch"  # the leading axis of the vectorized program (a name no user picks)
+_NO_MESH = "export lowers the program on one device without a mesh (so that it runs anywhere), where it fails"
 
 
 def program_call(fn, name: str, *, vjp: bool, where) -> ModuleCallAttrs:
@@ -66,7 +67,7 @@ def _lowered(fn, name: str, where) -> ModuleCallAttrs:
         outs = fn(*params)
     outs = list(outs) if isinstance(outs, list | tuple) else [outs]
     with Session(graph) as sess:
-        text, plan, kept = lowered_program(sess, tuple(outs), params, where, who="export")
+        text, plan, kept = lowered_program(sess, tuple(outs), params, where, who="export", context=_NO_MESH)
         platform = sess.devices[0].platform
     if plan.state_in or plan.state_out:  # fn's state reads are params: this is a stablegraph bug
         raise GraphError(

@@ -71,11 +71,12 @@ def session_to_jax(
 
 
 def lowered_program(
-    sess, fetch_ts, placeholders, where, who: str = "to_jax"
+    sess, fetch_ts, placeholders, where, who: str = "to_jax", context: str = ""
 ) -> tuple[str, object, list[int]]:
     """The StableHLO text of the run of ``fetch_ts`` fed ``placeholders`` in ``sess`` (their
     symbolic dims dynamic dims of @main, jax_format.symbolic_module), the run's plan at a sample
-    size, and which placeholders @main takes, in order (before the state it reads)."""
+    size, and which placeholders @main takes, in order (before the state it reads). ``context``
+    goes before the message of an error the lowering itself raises."""
     plans, texts = [], {}
 
     def lower(sizes: dict) -> str:
@@ -86,7 +87,12 @@ def lowered_program(
         for p in placeholders:
             shape = tuple(dims.evaluate(d, sizes) for d in p.type.shape)
             fed.append((p, np.broadcast_to(np.zeros((), p.type.dtype.np), shape)))  # no memory
-        plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
+        try:
+            plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
+        except GraphError as e:
+            if not context:
+                raise
+            raise type(e)(located(f"{context}: {e}", where)) from None
         if plan.trains:
             raise GraphError(
                 located(f"{who}: the fetches train (a train op); export what they compute", where)

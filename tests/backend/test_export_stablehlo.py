@@ -19,6 +19,7 @@ from stablegraph import numpy as snp
 from stablegraph.backend import export_file
 from stablegraph.backend.export_program import module_json
 from stablegraph.ops.primitives import hlo
+from stablegraph.test_util import line_of
 
 RNG = np.random.default_rng(7)
 F32 = sg.float32
@@ -319,3 +320,20 @@ def test_a_program_whose_shapes_cannot_stay_symbolic_refuses_export():
         sg.export(lambda x: {"y": x[::2]}, sg.TensorType(("n",), F32))  # (n + 1) // 2: not a dim it computes
     exp = sg.export(lambda x: {"y": x[::2]}, sg.TensorType((5,), F32))  # concrete shapes export
     np.testing.assert_array_equal(exp(np.arange(5, dtype=np.float32))["y"], [0, 2, 4])
+
+
+def test_a_program_that_needs_its_mesh_to_lower_says_export_lowers_without_one():
+    mesh = sg.make_mesh((4,), ("data",))
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((8,), F32, name="x", sharding=sg.PartitionSpec("data"))
+        total = sg.spmd(
+            lambda a: sg.psum(a.sum(), "data"), mesh, sg.PartitionSpec("data"), sg.PartitionSpec()
+        )(x)
+    with (
+        sg.Session(g, mesh=mesh) as sess,
+        pytest.raises(sg.GraphError, match="without a mesh.*sg.spmd region") as e,
+    ):
+        sess.export({"total": total}, {"x": x})  # where the export is
+    line = line_of(__file__, "# where the export is")
+    assert f"test_export_stablehlo.py:{line}:" in str(e.value)
