@@ -36,24 +36,34 @@ BATCH_SYMBOL = "sg_export_batch"  # the leading axis of the vectorized program (
 _NO_MESH = "export lowers the program on one device without a mesh (so that it runs anywhere), where it fails"
 
 
-def program_call(fn, name: str, *, vjp: bool, where) -> ModuleCallAttrs:
+def program_call(fn, name: str, *, vjp: bool, where, shared: int = 0) -> ModuleCallAttrs:
     """The module_call attributes of ``fn`` (one result per result of ``fn``) with the programs
-    exported beside it (see the module docstring)."""
-    attrs = _lowered(fn, name, where)
-    batched = _batched(fn, name, where)
-    backward = _backward(fn, name, where) if vjp else None
-    if backward is not None:
-        backward = backward.model_copy(
-            update={"batched_call": _batched(_backward_fn(fn), f"vjp_{name}", where)}
-        )
-    if batched is not None and vjp:
+    exported beside it (see the module docstring). The last ``shared`` params (the variables)
+    stay unbatched in the vectorized programs: vectorizing a call does not copy the weights."""
+    unbatched = set(range(len(fn.in_types) - shared, len(fn.in_types)))
+    attrs = _with_batched(_lowered(fn, name, where), _batched(fn, unbatched, name, where), unbatched, fn)
+    if not vjp:
+        return attrs
+    backward_fn = _backward_fn(fn)
+    backward = _lowered_backward(fn, name, where)
+    backward = _with_batched(
+        backward, _batched(backward_fn, unbatched, f"vjp_{name}", where), unbatched, backward_fn
+    )
+    batched = attrs.batched_call
+    if batched is not None:
         try:  # an extra, like the vectorized form: without it, sg.grad of the vectorized call says so
             batched = batched.model_copy(
-                update={"vjp_call": _backward(_vectorized(fn), f"vmap_{name}", where)}
+                update={"vjp_call": _lowered_backward(_vectorized(fn, unbatched), f"vmap_{name}", where)}
             )
         except StablegraphError:
             pass
     return attrs.model_copy(update={"vjp_call": backward, "batched_call": batched})
+
+
+def _with_batched(attrs: ModuleCallAttrs, batched, unbatched: set, fn) -> ModuleCallAttrs:
+    """``attrs`` with its vectorized program, and which arguments that takes batched."""
+    args = None if not unbatched else tuple(k for k in range(len(fn.in_types)) if k not in unbatched)
+    return attrs.model_copy(update={"batched_call": batched, "batched_args": args})
 
 
 def _lowered(fn, name: str, where) -> ModuleCallAttrs:
@@ -85,15 +95,17 @@ def _lowered(fn, name: str, where) -> ModuleCallAttrs:
     )
 
 
-def _vectorized(fn):
-    """``fn`` over a new leading axis (the symbol BATCH_SYMBOL) of every argument and result."""
-    return vectorize(fn, axis_size=BATCH_SYMBOL)
+def _vectorized(fn, unbatched: set):
+    """``fn`` over a new leading axis (the symbol BATCH_SYMBOL) of every argument but those at
+    ``unbatched``, and of every result."""
+    in_axes = tuple(None if k in unbatched else 0 for k in range(len(fn.in_types)))
+    return vectorize(fn, in_axes=in_axes, axis_size=BATCH_SYMBOL)
 
 
-def _batched(fn, name: str, where) -> ModuleCallAttrs | None:
+def _batched(fn, unbatched: set, name: str, where) -> ModuleCallAttrs | None:
     """The module of ``fn`` vectorized; None (vectorizing the call then says so) when it cannot be."""
     try:
-        return _lowered(_vectorized(fn), f"vmap_{name}", where)
+        return _lowered(_vectorized(fn, unbatched), f"vmap_{name}", where)
     except StablegraphError:
         return None
 
@@ -120,7 +132,7 @@ def _backward_fn(fn):
     return function(backward, types, name=f"vjp_{fn.name}")
 
 
-def _backward(fn, name: str, where) -> ModuleCallAttrs:
+def _lowered_backward(fn, name: str, where) -> ModuleCallAttrs:
     """The module of ``fn``'s backward program; a GraphError at the export when it has none."""
     try:
         return _lowered(_backward_fn(fn), f"vjp_{name}", where)

@@ -58,7 +58,7 @@ def load_exported(path) -> Exported:
                 raise ValueError(f"variable {p.name} is {p.type}, its value {value.dtype}{list(value.shape)}")
         name, vjp = str(header.get("name", "exported")), bool(header.get("vjp"))
         if version == 1:
-            call, vjp = _program_of_graph(header, name), True
+            call, vjp = _program_of_graph(header, name, len(variables)), True
         else:
             call = module_from_json(header["program"], blobs)
         _check_program(call, inputs, outputs, variables)
@@ -74,12 +74,13 @@ def load_exported(path) -> Exported:
         raise ExportError(f"{path} is corrupt: {e}") from None
 
 
-def _program_of_graph(header: dict, name: str):
+def _program_of_graph(header: dict, name: str, shared: int):
     """A version 1 file's program (a stablegraph graph: its inputs, then variables -> outputs by
     tensor name) lowered to StableHLO now, with its backward program."""
     program = Graph.from_json(header["program"])
     ins, outs = ([program.tensor(str(t)) for t in part] for part in header["tensors"])
-    return program_call(extract(program, outs, ins, name=name), name, vjp=True, where=user_location())
+    fn = extract(program, outs, ins, name=name)
+    return program_call(fn, name, vjp=True, where=user_location(), shared=shared)
 
 
 def _check_program(call, inputs, outputs, variables) -> None:

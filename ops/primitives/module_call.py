@@ -73,6 +73,7 @@ class ModuleCallAttrs(Attrs):
     platforms: tuple[str, ...] = ("cpu",)
     vjp_call: ModuleCallAttrs | None = None
     batched_call: ModuleCallAttrs | None = None
+    batched_args: tuple[int, ...] | None = None  # the arguments batched_call takes batched (None: all)
 
     def __str__(self) -> str:
         return f"<module_call {self.name}>"
@@ -151,7 +152,15 @@ def _module_call_batch(ctx, attrs: ModuleCallAttrs, xs, bdims):
             "could not vmap): it cannot be vectorized"
         )
     size = batch_size(xs, bdims)
-    outs = module_call(attrs.batched_call, [batched_at(x, b, size) for x, b in zip(xs, bdims)])
+    batched = range(len(xs)) if attrs.batched_args is None else attrs.batched_args
+    shared = [k for k, b in enumerate(bdims) if b is not None and k not in batched]
+    if shared:
+        raise GraphError(
+            f"module_call {attrs.name}'s batched form takes argument {shared[0]} unbatched (an exported "
+            "variable): vectorizing over it is not exported"
+        )
+    args = [batched_at(x, b, size) if k in batched else x for k, (x, b) in enumerate(zip(xs, bdims))]
+    outs = module_call(attrs.batched_call, args)
     return outs, [0] * len(outs)
 
 

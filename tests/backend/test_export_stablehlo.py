@@ -337,3 +337,26 @@ def test_a_program_that_needs_its_mesh_to_lower_says_export_lowers_without_one()
         sess.export({"total": total}, {"x": x})  # where the export is
     line = line_of(__file__, "# where the export is")
     assert f"test_export_stablehlo.py:{line}:" in str(e.value)
+
+
+def test_vectorizing_an_export_shares_its_variables_instead_of_copying_them():
+    def fn(x):
+        return {"y": snp.tanh(x @ sg.Variable(sg.nn.initializers.ones, (3, 2), name="w"))}
+
+    exp = sg.export(fn, sg.TensorType(("n", 3), F32), vjp=True)
+    assert [p.name for p in exp.variables] == ["w"] and exp.call.batched_args == (0,)
+    assert exp.call.batched_call.in_shapes[1] == (3, 2)  # the weights stay unbatched
+    g = sg.Graph()
+    with g:
+        xb = sg.placeholder((4, "n", 3), F32, name="xb")
+        yb = sg.vectorize(lambda x: exp(x)["y"])(xb)
+        (gx,) = sg.gradients(yb.sum(), [xb])
+    xs = RNG.standard_normal((4, 2, 3)).astype(np.float32)
+    with sg.Session(g) as sess:
+        got, got_g = sess.run([yb, gx], {xb: xs})
+    z = xs.astype(np.float64) @ np.ones((3, 2))
+    np.testing.assert_allclose(got, np.tanh(z), rtol=1e-6)
+    sech2 = 1 / np.cosh(z) ** 2  # d tanh / dz, summed over the two outputs, for each of the 3 inputs
+    np.testing.assert_allclose(got_g, np.repeat(sech2.sum(-1)[..., None], 3, -1), rtol=1e-5, atol=1e-6)
+    with g, pytest.raises(sg.GraphError, match="takes argument 1 unbatched"):  # per-example weights
+        sg.vectorize(lambda w: exp.apply([xb[0], w])[0])(sg.constant(np.ones((2, 3, 2), np.float32)))
