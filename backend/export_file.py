@@ -2,12 +2,15 @@
 
 Layout: the 8-byte magic ``SGEXPORT``, the format version (uint32, little
 endian), the length of the header (uint64), the header (UTF-8 JSON: the
-signature, the program as a stablegraph JSON document, each array's dtype,
-shape, offset and size), the arrays' raw bytes (C order, little endian), and
-a SHA-256 of everything before it. Loading checks all of that before it
-builds anything: the JSON is parsed as data (no code is imported or run from
-the file), dtypes come from a fixed list (never numpy's object dtype), and
-every offset and size must lie inside the file. A truncated, corrupt or
+signature, the program's description, each array's dtype, shape, offset and
+size, each blob's offset and size), the arrays' raw bytes (C order, little
+endian), the blobs (the program's StableHLO portable artifacts), and a
+SHA-256 of everything before it. Version 2 holds the program as StableHLO;
+version 1 (the program as a stablegraph JSON graph, no blobs) still reads.
+Loading checks all of that before it builds anything: the JSON is parsed as
+data (no code is imported or run from the file), dtypes come from a fixed
+list (never numpy's object dtype), and every offset and size must lie inside
+the file. A truncated, corrupt or
 newer-version file is an ExportError naming the file; writing goes through a
 temporary file and ``os.replace``, so a crash never leaves half a file.
 """
@@ -25,7 +28,7 @@ import numpy as np
 from ..graph import StablegraphError, dtypes
 
 MAGIC = b"SGEXPORT"
-VERSION = 1
+VERSION = 2  # 1: the program as a stablegraph graph; 2: as StableHLO artifacts (blobs)
 _PREFIX = struct.Struct("<8sIQ")
 _DIGEST = 32
 # the dtypes an exported array may have (by name; never numpy's object or structured dtypes)
@@ -39,10 +42,11 @@ class ExportError(StablegraphError, ValueError):
     """An exported model that cannot be written, read or run as asked (names the file or the part)."""
 
 
-def write(path, header: dict, arrays: dict[str, np.ndarray]) -> str:
-    """Write ``header`` (JSON-able) and ``arrays`` to ``path`` atomically; returns the path."""
+def write(path, header: dict, arrays: dict[str, np.ndarray], blobs: dict[str, bytes] | None = None) -> str:
+    """Write ``header`` (JSON-able), ``arrays`` and ``blobs`` (bytes by name) to ``path``
+    atomically; returns the path."""
     path = os.fspath(path)
-    entries, blobs, offset = {}, [], 0
+    entries, pieces, offset = {}, [], 0
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
         data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
@@ -52,10 +56,15 @@ def write(path, header: dict, arrays: dict[str, np.ndarray]) -> str:
             "offset": offset,
             "nbytes": len(data),
         }
-        blobs.append(data)
+        pieces.append(data)
         offset += len(data)
-    head = json.dumps({**header, "arrays": entries}, sort_keys=True).encode()
-    body = _PREFIX.pack(MAGIC, VERSION, len(head)) + head + b"".join(blobs)
+    blob_entries = {}
+    for name, data in (blobs or {}).items():
+        blob_entries[name] = {"offset": offset, "nbytes": len(data)}
+        pieces.append(bytes(data))
+        offset += len(data)
+    head = json.dumps({**header, "arrays": entries, "blobs": blob_entries}, sort_keys=True).encode()
+    body = _PREFIX.pack(MAGIC, VERSION, len(head)) + head + b"".join(pieces)
     try:
         _write_atomically(path, body)
     except OSError as e:
@@ -80,9 +89,9 @@ def _write_atomically(path: str, body: bytes) -> None:
         raise
 
 
-def read(path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and arrays of an exported file; ExportError naming the file if it is not one
-    this version can read whole."""
+def read(path) -> tuple[int, dict, dict[str, np.ndarray], dict[str, bytes]]:
+    """The format version, header, arrays and blobs of an exported file; ExportError naming the
+    file if it is not one this version can read whole."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -109,9 +118,17 @@ def read(path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         header = json.loads(body[_PREFIX.size : start].decode())
         arrays = {name: _array(body, start, e) for name, e in header.pop("arrays").items()}
+        blobs = {name: _blob(body, start, e) for name, e in header.pop("blobs", {}).items()}
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ExportError(f"{path} is corrupt: {e}") from None
-    return header, arrays
+    return version, header, arrays, blobs
+
+
+def _blob(body: bytes, start: int, entry: dict) -> bytes:
+    offset, nbytes = int(entry["offset"]), int(entry["nbytes"])
+    if offset < 0 or nbytes < 0 or start + offset + nbytes > len(body):
+        raise ValueError("a blob runs past the end of the file")
+    return body[start + offset : start + offset + nbytes]
 
 
 def _array(body: bytes, start: int, entry: dict) -> np.ndarray:

@@ -1,19 +1,23 @@
 """sg.Exported: a program with its signature and variable values, to save, load and call (backend).
 
-An Exported holds the program as a stablegraph graph (placeholders for its
-inputs and for the variables it reads, then its nodes; symbolic dims kept),
-its signature (names, types, shardings, the mesh shape it was exported on)
-and the variables' values. The graph is the portable part: saved as the
-JSON document of graph/serialize.py inside one checked file
-(export_file.py), it lowers to StableHLO for any concrete shapes, so one
-export answers every batch size, and inside another graph it is inlined as
-one library call, which sg.grad and sg.vectorize see through.
+An Exported holds the program as StableHLO: the module_call attributes of
+ops/primitives/module_call.py (the module, with its symbolic dims as dynamic
+dims of @main, its declared types, and the programs exported with it: the
+vectorized form, and with ``vjp=True`` the backward program; see
+export_program.py), its signature (names, types with symbolic dims kept,
+shardings, the mesh shape it was exported on) and the variables' values. The
+file (export_file.py) holds each module as a StableHLO portable artifact with
+its version; what a loaded export runs is that artifact, with no
+stablegraph graph behind it.
 
 Called with numpy values it runs in a Session of its own (made on first use,
-on a mesh of the recorded shape): every new shape compiles once (and the
-persistent compile cache makes a second process compile nothing). Called
-with Tensors inside ``with g:``, it adds its nodes to ``g`` as one library
-call, the variables as constants. Either way it returns a dict by output name.
+on a mesh of the recorded shape, the inputs and variables laid out as the
+signature says): one module_call node, refined to each new shape and compiled
+once for it (the persistent compile cache makes a second process compile
+nothing). Called with Tensors inside ``with g:``, it adds one library call
+(``exported``) holding the module_call node, the variables as constants:
+sg.grad goes through its backward program, sg.vectorize through its
+vectorized one. Either way it returns a dict by output name.
 """
 
 from __future__ import annotations
@@ -23,26 +27,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import (
-    Graph,
-    GraphError,
-    Tensor,
-    TensorType,
-    dtypes,
-    extract,
-    located,
-    placeholder,
-    user_location,
-)
+from ..graph import Graph, GraphError, Tensor, TensorType, dtypes, located, placeholder, user_location
 from ..graph.graph import library_call
 from ..ops import constant
 from ..ops.nn import initializers
+from ..ops.primitives.module_call import ModuleCallAttrs, module_call
 from ..ops.state import Variable
 from ..sharding import make_mesh
 from . import export_file
-from . import feeds as feeding
 from .export_file import ExportError
-from .session_to_jax import session_to_jax
+from .export_program import module_json
+from .jax_format import to_jax_bytes
 
 FORMAT = "stablegraph.exported"
 
@@ -94,20 +89,15 @@ class Exported:
         probs = srv(x=np.ones((5, 64), np.float32))["probs"]
     """
 
-    def __init__(self, program: Graph, tensors: tuple[list[str], list[str]], signature: Signature,
-                 variables: tuple[Port, ...], values: dict, *, vjp: bool = False, session_class=None,
-                 name: str = "exported"):  # fmt: skip
-        self.program = program
-        self.tensors = tensors  # the names in ``program`` of (inputs then variables, outputs)
+    def __init__(self, signature: Signature, variables: tuple[Port, ...], values: dict, call: ModuleCallAttrs,
+                 *, vjp: bool = False, session_class=None, name: str = "exported"):  # fmt: skip
         self.signature = signature
         self.variables = variables  # the program's variable inputs, after the signature's inputs
         self.values = values  # {variable name: numpy value}
+        self.call = call  # the program: module_call attributes (inputs then variables -> the outputs)
         self.vjp = vjp
         self.name = name
         self._session_class = session_class
-        ins = [feeding.resolve(program, t) for t in tensors[0]]
-        outs = [feeding.resolve(program, t) for t in tensors[1]]
-        self.function = extract(program, outs, ins, name=name)
         self._runner = None
         self._lock = threading.Lock()  # one thread makes the runner
 
@@ -151,15 +141,26 @@ class Exported:
         return [placed[n] for n in names]
 
     def _in_graph(self, values) -> dict:
+        where = user_location()
+        for k, (port, v) in enumerate(zip(self.signature.inputs, values)):
+            if not isinstance(v, Tensor):
+                values[k] = constant(np.asarray(v, port.type.dtype.np))
+            elif v.type.dtype != port.type.dtype:
+                raise GraphError(located(f"{self!r}: input {port.name} wants {port}, got {v.type}", where))
         with library_call("exported", name=self.name) as call:
-            consts = [constant(self.values[p.name]) for p in self.variables]
-            outs = self.function(*values, *consts)
-            call.outputs = list(outs)
+            outs = self.apply([*values, *(constant(self.values[p.name]) for p in self.variables)])
+            call.outputs = outs
         return dict(zip((p.name for p in self.signature.outputs), outs))
+
+    def apply(self, tensors) -> list[Tensor]:
+        """The outputs, in order, of the program called on ``tensors`` (the inputs, then the
+        variables): one module_call node in the graph being built."""
+        return module_call(self.call, list(tensors))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path) -> str:
         """Write this export to ``path`` as one checked, versioned file (atomically); returns it."""
+        blobs: dict[str, bytes] = {}
         header = {
             "format": FORMAT,
             "name": self.name,
@@ -168,10 +169,10 @@ class Exported:
             "inputs": [_port_json(p) for p in self.signature.inputs],
             "outputs": [_port_json(p) for p in self.signature.outputs],
             "variables": [_port_json(p) for p in self.variables],
-            "tensors": [list(self.tensors[0]), list(self.tensors[1])],
-            "program": self.program.to_json(),
+            "program": module_json(self.call, blobs),
         }
-        return export_file.write(path, header, {p.name: self.values[p.name] for p in self.variables})
+        values = {p.name: self.values[p.name] for p in self.variables}
+        return export_file.write(path, header, values, blobs)
 
     # -- StableHLO -------------------------------------------------------------------------
     def lower(self, **sizes):
@@ -193,11 +194,20 @@ class Exported:
     def to_jax(self) -> bytes:
         """Bytes that ``jax.export.deserialize`` loads and runs: this program with its variables baked
         in, so the jax function takes the signature's inputs in order and returns a dict by output
-        name; symbolic dims stay jax shape polymorphism (backend/session_to_jax.py)."""
-        runner = self._session_runner()
-        outputs = dict(zip(runner.names, runner.outputs))
-        inputs = {p.name: t for p, t in zip(self.signature.inputs, runner.inputs)}
-        return session_to_jax(runner.session, outputs, inputs, function_name=self.name)
+        name; symbolic dims stay jax shape polymorphism (the stored module, through jax_format.py)."""
+        call, where = self.call, user_location()
+        n_in = len(self.signature.inputs)
+        unused = [p.name for i, p in enumerate(self.signature.inputs) if i not in call.kept]
+        if unused:
+            raise GraphError(located(f"to_jax: the outputs do not depend on the inputs {unused}", where))
+        types = [(tuple(t.shape), t.dtype.np) for t in call.in_types]
+        arg_types = [types[i] for i in call.kept]
+        baked = {k: self.values[self.variables[i - n_in].name] for k, i in enumerate(call.kept) if i >= n_in}
+        result_types = [(tuple(t.shape), t.dtype.np) for t in call.out_types]
+        return to_jax_bytes(
+            call.module, arg_types, result_types, baked=baked, platforms=call.platforms,
+            result_names=[p.name for p in self.signature.outputs], function_name=self.name,
+        )  # fmt: skip
 
 
 class _Runner:
@@ -212,8 +222,7 @@ class _Runner:
         with self.graph:
             self.inputs = [_placeholder(p) for p in sig.inputs]
             variables = [_variable(p) for p in exp.variables]
-            outs = exp.function(*self.inputs, *variables)
-        self.outputs = list(outs)
+            self.outputs = exp.apply([*self.inputs, *variables])
         self.names = [p.name for p in sig.outputs]
         mesh = make_mesh(tuple(sig.mesh.values()), tuple(sig.mesh)) if sig.mesh else None
         self.session = exp._session_class(self.graph, mesh=mesh)

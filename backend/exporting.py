@@ -3,22 +3,24 @@
 The fetches are extracted as a Function of the feeds (as a run's program
 is, sg.simplify'd), then once more so that every state the program reads
 (its Variables, the Session's random seed) becomes a parameter too: the
-export's variables, whose values are taken from the Session now. The result
-is written into a fresh graph of placeholders (keeping the feeds' symbolic
-dims and sharding specs) that holds nothing else, which is what an
-Exported keeps and saves. Host callbacks (Python functions) cannot leave
-the process: a program that calls one is refused, naming the nodes.
+export's variables, whose values are taken from the Session now. That
+Function is lowered to StableHLO (export_program.py: symbolic dims kept as
+dynamic dims, with its vectorized form and, for ``vjp=True``, its backward
+program), which is what an Exported keeps, saves and runs. Host callbacks
+(Python functions) cannot leave the process: a program that calls one is
+refused, naming the nodes; so are custom calls outside a stable list.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..graph import Graph, GraphError, StablegraphError, Tensor, extract, located, placeholder, user_location
+from ..graph import GraphError, StablegraphError, Tensor, extract, located, user_location
 from ..graph.printing import held_functions
 from ..graph.structural import sharding_of
 from ..transforms import simplify
 from . import feeds as feeding
+from .export_program import program_call
 from .exported import Exported, Port, Signature
 from .planning import SEED
 
@@ -63,30 +65,21 @@ def from_session(sess, fetches, feeds, *, include_variables: bool, vjp: bool, st
         in_ports, state, values = in_ports + state, [], {}
     mesh = dict(sess.mesh.shape) if sess.mesh is not None else None
     out_specs = [_output_spec(sess, t) for _, t in outputs]
-    exp = build(fn, in_ports, state, values, [name for name, _ in outputs], mesh, vjp, type(sess), out_specs)
-    refuse_unstable_custom_calls(exp, where)
-    return exp
+    names = [name for name, _ in outputs]
+    return build(fn, in_ports, state, values, names, mesh, vjp, type(sess), out_specs, where=where)
 
 
-def build(
-    fn, in_ports, state, values, out_names, mesh, vjp, session_class, out_specs=None, name="exported"
-) -> Exported:
-    """An Exported of ``fn`` (params: the inputs, then the state), in a graph of its own."""
-    program = Graph(name)
-    with program:
-        params = [
-            placeholder(p.type.shape, p.type.dtype, name=p.name, sharding=p.sharding)
-            for p in (*in_ports, *state)
-        ]
-        outs = fn(*params)
-    outs = list(outs) if isinstance(outs, list | tuple) else [outs]
-    out_specs = out_specs or [None] * len(outs)
-    out_ports = tuple(Port(n, t.type, spec) for n, t, spec in zip(out_names, outs, out_specs))
+def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, out_specs=None, name="exported",
+          where=None) -> Exported:  # fmt: skip
+    """An Exported of ``fn`` (params: the inputs, then the state), its program lowered to StableHLO;
+    a GraphError at ``where`` when it holds a custom call outside the stable list."""
+    where = where or user_location()
+    call = program_call(fn, name, vjp=vjp, where=where, shared=len(state))
+    refuse_unstable_custom_calls(call, where)
+    out_specs = out_specs or [None] * len(fn.out_types)
+    out_ports = tuple(Port(n, t, spec) for n, t, spec in zip(out_names, fn.out_types, out_specs))
     signature = Signature(tuple(in_ports), out_ports, mesh)
-    tensors = ([t.name for t in params], [t.name for t in outs])
-    return Exported(
-        program, tensors, signature, tuple(state), values, vjp=vjp, session_class=session_class, name=name
-    )
+    return Exported(signature, tuple(state), values, call, vjp=vjp, session_class=session_class, name=name)
 
 
 def _output_spec(sess, t) -> tuple | None:
@@ -129,15 +122,14 @@ def refuse_callbacks(nodes, where) -> None:
         )
 
 
-def refuse_unstable_custom_calls(exp: Exported, where) -> None:
+def refuse_unstable_custom_calls(call, where) -> None:
     """A GraphError naming the custom-call targets outside the stable list (STABLE_TARGETS) in the
-    program lowered at a probe size (2) for each symbolic dim; one that sizes cannot lower is
-    checked when it runs."""
-    try:
-        text = str(exp.lower(**dict.fromkeys(exp.signature.symbols, 2)))
-    except StablegraphError:
-        return
-    targets = {a or b for a, b in _TARGET.findall(text)}
+    exported modules (``call``: module_call attributes, with the programs exported beside it)."""
+    targets, pending = set(), [call]
+    while pending:
+        attrs = pending.pop()
+        targets |= {a or b for a, b in _TARGET.findall(attrs.module)}
+        pending.extend(c for c in (attrs.vjp_call, attrs.batched_call) if c is not None)
     unstable = sorted(t for t in targets if not t.startswith(STABLE_TARGETS) and t not in STABLE_NAMES)
     if unstable:
         raise GraphError(

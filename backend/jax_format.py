@@ -25,7 +25,7 @@ import re
 import flatbuffers
 import numpy as np
 
-from ..graph import GraphError, located, user_location
+from ..graph import GraphError, dims, located, user_location
 from . import jax_module
 
 # jax.export's calling convention: version 10 (jax accepts 9..10 today) has @main take the
@@ -58,6 +58,7 @@ HOST_CALLBACK_TARGETS = ("xla_python_cpu_callback", "xla_ffi_python_cpu_callback
                          "xla_ffi_python_gpu_callback", "xla_ffi_partitioned_python_cpu_callback",
                          "xla_ffi_partitioned_python_gpu_callback")  # fmt: skip
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_POLYNOMIAL = re.compile(r"[A-Za-z0-9_ +*-]+\Z")  # how our dims spell sums and products (jax reads them)
 _DEVICE_MEMORY = 1  # MemorySpace.Device
 _PYTREE_LEAF, _PYTREE_TUPLE, _PYTREE_DICT = 0, 2, 4
 
@@ -95,9 +96,9 @@ def to_jax_bytes(
             located(f"to_jax: results {picked} are not all among the {len(result_types)}", where)
         )
     out_avals = {k: _aval(result_types[k], f"result {k}", where) for k in picked}
-    given = {d for shape, _ in in_avals for d in shape if not d.lstrip("-").isdigit()}
+    given = {s for shape, _ in in_avals for d in shape for s in dims.symbols(d)}
     for k, (shape, _) in out_avals.items():
-        missing = [d for d in shape if not d.lstrip("-").isdigit() and d not in given]
+        missing = [s for d in shape for s in dims.symbols(d) if s not in given]
         if missing:
             raise GraphError(located(
                 f"to_jax: result {k}'s dim {missing[0]!r} is in no argument's shape, so jax could not "
@@ -125,10 +126,10 @@ def to_jax_bytes(
 
 # Sizes a symbolic dim is lowered at to find where it shows in the program: primes that an
 # ordinary shape is unlikely to have, two per symbol (the same program at both, or no program).
-SENTINELS = (7919, 7927, 7933, 7937, 7949, 7951, 7963, 7993)
+SENTINELS = (7919, 7963, 8009, 8053, 8101, 8147, 8191, 8233)  # |a*s - a'*t| > 40 for a, a' <= 4
 
 
-def symbolic_module(lower, arg_types) -> str:
+def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
     """A module whose @main has dynamic dims (``?``) where ``arg_types`` (@main's arguments, str
     entries symbolic) name a symbol, made from concrete lowerings: ``lower(sizes)`` gives the
     program's StableHLO text with each symbol bound to ``sizes[symbol]`` (e.g. a Session's
@@ -136,9 +137,14 @@ def symbolic_module(lower, arg_types) -> str:
     per symbol; each lowering gets its dim made dynamic (jax_module.make_dim_dynamic), and the two
     results must be the same program, else the program depends on the dim's value in a way that
     cannot be read from the arguments' shapes (an attribute, a constant derived from it) and
-    that is a GraphError: it is then exported for concrete shapes only."""
+    that is a GraphError (its message starts with ``who``): it is then exported for concrete
+    shapes only."""
     where = user_location()
-    symbols = list(dict.fromkeys(d for shape, _ in arg_types for d in shape if isinstance(d, str)))
+    symbols = list(
+        dict.fromkeys(
+            s for shape, _ in arg_types for d in shape if isinstance(d, str) for s in dims.symbols(d)
+        )
+    )
     if not symbols:
         raise GraphError(located("symbolic_module: the argument types name no symbolic dim", where))
     if 2 * len(symbols) > len(SENTINELS):
@@ -150,17 +156,25 @@ def symbolic_module(lower, arg_types) -> str:
         sizes = {s: SENTINELS[2 * k + attempt] for k, s in enumerate(symbols)}
         text = str(lower(dict(sizes)))
         for s in symbols:
-            sources = [
-                (i, j) for i, (shape, _) in enumerate(arg_types) for j, d in enumerate(shape) if d == s
-            ]
+            # the arguments with the dim: those that have it alone first (@main reads its value there;
+            # else from an affine dim, 2 * n - 1, by solving for it)
+            sources = sorted(
+                ((i, j) for i, (shape, _) in enumerate(arg_types) for j, d in enumerate(shape)
+                 if isinstance(d, str) and s in dims.symbols(d)),
+                key=lambda ij: arg_types[ij[0]][0][ij[1]] != s,
+            )  # fmt: skip
+            if not sources:
+                raise GraphError(
+                    located(f"{who}: no argument's shape has the dim {s!r}, to read it from", where)
+                )
             try:
                 text = jax_module.make_dim_dynamic(text, sizes[s], sources)
             except jax_module.NotGeneralizable as e:
-                raise GraphError(located(f"to_jax: the dim {s!r} cannot stay symbolic: {e}", where)) from None
+                raise GraphError(located(f"{who}: the dim {s!r} cannot stay symbolic: {e}", where)) from None
         texts.append(text)
     if texts[0] != texts[1]:
         raise GraphError(located(
-            f"to_jax: the program depends on the value of {', '.join(map(repr, symbols))} in a way jax could "
+            f"{who}: the program depends on the value of {', '.join(map(repr, symbols))} in a way jax could "
             "not recompute from its arguments' shapes (an attribute or a constant derived from it): export "
             "it for concrete shapes", where))  # fmt: skip
     return texts[0]
@@ -182,17 +196,17 @@ def _check_module(module_args, module_results, targets, arg_types, result_types,
         if len(have) != len(want):
             raise GraphError(located(
                 f"to_jax: the module's @main has {len(have)} {what}s, the types given {len(want)}", where))  # fmt: skip
-        for k, ((dims, element), (shape, dtype)) in enumerate(zip(have, want)):
+        for k, ((module_dims, element), (shape, dtype)) in enumerate(zip(have, want)):
             name = np.dtype(dtype).name
-            if MLIR_ELEMENTS.get(name) != element or len(dims) != len(shape):
+            if MLIR_ELEMENTS.get(name) != element or len(module_dims) != len(shape):
                 raise GraphError(located(
-                    f"to_jax: {what} {k} is {_spell(dims, element)} in the module but {name}{list(shape)} "
+                    f"to_jax: {what} {k} is {_spell(module_dims, element)} in the module but {name}{list(shape)} "
                     "in the types given", where))  # fmt: skip
-            for i, (d, s) in enumerate(zip(dims, shape)):
+            for i, (d, s) in enumerate(zip(module_dims, shape)):
                 if isinstance(s, str) and d is not None:
                     raise GraphError(located(
                         f"to_jax: {what} {k}'s dim {i} is the symbol {s!r} but the module was lowered with "
-                        f"it concrete ({_spell(dims, element)}); a module with concrete dims cannot become "
+                        f"it concrete ({_spell(module_dims, element)}); a module with concrete dims cannot become "
                         "shape-polymorphic: lower it with that dim dynamic, or give concrete types", where))  # fmt: skip
                 if not isinstance(s, str) and d is not None and int(s) != d:
                     raise GraphError(located(
@@ -227,17 +241,26 @@ def _aval(type_, what: str, where) -> tuple[tuple[str, ...], int]:
     name = np.dtype(dtype).name
     if name not in DTYPE_CODES:
         raise GraphError(located(f"to_jax: {what} is of dtype {name}, which jax.export cannot carry", where))
-    dims = []
+    spelled = []
     for d in shape:
         if isinstance(d, str):
-            if not _SYMBOL.match(d):
+            if not _POLYNOMIAL.match(d) or not all(_SYMBOL.match(s) for s in _symbols_or_none(d)):
                 raise GraphError(located(
                     f"to_jax: {what}'s symbolic dim {d!r} is not a name jax's shape polymorphism accepts "
-                    "(letters, digits and underscores, not starting with a digit)", where))  # fmt: skip
-            dims.append(d)
+                    "(letters, digits and underscores, not starting with a digit), nor a sum or product "
+                    "of them", where))  # fmt: skip
+            spelled.append(d)
         else:
-            dims.append(str(int(d)))
-    return tuple(dims), DTYPE_CODES[name]
+            spelled.append(str(int(d)))
+    return tuple(spelled), DTYPE_CODES[name]
+
+
+def _symbols_or_none(d: str) -> tuple[str, ...]:
+    """The symbols of a dim's spelling, ("",) (no name) when it is not a dim expression."""
+    try:
+        return dims.symbols(d) or ("",)
+    except (GraphError, ValueError):
+        return ("",)
 
 
 # -- the flatbuffer ---------------------------------------------------------------

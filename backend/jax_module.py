@@ -9,6 +9,8 @@ platform index, the results picked) as a portable artifact;
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..graph import dtypes
@@ -134,17 +136,27 @@ def make_dim_dynamic(text: str, size: int, sources) -> str:
         return module.operation.get_asm(enable_debug_info=False)
 
 
+_MODULE_KEY = re.compile(r"sg_module_[0-9a-f]{16}")
+
+
 def _rename_sized_functions(module, size: int) -> None:
-    """Functions named after their shapes (``threefry2x32_7919x128``) get the size out of their
-    names, so the same program lowered at another size prints the same."""
+    """Functions named after their shapes (``threefry2x32_7919x128``, module_call's copies of a
+    module named by a hash of its types) get the size out of their names, so the same program
+    lowered at another size prints the same."""
     table = ir.SymbolTable(module.operation)
+    hashed: dict[str, str] = {}  # module_call's copies are named by a hash of their types (the size)
     for op in list(module.body.operations):
         if op.operation.name != "func.func":
             continue
         name = ir.StringAttr(op.operation.attributes["sym_name"]).value
-        if str(size) not in name:
+        found = _MODULE_KEY.match(name)
+        if found:
+            key = hashed.setdefault(found.group(0), f"sg_module_dyn{len(hashed)}")
+            new = key + name[found.end() :]
+        elif str(size) in name:
+            new = name.replace(str(size), "dyn")
+        else:
             continue
-        new = name.replace(str(size), "dyn")
         while new in table:
             new += "_"
         ir.SymbolTable.replace_all_symbol_uses(name, new, module.operation)
@@ -157,13 +169,18 @@ def _function_dim_dynamic(fn, size: int, sources, *, all_arguments: bool) -> Non
     entry = fn.regions[0].blocks[0]
     i32 = ir.IntegerType.get_signless(32)
     chosen = {a for a, _ in sources}
+    original = [list(_ranked(a.type).shape) if _ranked(a.type) else [] for a in entry.arguments]
     for block in _blocks(fn.operation):
         for arg in block.arguments:
             if block != entry or all_arguments or arg.arg_number in chosen:
                 arg.set_type(_dynamic(arg.type, size))
+    arg, dim = sources[0]
+    a, b = _affine(original[arg][dim], size) or (1, 0)
     with ir.InsertionPoint.at_block_begin(entry):
-        arg, dim = sources[0]
         n = sh.GetDimensionSizeOp(entry.arguments[arg], dim).result
+        if (a, b) != (1, 0):  # the argument's dim is a * n + b: n = (dim - b) / a
+            scalar = lambda v: sh.ConstantOp(ir.DenseElementsAttr.get(np.array(v, np.int32), type=i32)).result  # noqa: E731
+            n = sh.DivOp(sh.SubtractOp(n, scalar(b)).result, scalar(a)).result
         n1 = sh.ReshapeOp(ir.RankedTensorType.get([1], i32), n).result
     for op in list(_operations(fn.operation)):
         if op.operation in (n.owner.operation, n1.owner.operation):
@@ -181,6 +198,8 @@ def _generalize(op, size: int, n, n1) -> None:
     results = list(op.operation.results)
     if name == "stablehlo.constant" and not any(_has(r.type, size) for r in results):
         _constant_of_size(op, size, n)
+        return
+    if name == "stablehlo.slice" and _slice_of_size(op, size, n1):
         return
     if not any(_has(r.type, size) for r in results):
         return
@@ -222,8 +241,33 @@ def _generalize(op, size: int, n, n1) -> None:
 _REPLACED = ("stablehlo.broadcast_in_dim", "stablehlo.iota", "stablehlo.reshape", "stablehlo.constant")
 
 
+def _slice_of_size(op, size: int, n1) -> bool:
+    """A slice whose bounds or result are affine in ``size`` (``x[1:]``, ``x[-2:]``) becomes a
+    real_dynamic_slice with those bounds computed; whether it did."""
+    attrs = op.operation.attributes
+    starts, limits, strides = (
+        list(ir.DenseI64ArrayAttr(attrs[k])) for k in ("start_indices", "limit_indices", "strides")
+    )
+    result = op.operation.results[0]
+    if not any(_affine(d, size) for d in (*starts, *limits)) and not _has(result.type, size):
+        return False
+    with ir.InsertionPoint(op), op.operation.location:
+        bound = lambda values: sh.ConcatenateOp([_value_of(d, size, n1) for d in values], 0).result  # noqa: E731
+        new = sh.RealDynamicSliceOp(
+            _dynamic(result.type, size),
+            op.operation.operands[0],
+            bound(starts),
+            bound(limits),
+            bound(strides),
+        )
+    result.replace_all_uses_with(new.result)
+    op.operation.erase()
+    return True
+
+
 def _constant_of_size(op, size: int, n) -> None:
-    """A splat constant whose value is a whole multiple k of ``size`` becomes k * (the dim's value)."""
+    """A splat constant whose value is affine in ``size`` (a mean's divisor k * size, a variance's
+    size - 1) becomes that function of the dim's value."""
     value = ir.DenseElementsAttr(op.operation.attributes["value"])
     ty = ir.RankedTensorType(op.operation.results[0].type)
     if not value.is_splat or ty.element_type == ir.IntegerType.get_signless(1):
@@ -236,15 +280,18 @@ def _constant_of_size(op, size: int, n) -> None:
         number = as_int.value
     else:
         return
-    if not np.isfinite(number) or number == 0 or number != int(number) or int(number) % size:
+    if not np.isfinite(number) or number != int(number) or _affine(int(number), size) is None:
         return
-    k = int(number) // size
+    k, b = _affine(int(number), size)
     scalar = ir.RankedTensorType.get([], ty.element_type)
     with ir.InsertionPoint(op), op.operation.location:
         value_of = sh.ConvertOp(scalar, n).result
         if k != 1:
             factor = sh.ConstantOp(ir.DenseElementsAttr.get_splat(scalar, _scalar_like(splat, k))).result
             value_of = sh.MulOp(value_of, factor).result
+        if b != 0:
+            offset = sh.ConstantOp(ir.DenseElementsAttr.get_splat(scalar, _scalar_like(splat, b))).result
+            value_of = sh.AddOp(value_of, offset).result
         if ty.rank:
             value_of = sh.BroadcastInDimOp(ty, value_of, []).result
     op.operation.results[0].replace_all_uses_with(value_of)
@@ -258,13 +305,34 @@ def _scalar_like(attr, k: int) -> ir.Attribute:
     return ir.IntegerAttr.get(ir.IntegerAttr(attr).type, k)
 
 
-def _shape(ty, size: int, n1) -> ir.Value:
-    """The i32[rank] shape of ``ty`` with its dims of ``size`` read from ``n1``."""
+# A dim a * size + b (1 <= a <= _MAX_FACTOR, |b| <= _MAX_OFFSET) stands for that function of the
+# symbol (a slice's n - 1, a flattened 3 * n); jax_format.SENTINELS are spaced so that no such
+# range holds another symbol's sentinel.
+_MAX_FACTOR, _MAX_OFFSET = 4, 16
+
+
+def _affine(d: int, size: int) -> tuple[int, int] | None:
+    """(a, b) with ``d == a * size + b`` in the ranges above, else None (a concrete dim)."""
+    a = (d + size // 2) // size
+    b = d - a * size
+    return (a, b) if 1 <= a <= _MAX_FACTOR and abs(b) <= _MAX_OFFSET else None
+
+
+def _value_of(d: int, size: int, n1) -> ir.Value:
+    """The i32[1] value of the dim ``d``: a * (the dim's value) + b when it is affine, else d."""
     i32 = ir.IntegerType.get_signless(32)
-    pieces = [
-        n1 if d == size else sh.ConstantOp(ir.DenseElementsAttr.get(np.array([d], np.int32), type=i32)).result
-        for d in ir.RankedTensorType(ty).shape
-    ]
+    const = lambda v: sh.ConstantOp(ir.DenseElementsAttr.get(np.array([v], np.int32), type=i32)).result  # noqa: E731
+    ab = _affine(d, size)
+    if ab is None:
+        return const(d)
+    a, b = ab
+    value = n1 if a == 1 else sh.MulOp(n1, const(a)).result
+    return value if b == 0 else sh.AddOp(value, const(b)).result
+
+
+def _shape(ty, size: int, n1) -> ir.Value:
+    """The i32[rank] shape of ``ty`` with its dims affine in ``size`` computed from ``n1``."""
+    pieces = [_value_of(d, size, n1) for d in ir.RankedTensorType(ty).shape]
     return sh.ConcatenateOp(pieces, 0).result if len(pieces) > 1 else pieces[0]
 
 
@@ -273,7 +341,9 @@ def _dynamic(ty, size: int) -> ir.Type:
     if ranked is None:
         return ty
     dyn = ir.ShapedType.get_dynamic_size()
-    shape = [dyn if (not ranked.is_dynamic_dim(i) and d == size) else d for i, d in enumerate(ranked.shape)]
+    shape = [
+        dyn if (not ranked.is_dynamic_dim(i) and _affine(d, size)) else d for i, d in enumerate(ranked.shape)
+    ]
     return ir.RankedTensorType.get(shape, ranked.element_type, ranked.encoding)
 
 
@@ -281,7 +351,7 @@ def _has(ty, size: int) -> bool:
     ranked = _ranked(ty)
     if ranked is None:
         return False
-    return any(not ranked.is_dynamic_dim(i) and d == size for i, d in enumerate(ranked.shape))
+    return any(not ranked.is_dynamic_dim(i) and _affine(d, size) for i, d in enumerate(ranked.shape))
 
 
 def _ranked(ty):

@@ -1,11 +1,16 @@
 """``sg.load_exported(path)`` and ``sg.export(fn, *example_types)`` (backend).
 
 Loading reads the checked file (export_file.py), validates its header and
-rebuilds the program graph from its JSON document (graph/serialize.py:
-parsed as data, never imported or run); anything malformed is an
-ExportError naming the file. ``sg.export`` builds ``fn`` on placeholders of
-the example types in a graph of its own and exports it from a Session of
-that graph (its Variables, if it makes any, at their initial values).
+reads the program's StableHLO portable artifacts (export_program.py): the
+loaded Exported runs them, and no graph-building code is involved (nothing
+in the file is imported or run; the JSON is parsed as data). A version 1
+file (the program as a stablegraph graph, graph/serialize.py) still loads:
+its graph is lowered to StableHLO here, as an export would, with its
+backward program (every version 1 export was differentiable). Anything
+malformed is an ExportError naming the file. ``sg.export`` builds ``fn`` on
+placeholders of the example types in a graph of its own and exports it from
+a Session of that graph (its Variables, if it makes any, at their initial
+values).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from ..graph import (
     GraphError,
     StablegraphError,
     TensorType,
+    extract,
     flatten,
     located,
     placeholder,
@@ -25,6 +31,7 @@ from ..graph import (
 )
 from . import export_file
 from .export_file import ExportError
+from .export_program import NewerStablehlo, module_from_json, program_call
 from .exported import FORMAT, Exported, Signature, port_from_json
 from .session import Session
 
@@ -36,7 +43,7 @@ def load_exported(path) -> Exported:
     out = srv(x=np.ones((5, 64), np.float32))     # {"probs": array of shape (5, 10)}
     """
     path = os.fspath(path)
-    header, arrays = export_file.read(path)
+    version, header, arrays, blobs = export_file.read(path)
     try:
         if header.get("format") != FORMAT:
             raise ValueError(f"its format is {header.get('format')!r}, not {FORMAT!r}")
@@ -45,20 +52,45 @@ def load_exported(path) -> Exported:
         variables = tuple(port_from_json(p) for p in header["variables"])
         mesh = header.get("mesh")
         mesh = None if mesh is None else {str(k): int(v) for k, v in dict(mesh).items()}
-        tensors = tuple([str(t) for t in part] for part in header["tensors"])
-        program = Graph.from_json(header["program"])
         for p in variables:
             value = arrays[p.name]
             if value.shape != tuple(p.type.shape) or value.dtype != p.type.dtype.np:
                 raise ValueError(f"variable {p.name} is {p.type}, its value {value.dtype}{list(value.shape)}")
+        name, vjp = str(header.get("name", "exported")), bool(header.get("vjp"))
+        if version == 1:
+            call, vjp = _program_of_graph(header, name, len(variables)), True
+        else:
+            call = module_from_json(header["program"], blobs)
+        _check_program(call, inputs, outputs, variables)
         return Exported(
-            program, tensors, Signature(inputs, outputs, mesh), variables, arrays,
-            vjp=bool(header.get("vjp")), session_class=Session, name=str(header.get("name", "exported")),
+            Signature(inputs, outputs, mesh), variables, arrays, call,
+            vjp=vjp, session_class=Session, name=name,
         )  # fmt: skip
+    except NewerStablehlo as e:
+        raise ExportError(f"{path} cannot be read here: {e}") from None
     except (ValueError, KeyError, TypeError, AttributeError, StablegraphError) as e:
         if isinstance(e, ExportError):
             raise
         raise ExportError(f"{path} is corrupt: {e}") from None
+
+
+def _program_of_graph(header: dict, name: str, shared: int):
+    """A version 1 file's program (a stablegraph graph: its inputs, then variables -> outputs by
+    tensor name) lowered to StableHLO now, with its backward program."""
+    program = Graph.from_json(header["program"])
+    ins, outs = ([program.tensor(str(t)) for t in part] for part in header["tensors"])
+    fn = extract(program, outs, ins, name=name)
+    return program_call(fn, name, vjp=True, where=user_location(), shared=shared)
+
+
+def _check_program(call, inputs, outputs, variables) -> None:
+    """The program takes the signature's inputs then the variables and gives each output
+    (ValueError when the header's parts disagree)."""
+    want = [p.type for p in (*inputs, *variables)]
+    if [(t.shape, t.dtype) for t in call.in_types] != [(t.shape, t.dtype) for t in want]:
+        raise ValueError(f"its program takes {call.in_types}, its signature gives {want}")
+    if [(t.shape, t.dtype) for t in call.out_types] != [(p.type.shape, p.type.dtype) for p in outputs]:
+        raise ValueError(f"its program gives {call.out_types}, its signature {[p.type for p in outputs]}")
 
 
 def export(fn, *example_types, vjp: bool = False) -> Exported:

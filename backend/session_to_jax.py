@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import GraphError, Tensor, located, user_location
+from ..graph import GraphError, Tensor, dims, located, user_location
 from . import feeds as feeding
-from .jax_format import symbolic_module, to_jax_bytes
+from .jax_format import SENTINELS, symbolic_module, to_jax_bytes
 
 
 def session_to_jax(
@@ -47,30 +47,10 @@ def session_to_jax(
     for p in placeholders:
         if not isinstance(p, Tensor) or "feed" not in p.node.op.traits:
             raise GraphError(located(f"to_jax: the feed {p} is not a placeholder", where))
-    plans = []
-
-    def lower(sizes: dict) -> str:
-        fed = []
-        for p in placeholders:
-            shape = tuple(sizes[d] if isinstance(d, str) else d for d in p.type.shape)
-            fed.append((p, np.zeros(shape, p.type.dtype.np)))
-        plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
-        if plan.trains:
-            raise GraphError(
-                located("to_jax: the fetches train (a train op); export what they compute", where)
-            )
-        plans.append(plan)
-        return text
-
-    symbolic = any(isinstance(d, str) for p in placeholders for d in p.type.shape)
-    sample = {d: 1 for p in placeholders for d in p.type.shape if isinstance(d, str)}
-    text = lower(sample)
-    plan = plans[0]
-    fed_order = [placeholders[i] for i in plan.arg_positions]
+    text, plan, kept = lowered_program(sess, fetch_ts, placeholders, where)
+    fed_order = [placeholders[i] for i in kept]
     arg_types = [(tuple(p.type.shape), p.type.dtype.np) for p in fed_order]
     arg_types += list(plan.arg_types[len(fed_order) :])
-    if symbolic:
-        text = symbolic_module(lower, arg_types)
     baked = {}
     if include_variables and plan.state_in:
         values = sess.get(list(plan.state_in))
@@ -90,4 +70,47 @@ def session_to_jax(
     )  # fmt: skip
 
 
-__all__ = ["session_to_jax"]
+def lowered_program(
+    sess, fetch_ts, placeholders, where, who: str = "to_jax", context: str = ""
+) -> tuple[str, object, list[int]]:
+    """The StableHLO text of the run of ``fetch_ts`` fed ``placeholders`` in ``sess`` (their
+    symbolic dims dynamic dims of @main, jax_format.symbolic_module), the run's plan at a sample
+    size, and which placeholders @main takes, in order (before the state it reads). ``context``
+    goes before the message of an error the lowering itself raises."""
+    plans, texts = [], {}
+
+    def lower(sizes: dict) -> str:
+        key = tuple(sorted((str(s), n) for s, n in sizes.items()))
+        if key in texts:  # the sample below is symbolic_module's first lowering
+            return texts[key]
+        fed = []
+        for p in placeholders:
+            shape = tuple(dims.evaluate(d, sizes) for d in p.type.shape)
+            fed.append((p, np.broadcast_to(np.zeros((), p.type.dtype.np), shape)))  # no memory
+        try:
+            plan, text, _ = sess._planned(fetch_ts, sess._convert_feeds(dict(fed)))
+        except GraphError as e:
+            if not context:
+                raise
+            raise type(e)(located(f"{context}: {e}", where)) from None
+        if plan.trains:
+            raise GraphError(
+                located(f"{who}: the fetches train (a train op); export what they compute", where)
+            )
+        plans.append(plan)
+        texts[key] = text
+        return text
+
+    symbols = list(dict.fromkeys(s for p in placeholders for d in p.type.shape for s in dims.symbols(d)))
+    sample = {s: SENTINELS[2 * k] if 2 * k < len(SENTINELS) else 1 for k, s in enumerate(symbols)}
+    text = lower(sample)
+    plan = plans[0]
+    kept = list(plan.arg_positions)
+    if symbols:
+        arg_types = [(tuple(placeholders[i].type.shape), placeholders[i].type.dtype.np) for i in kept]
+        arg_types += list(plan.arg_types[len(kept) :])
+        text = symbolic_module(lower, arg_types, who=who)
+    return text, plan, kept
+
+
+__all__ = ["lowered_program", "session_to_jax"]

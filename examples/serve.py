@@ -1,7 +1,7 @@
 """Serve an exported model: load a ``.sgx`` file in a fresh process and answer batches of any size.
 
-No graph-building code is needed here: ``sg.load_exported`` rebuilds the
-program from the file, and each new batch size compiles once (a second
+No graph-building code is needed here: ``sg.load_exported`` reads the
+program's StableHLO from the file, and each new batch size compiles once (a second
 process with the same persistent compile cache compiles nothing). Requests
 are JSON lines on stdin, one object of named inputs per line; each answer
 is one JSON line of named outputs on stdout:

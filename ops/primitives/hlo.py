@@ -207,8 +207,34 @@ def call_private(name: str, arg_types, result_types, body, args) -> list:
 def portable_artifact(module: ir.Module) -> bytes:
     """``module`` as a StableHLO portable artifact at a version about a month old, as jax.export
     stores one; "mixed" keeps Shardy's ops and attributes (a mesh program's) beside the StableHLO."""
-    target = sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
-    return bytes(_jax.mlir.serialize_portable_artifact(module, target, True))
+    return bytes(_jax.mlir.serialize_portable_artifact(module, artifact_version(), True))
+
+
+def artifact_version() -> str:
+    """The StableHLO version portable artifacts are written at (that of about a month ago)."""
+    return sh.get_version_from_compatibility_requirement(sh.StablehloCompatibilityRequirement.WEEK_4)
+
+
+def stablehlo_version() -> str:
+    """The newest StableHLO version this jaxlib reads."""
+    return sh.get_current_version()
+
+
+def artifact_of_text(text: str) -> tuple[str, bytes]:
+    """(the StableHLO version it targets, the portable artifact) of a module's text (an export
+    file's program: readable by this jaxlib and those of the month before)."""
+    with new_context():
+        return artifact_version(), portable_artifact(ir.Module.parse(text))
+
+
+def text_of_artifact(artifact: bytes) -> str:
+    """The module text of a portable artifact; ValueError when it is not one this jaxlib reads."""
+    try:
+        with new_context() as ctx:
+            module = _jax.mlir.deserialize_portable_artifact(artifact, ctx)
+            return module.operation.get_asm(enable_debug_info=False)
+    except Exception as e:  # jaxlib's own error types: the caller names the file
+        raise ValueError(f"its StableHLO artifact does not load: {str(e).strip()[:300]}") from None
 
 
 # -- device meshes (Shardy) and collectives ------------------------------------

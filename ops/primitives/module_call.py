@@ -73,6 +73,7 @@ class ModuleCallAttrs(Attrs):
     platforms: tuple[str, ...] = ("cpu",)
     vjp_call: ModuleCallAttrs | None = None
     batched_call: ModuleCallAttrs | None = None
+    batched_args: tuple[int, ...] | None = None  # the arguments batched_call takes batched (None: all)
 
     def __str__(self) -> str:
         return f"<module_call {self.name}>"
@@ -136,8 +137,8 @@ def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
 def _module_call_vjp(ctx, attrs: ModuleCallAttrs, xs, ys, cts):
     if attrs.vjp_call is None:
         raise GraphError(
-            f"module_call {attrs.name} has no exported vjp (a vjp's own vjp, or a function jax could not "
-            "differentiate): its gradient is not available"
+            f"module_call {attrs.name} has no exported vjp (exported without vjp=True, a vjp's own vjp, or a "
+            "function jax could not differentiate): its gradient is not available"
         )
     cts = [ad.zeros_like(y) if ct is None else ct for y, ct in zip(ys, cts)]
     grads = module_call(attrs.vjp_call, [*xs, *cts])
@@ -151,7 +152,15 @@ def _module_call_batch(ctx, attrs: ModuleCallAttrs, xs, bdims):
             "could not vmap): it cannot be vectorized"
         )
     size = batch_size(xs, bdims)
-    outs = module_call(attrs.batched_call, [batched_at(x, b, size) for x, b in zip(xs, bdims)])
+    batched = range(len(xs)) if attrs.batched_args is None else attrs.batched_args
+    shared = [k for k, b in enumerate(bdims) if b is not None and k not in batched]
+    if shared:
+        raise GraphError(
+            f"module_call {attrs.name}'s batched form takes argument {shared[0]} unbatched (an exported "
+            "variable): vectorizing over it is not exported"
+        )
+    args = [batched_at(x, b, size) if k in batched else x for k, (x, b) in enumerate(zip(xs, bdims))]
+    outs = module_call(attrs.batched_call, args)
     return outs, [0] * len(outs)
 
 

@@ -47,7 +47,7 @@ def model(mesh=None, spec=None):
 def saved(tmp_path_factory):
     sess, x, probs = model()
     with sess:
-        exp = sess.export({"probs": probs}, feeds={"x": x})
+        exp = sess.export({"probs": probs}, feeds={"x": x}, vjp=True)
     path = tmp_path_factory.mktemp("export") / "model.sgx"
     exp.save(path)
     return exp, path
