@@ -119,8 +119,7 @@ def ragged_dot_general(
     numbers = ragged_dot_dimension_numbers
     if not isinstance(numbers, RaggedDotDimensionNumbers):
         raise _error(f"ragged_dot_general wants a RaggedDotDimensionNumbers, got {numbers!r}")
-    if not isinstance(group_sizes, Tensor):
-        group_sizes = constants.constant(group_sizes)
+    lhs, rhs, group_sizes = (v if isinstance(v, Tensor) else constants.constant(v) for v in (lhs, rhs, group_sizes))
     if group_sizes.dtype.kind not in "iu" or group_sizes.ndim < 1:
         raise _error(f"ragged_dot_general wants integer group_sizes of rank >= 1, got {group_sizes.type}")
     if preferred_element_type is not None:
@@ -167,19 +166,23 @@ def ragged_dot(
 
 
 def _repeat_scale(scale: Tensor, shape, contracting) -> Tensor:
-    """A scale with fewer entries along the contracting dims, each repeated to cover its block."""
-    for d in contracting:
+    """A scale with 2x or more fewer entries along the contracting dims than its operand (its
+    other dims equal the operand's), each entry repeated to cover its block."""
+    for d in range(len(shape)):
         have, size = scale.shape[d], shape[d]
-        if have == size:
+        if d not in contracting:
+            if have != size:
+                raise _error(f"scaled_dot wants a scale of the operand's size {size} in dim {d}, got {scale.type}")
             continue
         if size % have or size // have < 2:
             raise _error(
-                f"scaled_dot wants contracting dim {d} of size {size} to be a multiple (>= 2x) of its "
-                f"scale's {have}"
+                f"scaled_dot wants contracting dim {d} of size {size} to be a multiple (2x or more) of its "
+                f"scale's size {have}"
             )
         wide = (*scale.shape[: d + 1], size // have, *scale.shape[d + 1 :])
         keep = (*range(d + 1), *range(d + 2, len(wide)))
-        scale = prims.reshape(prims.broadcast_in_dim(scale, wide, keep), (*scale.shape[:d], size, *scale.shape[d + 1 :]))
+        repeated = prims.broadcast_in_dim(scale, wide, keep)
+        scale = prims.reshape(repeated, (*scale.shape[:d], size, *scale.shape[d + 1 :]))
     return scale
 
 

@@ -135,24 +135,28 @@ class DotAlgorithmPreset(enum.Enum):
         return _np_types(_PRESETS[self.name][3])
 
 
-_PRECISION_NAMES = {"DEFAULT", "HIGH", "HIGHEST", "FASTEST", "BFLOAT16", "TENSORFLOAT32", "FLOAT32"}
+# the strings jax takes for a Precision (lower case; upper-case strings name DotAlgorithmPresets)
+_PRECISION_STRINGS = {"default", "high", "highest", "fastest", "bfloat16", "bfloat16_3x", "tensorfloat32", "float32"}
 
 
 def check_precision(precision, who: str) -> None:
     """A GraphError at the user's line unless ``precision`` is one jax's contractions take: None, a
-    Precision (or its name), a pair of them, a DotAlgorithm, a DotAlgorithmPreset (or its name)."""
+    Precision or its lower-case name, a pair of those, a DotAlgorithm, a DotAlgorithmPreset or its
+    name."""
     if precision is None or isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
         return
     if isinstance(precision, tuple | list) and len(precision) == 2:
         for p in precision:
             check_precision(p, who)
         return
-    name = str(getattr(precision, "name", precision)).upper()
-    if name in _PRECISION_NAMES or name in DotAlgorithmPreset.__members__:
-        return
+    if isinstance(precision, str):
+        if precision in _PRECISION_STRINGS or precision in DotAlgorithmPreset.__members__:
+            return
+    elif isinstance(precision, enum.Enum) and precision.name in ("DEFAULT", "HIGH", "HIGHEST"):
+        return  # sg.lax.Precision (or jax's)
     raise _error(
-        f"{who}: precision must be None, a Precision or its name, a pair of them, a DotAlgorithm or a "
-        f"DotAlgorithmPreset (or its name), got {precision!r}"
+        f"{who}: precision must be None, a Precision or its lower-case name, a pair of them, a DotAlgorithm or "
+        f"a DotAlgorithmPreset (or its name), got {precision!r}"
     )
 
 
