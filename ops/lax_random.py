@@ -81,7 +81,9 @@ def random_gamma_grad(a, x):
     ``-igamma_grad_a(a, x) / (x^(a-1) e^-x / Gamma(a))``, computed in float64 and returned in
     the operands' dtype; 0 at x = 0 and where the density underflows, NaN for a <= 0, x < 0 or NaN.
     """
-    a, x = _tensor(a), _tensor(x)
+    like = a if isinstance(a, Tensor) else x if isinstance(x, Tensor) else None
+    dtype = None if like is None else like.dtype.np  # a Python number takes the Tensor operand's dtype
+    a, x = _tensor(a, dtype), _tensor(x, dtype)
     if a.dtype.kind != "f" or x.dtype is not a.dtype:
         raise _error(f"random_gamma_grad wants a and x of one floating dtype, got {a.type} and {x.type}")
     shape = np.broadcast_shapes(tuple(a.shape), tuple(x.shape))
