@@ -74,7 +74,7 @@ def composite(decomposition, name: str, version: int = 0):
 
 def platform_dependent(*args, default=None, **per_platform):
     """The result of ``per_platform[p](*args)`` for the platform ``p`` the Session runs on
-    ("cpu", "cuda" / "rocm" / "gpu", "tpu"), or of ``default(*args)`` on any other, as
+    ("cpu", "cuda" or "rocm", "tpu"), or of ``default(*args)`` on any other, as
     jax.lax.platform_dependent. The branch is chosen when the program is lowered, so only it
     runs; all must return the same types. No branch for the platform and no default is an error
     when the Session compiles.
@@ -84,6 +84,8 @@ def platform_dependent(*args, default=None, **per_platform):
     bad = [k for k, f in per_platform.items() if not callable(f)]
     if bad or (default is not None and not callable(default)):
         raise _error(f"platform_dependent wants functions, got non-callables for {bad or ['default']}")
+    if "gpu" in per_platform:
+        raise _error("platform_dependent: use 'cuda' or 'rocm' for a GPU branch (as jax), not 'gpu'")
     platforms = [(name,) for name in per_platform]
     branches = list(per_platform.values()) + ([default] if default is not None else [])
     index = platform_index(platforms, default is not None)
