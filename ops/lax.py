@@ -54,6 +54,7 @@ from .lax_convolution import (
     conv_with_general_padding,
     padtype_to_pads,
 )
+from .lax_dots import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, scaled_dot
 from .lax_indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -74,10 +75,16 @@ from .lax_indexing import (
     scatter_sub,
     slice_in_dim,
 )
-from .lax_dots import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, scaled_dot
 from .lax_parallel import axis_size, pbroadcast, pcast, pshuffle, pswapaxes, ragged_all_to_all
 from .lax_patches import conv_general_dilated_local, conv_general_dilated_patches
-from .lax_precision import AccuracyMode, DotAlgorithm, DotAlgorithmPreset, Tolerance, check_accuracy, check_precision
+from .lax_precision import (
+    AccuracyMode,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    Tolerance,
+    check_accuracy,
+    check_precision,
+)
 from .lax_random import RandomAlgorithm, random_gamma_grad, rng_bit_generator, rng_uniform
 from .lax_scans import associative_scan
 from .lax_scatter_apply import scatter_apply

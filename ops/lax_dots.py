@@ -87,7 +87,9 @@ def _grouped(x: Tensor, dim: int, group_sizes: Tensor, prefix) -> Tensor:
     starts = prims.sub(ends, group_sizes)
     at = (*(p + 1 for p in prefix), 0)  # where group_sizes' dims go: the prefix dims, then the groups
     order = sorted(range(len(at)), key=at.__getitem__)
-    starts, ends = (prims.broadcast_in_dim(prims.transpose(v, order), shape, sorted(at)) for v in (starts, ends))
+    starts, ends = (
+        prims.broadcast_in_dim(prims.transpose(v, order), shape, sorted(at)) for v in (starts, ends)
+    )
     index = constants.iota(group_sizes.dtype, shape, dim + 1)
     inside = prims.and_(prims.compare(starts, index, "LE"), prims.compare(index, ends, "LT"))
     spread = prims.broadcast_in_dim(x, shape, tuple(range(1, len(shape))))
@@ -119,7 +121,9 @@ def ragged_dot_general(
     numbers = ragged_dot_dimension_numbers
     if not isinstance(numbers, RaggedDotDimensionNumbers):
         raise _error(f"ragged_dot_general wants a RaggedDotDimensionNumbers, got {numbers!r}")
-    lhs, rhs, group_sizes = (v if isinstance(v, Tensor) else constants.constant(v) for v in (lhs, rhs, group_sizes))
+    lhs, rhs, group_sizes = (
+        v if isinstance(v, Tensor) else constants.constant(v) for v in (lhs, rhs, group_sizes)
+    )
     if group_sizes.dtype.kind not in "iu" or group_sizes.ndim < 1:
         raise _error(f"ragged_dot_general wants integer group_sizes of rank >= 1, got {group_sizes.type}")
     if preferred_element_type is not None:
@@ -172,7 +176,9 @@ def _repeat_scale(scale: Tensor, shape, contracting) -> Tensor:
         have, size = scale.shape[d], shape[d]
         if d not in contracting:
             if have != size:
-                raise _error(f"scaled_dot wants a scale of the operand's size {size} in dim {d}, got {scale.type}")
+                raise _error(
+                    f"scaled_dot wants a scale of the operand's size {size} in dim {d}, got {scale.type}"
+                )
             continue
         if size % have or size // have < 2:
             raise _error(
@@ -187,7 +193,9 @@ def _repeat_scale(scale: Tensor, shape, contracting) -> Tensor:
 
 
 @library()
-def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None, preferred_element_type=None):
+def scaled_dot(
+    lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None, preferred_element_type=None
+):
     """``(lhs * lhs_scale) @ (rhs * rhs_scale)`` by dot_general, in bfloat16 operands and
     ``preferred_element_type`` (default bfloat16), as jax.lax.scaled_dot.
 

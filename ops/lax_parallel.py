@@ -123,7 +123,9 @@ def ragged_all_to_all(
     dest = prims.broadcast_in_dim(dests, (n, rows), (0,))
     offset = prims.sub(r, dest)
     inside = prims.and_(
-        prims.compare(offset, prims.broadcast_in_dim(constants.constant(0, dtypes.int32), (n, rows), ()), "GE"),
+        prims.compare(
+            offset, prims.broadcast_in_dim(constants.constant(0, dtypes.int32), (n, rows), ()), "GE"
+        ),
         prims.compare(offset, prims.broadcast_in_dim(sizes, (n, rows), (0,)), "LT"),
     )
     source = prims.add(prims.broadcast_in_dim(starts, (n, rows), (0,)), offset)

@@ -17,7 +17,14 @@ import numpy as np
 
 from ..graph import GraphError, located, user_location
 
-__all__ = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "Tolerance", "check_precision", "check_accuracy"]
+__all__ = [
+    "AccuracyMode",
+    "DotAlgorithm",
+    "DotAlgorithmPreset",
+    "Tolerance",
+    "check_precision",
+    "check_accuracy",
+]
 
 
 def _error(message: str) -> GraphError:
@@ -46,7 +53,11 @@ class Tolerance:
         return f"Tolerance(atol={self.atol}, rtol={self.rtol}, ulps={self.ulps})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Tolerance) and (self.atol, self.rtol, self.ulps) == (other.atol, other.rtol, other.ulps)
+        return isinstance(other, Tolerance) and (self.atol, self.rtol, self.ulps) == (
+            other.atol,
+            other.rtol,
+            other.ulps,
+        )
 
     def __hash__(self) -> int:
         return hash((self.atol, self.rtol, self.ulps))
@@ -136,7 +147,16 @@ class DotAlgorithmPreset(enum.Enum):
 
 
 # the strings jax takes for a Precision (lower case; upper-case strings name DotAlgorithmPresets)
-_PRECISION_STRINGS = {"default", "high", "highest", "fastest", "bfloat16", "bfloat16_3x", "tensorfloat32", "float32"}
+_PRECISION_STRINGS = {
+    "default",
+    "high",
+    "highest",
+    "fastest",
+    "bfloat16",
+    "bfloat16_3x",
+    "tensorfloat32",
+    "float32",
+}
 
 
 def check_precision(precision, who: str) -> None:

@@ -49,7 +49,9 @@ def _tensor(x, dtype=None) -> Tensor:
     return x if isinstance(x, Tensor) else constants.constant(np.asarray(x, dtype))
 
 
-def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *, out_sharding=None):
+def rng_bit_generator(
+    key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *, out_sharding=None
+):
     """``(new_key, bits)``: uniformly random ``bits`` of ``shape`` and an unsigned ``dtype``
     (uint8/16/32/64) from ``key`` (uint32[4], or uint64[2]) by ``algorithm``, and the key for the
     next draw; as jax.lax.rng_bit_generator, with the same values for the same key and algorithm.
@@ -89,7 +91,9 @@ def random_gamma_grad(a, x):
     shape = np.broadcast_shapes(tuple(a.shape), tuple(x.shape))
     a, x = (prims.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, x))
     given = a.dtype
-    wide = dtypes.float64  # float32's density underflows in the tail (x = 200, a = 3) where the ratio does not
+    wide = (
+        dtypes.float64
+    )  # float32's density underflows in the tail (x = 200, a = 3) where the ratio does not
     a, x = convert(a, wide), convert(x, wide)
     zero, nan = _full(x, 0.0), _full(x, np.nan)
     log_density = prims.sub(prims.sub(prims.mul(prims.sub(a, _full(a, 1.0)), bind(ew.log, x)), x),

@@ -41,7 +41,9 @@ def _platform_index_lower(ctx, attrs: PlatformIndexAttrs):
                  len(attrs.platforms) if attrs.has_default else None)  # fmt: skip
     if index is None:
         listed = sorted({n for names in attrs.platforms for n in names})
-        message = f"platform_dependent has no branch for platform {ctx.platform!r} (it has {listed}, no default)"
+        message = (
+            f"platform_dependent has no branch for platform {ctx.platform!r} (it has {listed}, no default)"
+        )
         raise GraphError(located(message, ctx.node.location, ctx.node.name))
     return hlo.constant(index, dtypes.int32)
 

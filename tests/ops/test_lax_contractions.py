@@ -32,7 +32,12 @@ def _close(got, want, rtol=0.0, atol=0.0):
         a, b = np.asarray(a), np.asarray(b)
         assert a.shape == b.shape and a.dtype == b.dtype, (k, a.shape, a.dtype, b.shape, b.dtype)
         np.testing.assert_allclose(
-            a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True, err_msg=f"case {k}"
+            a.astype(np.float64),
+            b.astype(np.float64),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
+            err_msg=f"case {k}",
         )
 
 
@@ -46,32 +51,48 @@ def test_patches_and_local_convolutions_match_jax_values_and_grads():
     xhf = np.ascontiguousarray(np.transpose(xf, (0, 2, 3, 1)))
 
     def local2(lax, a, b):
-        return lax.conv_general_dilated_local(a, b, (2, 3), "SAME", (2, 3), dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return lax.conv_general_dilated_local(
+            a, b, (2, 3), "SAME", (2, 3), dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
 
     def cases(lax, np_, x, xh, w, wh, xf, xhf):
         loss = lambda a, b: np_.sum(np_.sin(local2(lax, a, b)))  # noqa: E731
         return {
             "same": lax.conv_general_dilated_patches(x, (3, 2), (1, 1), "SAME"),
             "dilated": lax.conv_general_dilated_patches(
-                xh, (2, 3), (2, 1), [(1, 0), (0, 2)], rhs_dilation=(1, 2), dimension_numbers=("NHWC", "OIWH", "CNHW")
+                xh,
+                (2, 3),
+                (2, 1),
+                [(1, 0), (0, 2)],
+                rhs_dilation=(1, 2),
+                dimension_numbers=("NHWC", "OIWH", "CNHW"),
             ),
             "lhs_dilated": lax.conv_general_dilated_patches(
-                xh, (2, 2), (1, 1), [(0, 1), (1, 1)], lhs_dilation=(2, 1), dimension_numbers=("NHWC", "HWIO", "NHWC")
+                xh,
+                (2, 2),
+                (1, 1),
+                [(0, 1), (1, 1)],
+                lhs_dilation=(2, 1),
+                dimension_numbers=("NHWC", "HWIO", "NHWC"),
             ),
             "one_by_one": lax.conv_general_dilated_patches(x, (1, 1), (1, 1), "VALID"),
             "local": lax.conv_general_dilated_local(xf, w, (1, 1), "VALID", (3, 2)),
             "local_nhwc": local2(lax, xhf, wh),
-            "grads": (jax.grad(loss, (0, 1)) if lax is jax.lax else lambda a, b: sg.gradients(loss(a, b), [a, b]))(
-                xhf, wh
-            ),
+            "grads": (
+                jax.grad(loss, (0, 1)) if lax is jax.lax else lambda a, b: sg.gradients(loss(a, b), [a, b])
+            )(xhf, wh),
         }
 
     got = _run(lambda *a: cases(slax, snp, *a), x, xh, w, wh, xf, xhf)
     want = jax.jit(lambda *a: cases(jax.lax, jnp, *a))(x, xh, w, wh, xf, xhf)
     assert set(got) == set(want)
-    _close({k: got[k] for k in sorted(got) if k != "grads"}, {k: want[k] for k in sorted(want) if k != "grads"})
+    _close(
+        {k: got[k] for k in sorted(got) if k != "grads"}, {k: want[k] for k in sorted(want) if k != "grads"}
+    )
     _close(got["grads"], want["grads"], rtol=1e-5, atol=1e-5)
-    check_vectorize(lambda a: slax.conv_general_dilated_patches(a, (2, 2), (1, 1), "VALID"), [xf[:1, :2, :4, :3]])
+    check_vectorize(
+        lambda a: slax.conv_general_dilated_patches(a, (2, 2), (1, 1), "VALID"), [xf[:1, :2, :4, :3]]
+    )
 
 
 def test_ragged_dots_match_jax_in_every_mode():
@@ -94,8 +115,12 @@ def test_ragged_dots_match_jax_in_every_mode():
         contracting = numbers(lax, (((1,), (0,)), ((), ())), [1], [])
         batched_free = numbers(lax, (((2,), (2,)), ((0,), (1,))), [1], [0])
         ragged_batch = numbers(lax, (((2,), (1,)), ((0,), (0,))), [0], [])
-        loss = lambda a, b, c, d: (np_.sum(np_.sin(lax.ragged_dot(a, b, g1)))  # noqa: E731
-                                   + np_.sum(lax.ragged_dot_general(c, d, gb, batched_free) ** 2))
+
+        def loss(a, b, c, d):
+            return np_.sum(np_.sin(lax.ragged_dot(a, b, g1))) + np_.sum(
+                lax.ragged_dot_general(c, d, gb, batched_free) ** 2
+            )
+
         grad = jax.grad(loss, (0, 1, 2, 3)) if lax is jax.lax else lambda *v: sg.gradients(loss(*v), list(v))
         return {
             **{f"dot_{k}": lax.ragged_dot(lhs, rhs, g) for k, g in zip(sizes, (g1, g2, g3, g4))},
@@ -124,12 +149,17 @@ def test_ragged_dot_errors_name_the_line():
         with pytest.raises(sg.GraphError, match=r"one entry per group"):
             slax.ragged_dot(lhs, rhs, sg.placeholder((2,), sg.int32))
         with pytest.raises(sg.GraphError, match="group_offset"):
-            slax.ragged_dot(lhs, rhs, sg.placeholder((3,), sg.int32), group_offset=sg.placeholder((1,), sg.int32))
+            slax.ragged_dot(
+                lhs, rhs, sg.placeholder((3,), sg.int32), group_offset=sg.placeholder((1,), sg.int32)
+            )
 
 
 def test_scaled_dot_and_precision_types_match_jax():
     a, b = RNG.normal(size=(4, 8)).astype(np.float32), RNG.normal(size=(8, 3)).astype(np.float32)
-    sa, sb = RNG.uniform(0.5, 2, size=(4, 2)).astype(np.float32), RNG.uniform(0.5, 2, size=(2, 3)).astype(np.float32)
+    sa, sb = (
+        RNG.uniform(0.5, 2, size=(4, 2)).astype(np.float32),
+        RNG.uniform(0.5, 2, size=(2, 3)).astype(np.float32),
+    )
     a3, b3 = RNG.normal(size=(2, 4, 6)).astype(np.float32), RNG.normal(size=(2, 6, 3)).astype(np.float32)
     s3 = RNG.uniform(0.5, 2, size=(2, 4, 3)).astype(np.float32)
 
@@ -140,7 +170,9 @@ def test_scaled_dot_and_precision_types_match_jax():
             "batched": lax.scaled_dot(a3, b3, lhs_scale=s3, preferred_element_type=np_.float32),
             **{p: lax.dot(a, b, precision=p) for p in ("DEFAULT", "F32_F32_F32", "BF16_BF16_F32", "highest")},
             "preset": lax.dot(a, b, precision=lax.DotAlgorithmPreset.BF16_BF16_F32_X3),
-            "pair": lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=(lax.Precision.HIGH, lax.Precision.DEFAULT)),
+            "pair": lax.dot_general(
+                a, b, (((1,), (0,)), ((), ())), precision=(lax.Precision.HIGH, lax.Precision.DEFAULT)
+            ),
             "exp": lax.exp(a, accuracy=lax.Tolerance(atol=1e-3, rtol=1e-3, ulps=2)),
             "tanh": lax.tanh(a, accuracy=lax.AccuracyMode.HIGHEST),
         }

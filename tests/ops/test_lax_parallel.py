@@ -61,7 +61,9 @@ def test_collectives_match_a_numpy_model_of_the_devices(mesh):
         got_t = sg.spmd(body, mesh, in_specs=(P("x"), P("x"), P("x"), P("x")), out_specs=P("x"))(
             x, out0, numbers, received
         )
-        loss = snp.sum(snp.sin(sg.spmd(lambda a: slax.pbroadcast(a, "x", 2), mesh, in_specs=P("x"), out_specs=P("x"))(x)))
+        loss = snp.sum(
+            snp.sin(sg.spmd(lambda a: slax.pbroadcast(a, "x", 2), mesh, in_specs=P("x"), out_specs=P("x"))(x))
+        )
         grad = sg.gradients(loss, [x])[0]
     with sg.Session(g, mesh=mesh) as sess:
         got = sess.run([got_t, grad], {x: X, out0: init, numbers: plan, received: recv})
@@ -70,7 +72,9 @@ def test_collectives_match_a_numpy_model_of_the_devices(mesh):
     np.testing.assert_array_equal(bcast, np.concatenate([b[2]] * 4))
     np.testing.assert_array_equal(bools, np.concatenate([b[1] > 0] * 4))
     np.testing.assert_array_equal(shuffled, np.concatenate([b[3], b[0], b[1], b[2]]))
-    np.testing.assert_array_equal(swapped, np.concatenate([np.stack([b[j][i] for j in range(4)]) for i in range(4)]))
+    np.testing.assert_array_equal(
+        swapped, np.concatenate([np.stack([b[j][i] for j in range(4)]) for i in range(4)])
+    )
     np.testing.assert_array_equal(sizes, [0, 4, 8, 12])
     np.testing.assert_array_equal(ragged, np.concatenate(_ragged_model(b, np.split(init, 4))))
     # every device's copy of block 2 reads it: its cotangents add up there (4 cos), nothing elsewhere
@@ -83,10 +87,13 @@ def test_pcast_marks_values_varying_and_bad_arguments_are_errors_at_the_line(mes
     g = sg.Graph()
     with g:
         x = sg.placeholder((4, 2), sg.float32)
-        varying = sg.spmd(lambda a: slax.pcast(a, "x", to="varying") * 2, mesh, in_specs=P(), out_specs=P("x"))(x)
+        varying = sg.spmd(
+            lambda a: slax.pcast(a, "x", to="varying") * 2, mesh, in_specs=P(), out_specs=P("x")
+        )(x)
         assert "pvary" in str(g)
         with pytest.raises(sg.GraphError, match="varies along") as e:
-            sg.spmd(lambda a: slax.pcast(a, "x", to="varying"), mesh, in_specs=P(), out_specs=P())(x)  # replicated?
+            region = sg.spmd(lambda a: slax.pcast(a, "x", to="varying"), mesh, in_specs=P(), out_specs=P())
+            region(x)  # replicated?
         assert f"test_lax_parallel.py:{line_of(HERE, '# replicated?')}" in str(e.value)
         for call, message in [
             (lambda a: slax.pcast(a, "x", to="reduced"), "no reduced/unreduced"),

@@ -27,7 +27,9 @@ def test_rng_bit_generator_gives_jaxs_bits_and_keys():
         ks = sg.placeholder((3, 4), sg.uint32)
         outs = {
             **{a.name: slax.rng_bit_generator(k, (2, 3), algorithm=a) for a in algorithms},
-            **{np.dtype(d).name: slax.rng_bit_generator(k, (5,), d) for d in (np.uint8, np.uint16, np.uint64)},
+            **{
+                np.dtype(d).name: slax.rng_bit_generator(k, (5,), d) for d in (np.uint8, np.uint16, np.uint64)
+            },
             "empty": slax.rng_bit_generator(k, (0, 2)),
             "chained": slax.rng_bit_generator(slax.rng_bit_generator(k, (1,))[0], (4,), algorithm=2),
             "u64_key": slax.rng_bit_generator(snp.array([7, 9], snp.uint64), (3,), algorithm=1),
@@ -35,11 +37,18 @@ def test_rng_bit_generator_gives_jaxs_bits_and_keys():
         }
     with sg.Session(g) as sess:
         got = sess.run(outs, {k: key, ks: keys})
+
     def theirs(key, keys):
         lax = jax.lax
         out = {
-            **{a.name: lax.rng_bit_generator(key, (2, 3), algorithm=lax.RandomAlgorithm(a)) for a in algorithms},
-            **{np.dtype(d).name: lax.rng_bit_generator(key, (5,), d) for d in (np.uint8, np.uint16, np.uint64)},
+            **{
+                a.name: lax.rng_bit_generator(key, (2, 3), algorithm=lax.RandomAlgorithm(a))
+                for a in algorithms
+            },
+            **{
+                np.dtype(d).name: lax.rng_bit_generator(key, (5,), d)
+                for d in (np.uint8, np.uint16, np.uint64)
+            },
             "empty": lax.rng_bit_generator(key, (0, 2)),
             "chained": lax.rng_bit_generator(lax.rng_bit_generator(key, (1,))[0], (4,), algorithm=2),
             "u64_key": lax.rng_bit_generator(jnp.array([7, 9], jnp.uint64), (3,), algorithm=1),
@@ -73,14 +82,22 @@ def test_rng_uniform_draws_in_its_range():
 
 
 def test_random_gamma_grad_matches_jax_in_float32_and_float64():
-    a = np.concatenate([RNG.uniform(0.05, 30, 60), [0.5, 1, 1, 2, 0, -1, np.nan, 1, 3, 1e-3, 100, 5, 2, np.inf]])
+    a = np.concatenate(
+        [RNG.uniform(0.05, 30, 60), [0.5, 1, 1, 2, 0, -1, np.nan, 1, 3, 1e-3, 100, 5, 2, np.inf]]
+    )
     x = np.concatenate([RNG.gamma(a[:60]), [0, 0, 1e-30, 50, 1, 1, 1, np.nan, 200, 1e-5, 90, 4.9, -1, 1]])
     a32, x32 = a.astype(np.float32), x.astype(np.float32)
     got = sg.test_util.run_graph(
-        lambda p, q, p32, q32: (slax.random_gamma_grad(p, q), slax.random_gamma_grad(p32, q32)), a, x, a32, x32
+        lambda p, q, p32, q32: (slax.random_gamma_grad(p, q), slax.random_gamma_grad(p32, q32)),
+        a,
+        x,
+        a32,
+        x32,
     )
     with jax.enable_x64(True):  # one float64 reference (of the float32 points too): one compile
-        want = np.asarray(jax.jit(jax.lax.random_gamma_grad)(np.concatenate([a, a32]), np.concatenate([x, x32])))
+        want = np.asarray(
+            jax.jit(jax.lax.random_gamma_grad)(np.concatenate([a, a32]), np.concatenate([x, x32]))
+        )
     assert [g.dtype for g in got] == [np.float64, np.float32]
     np.testing.assert_allclose(got[0], want[: a.size], rtol=1e-10, equal_nan=True)
     np.testing.assert_allclose(got[1], want[a.size :].astype(np.float32), rtol=2e-6, equal_nan=True)
@@ -119,19 +136,27 @@ def test_scatter_apply_applies_once_per_update():
         phs = [sg.placeholder(v.shape, sg.dtype(v.dtype)) for v in (operand, table, idx, rows)]
         out = cases(slax, snp, *phs)
         lanes = sg.placeholder((3, 5), sg.float32)
-        out["lanes"] = sg.vectorize(lambda v: slax.scatter_apply(v, phs[2], snp.sin, _dn(), update_shape=(3,)))(lanes)
+        out["lanes"] = sg.vectorize(
+            lambda v: slax.scatter_apply(v, phs[2], snp.sin, _dn(), update_shape=(3,))
+        )(lanes)
     stacked = np.stack([operand, operand + 1, -operand])
     with sg.Session(g) as sess:
         got = sess.run(out, {**dict(zip(phs, (operand, table, idx, rows))), lanes: stacked})
     want = jax.jit(lambda *v: cases(jax.lax, jnp, *v))(operand, table, idx, rows)
-    want["lanes"] = np.stack([jax.lax.scatter_apply(v, idx, jnp.sin, _dn(jax.lax), update_shape=(3,)) for v in stacked])
+    want["lanes"] = np.stack(
+        [jax.lax.scatter_apply(v, idx, jnp.sin, _dn(jax.lax), update_shape=(3,)) for v in stacked]
+    )
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-6, err_msg=name)
-    np.testing.assert_allclose(got["rows_thrice"][2], table[2] + 3, rtol=1e-6)  # three updates, three applications
+    np.testing.assert_allclose(
+        got["rows_thrice"][2], table[2] + 3, rtol=1e-6
+    )  # three updates, three applications
     with g, pytest.raises(sg.GraphError, match="keep the operand's type") as e:
         slax.scatter_apply(phs[0], phs[2], snp.sum, _dn(), update_shape=(3,))  # not elementwise
     assert f"test_lax_random_bits.py:{line_of(HERE, '# not elementwise')}" in str(e.value)
 
 
 def _dn(lax=slax):
-    return lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
+    return lax.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
