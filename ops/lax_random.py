@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import enum
 
+import ml_dtypes
 import numpy as np
 
 from ..graph import GraphError, Tensor, dtypes, library, located, user_location
-from .primitives import constants, prims
-from .primitives import elementwise as ew
+from . import numpy_like as snp
+from .control_api import while_loop
+from .primitives import constants
 from .primitives import transcendental as tr
-from .primitives.compare import convert
 from .primitives.registry import bind
 from .primitives.rng_bits import rng_bit_generator as _rng_bit_generator
 from .primitives.rng_bits import rng_uniform as _rng_uniform
@@ -78,40 +79,57 @@ def rng_uniform(a, b, shape):
 @library()
 def random_gamma_grad(a, x):
     """d x / d a for a sample ``x`` of Gamma(``a``, 1) held at its CDF (the implicit
-    reparameterization gradient sg.random.gamma-style samplers use), as jax.lax.random_gamma_grad.
+    reparameterization gradient of gamma samplers), as jax.lax.random_gamma_grad.
 
-    ``-igamma_grad_a(a, x) / (x^(a-1) e^-x / Gamma(a))``, computed in float64 and returned in
-    the operands' dtype; 0 at x = 0 and where the density underflows, NaN for a <= 0, x < 0 or NaN.
+    It is -(dP/da) / f with P(a, x) the regularized lower incomplete gamma and f the density
+    x^(a-1) e^-x / Gamma(a). Where x <= max(a, 1), P = f (x / a) S with S = sum_n x^n / (a+1)...(a+n),
+    so the ratio is (x / a) ((log x - digamma(a + 1)) S + dS/da), summed directly (f may
+    underflow there although the ratio does not: a = 10^4, x = 1); elsewhere dP/da is the
+    igamma_grad_a primitive. Computed in float64, returned in the operands' dtype; 0 at x = 0 (and
+    where the density underflows past the mode), NaN for a <= 0, x < 0, x = inf or NaN.
     """
     like = a if isinstance(a, Tensor) else x if isinstance(x, Tensor) else None
     dtype = None if like is None else like.dtype.np  # a Python number takes the Tensor operand's dtype
     a, x = _tensor(a, dtype), _tensor(x, dtype)
     if a.dtype.kind != "f" or x.dtype is not a.dtype:
         raise _error(f"random_gamma_grad wants a and x of one floating dtype, got {a.type} and {x.type}")
-    shape = np.broadcast_shapes(tuple(a.shape), tuple(x.shape))
-    a, x = (prims.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, x))
     given = a.dtype
-    wide = (
-        dtypes.float64
-    )  # float32's density underflows in the tail (x = 200, a = 3) where the ratio does not
-    a, x = convert(a, wide), convert(x, wide)
-    zero, nan = _full(x, 0.0), _full(x, np.nan)
-    log_density = prims.sub(prims.sub(prims.mul(prims.sub(a, _full(a, 1.0)), bind(ew.log, x)), x),
-                            bind(tr.lgamma, a))  # fmt: skip
-    density = bind(ew.exp, log_density)
-    out = prims.neg(prims.div(bind(tr.igamma_grad_a, a, x), density))
-    out = prims.select(_any(prims.compare(x, zero, "EQ"), prims.compare(density, zero, "EQ")), zero, out)
-    bad = _any(prims.compare(x, zero, "LT"), prims.compare(a, zero, "LE"), prims.compare(a, a, "NE"),
-               prims.compare(x, x, "NE"))  # fmt: skip
-    return convert(prims.select(bad, nan, out), given)
+    a, x = snp.broadcast_arrays(a, x)
+    # subnormal x count as zeros (XLA flushes them on the CPU, inconsistently once in float64)
+    at_zero = snp.abs(x) < float(ml_dtypes.finfo(given.np).tiny)
+    bad = ((x < 0) & ~at_zero) | (a <= 0) | snp.isnan(a) | snp.isnan(x) | snp.isinf(x)
+    a, x = snp.astype(a, snp.float64), snp.astype(snp.where(at_zero, 0, x), snp.float64)
+    series = (x <= snp.maximum(a, 1.0)) & ~bad
+    ratio = _series_ratio(snp.where(series, a, 1.0), snp.where(series, x, 0.0))
+    density = snp.exp((a - 1) * snp.log(x) - x - bind(tr.lgamma, a))
+    upper = -bind(tr.igamma_grad_a, a, x) / density
+    out = snp.where(series, -ratio, snp.where(density == 0, 0.0, upper))
+    out = snp.where(at_zero, 0.0, out)
+    return snp.astype(snp.where(bad, np.nan, out), given)
 
 
-def _any(*preds: Tensor) -> Tensor:
-    out = preds[0]
-    for p in preds[1:]:
-        out = bind(ew.or_, out, p)
-    return out
+_SERIES_STEPS = 4000  # terms shrink by x / (a + n) <= a / (a + n): a = 10^6 at x = a needs ~ 3000
 
 
-def _full(like: Tensor, value) -> Tensor:
-    return prims.broadcast_in_dim(constants.constant(np.asarray(value, like.dtype.np)), like.shape, ())
+def _series_ratio(a: Tensor, x: Tensor) -> Tensor:
+    """(dP/da) / f by the lower series: (x / a) ((log x - digamma(a + 1)) S + dS/da)."""
+    eps = np.finfo(np.float64).eps
+
+    def going(state):  # an unbounded loop: a bounded one (a scan) would always run every step
+        n, term, dterm, total, dtotal = state
+        big = (snp.abs(term) > eps * snp.abs(total)) | (snp.abs(dterm) > eps * snp.abs(dtotal))
+        return snp.any(big) & (n < _SERIES_STEPS)
+
+    def step(state):
+        n, term, dterm, total, dtotal = state
+        n = n + 1.0
+        shrink = x / (a + n)
+        term, dterm = term * shrink, dterm * shrink - term * shrink / (a + n)
+        return n, term, dterm, total + term, dtotal + dterm
+
+    ones, zeros = snp.ones_like(x), snp.zeros_like(x)
+    init = (snp.float64(0.0), ones, zeros, ones, zeros)
+    _, _, _, total, dtotal = while_loop(going, step, init)
+    log_x = snp.log(snp.where(x > 0, x, 1.0))
+    # digamma(a) + 1/a is digamma(a + 1): summed apart they cancel for tiny a (1/a = 1e38)
+    return x / a * ((log_x - bind(tr.digamma, a + 1)) * total + dtotal)
