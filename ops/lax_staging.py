@@ -51,7 +51,7 @@ def optimization_barrier(operand, /):
 def composite(decomposition, name: str, version: int = 0):
     """A function that runs ``decomposition`` as one library call named ``name`` (with its
     version), as jax.lax.composite: positional arguments are its inputs, keyword arguments its
-    attributes (those passed as None are left out). Listings print the call as one line;
+    attributes (passed on to ``decomposition``). Listings print the call as one line;
     gradients and vectorize go through the decomposition.
 
         tangent = sg.lax.composite(lambda x: sg.lax.sin(x) / sg.lax.cos(x), name="my.tangent")
@@ -61,9 +61,8 @@ def composite(decomposition, name: str, version: int = 0):
     label = f"{name}.v{int(version)}" if version else str(name)
 
     def call(*args, **kwargs):
-        attributes = {k: v for k, v in kwargs.items() if v is not None}
         with library_call(label, str(name).replace(".", "_")) as record:
-            out = decomposition(*args, **attributes)
+            out = decomposition(*args, **kwargs)
             returns(record, out)
         return out
 
