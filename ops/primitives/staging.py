@@ -17,7 +17,6 @@ from ...graph import EFFECT, ZERO_DERIVATIVE, Attrs, GraphError, OpDef, TensorTy
 from . import hlo
 from .registry import bind, bind_node
 
-GPU_NAMES = ("cuda", "gpu", "rocm")  # jax's names for a GPU platform (the Session's is "cuda" or "gpu")
 
 
 # -- platform_index ----------------------------------------------------------------
@@ -31,9 +30,10 @@ def _platform_index_infer(attrs: PlatformIndexAttrs) -> TensorType:
 
 
 def matches(name: str, platform: str) -> bool:
-    """Whether a user's platform name (jax's spelling: cpu, cuda, rocm, gpu, tpu) means ``platform``."""
+    """Whether a user's platform name (jax's spelling: cpu, cuda, rocm, tpu) means ``platform``, the
+    Session's (PJRT calls an NVIDIA GPU "cuda" or "gpu"; a rocm branch runs on no platform here)."""
     name = name.lower()
-    return name == platform or (name in GPU_NAMES and platform in GPU_NAMES)
+    return name == platform or (name == "cuda" and platform == "gpu")
 
 
 def _platform_index_lower(ctx, attrs: PlatformIndexAttrs):

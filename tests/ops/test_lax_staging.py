@@ -11,6 +11,7 @@ import pytest
 import stablegraph as sg
 import stablegraph.lax as slax
 import stablegraph.numpy as snp
+from stablegraph.backend import session as session_module
 from stablegraph.test_util import check_vectorize, line_of
 
 HERE = __file__
@@ -70,6 +71,24 @@ def test_platform_dependent_without_a_branch_for_the_platform_is_an_error_at_the
         slax.platform_dependent(x)
     with g, pytest.raises(sg.GraphError, match="use 'cuda' or 'rocm'"):
         slax.platform_dependent(x, gpu=lambda v: v)
+
+
+def test_platform_dependent_lowered_for_a_gpu_takes_the_cuda_branch(monkeypatch):
+    real = session_module.lower_module
+
+    def lower_for_cuda(nodes, args, fetches, bindings, aliases, mesh, shardings, platform, *rest):
+        return real(nodes, args, fetches, bindings, aliases, mesh, shardings, "cuda", *rest)
+
+    monkeypatch.setattr(session_module, "lower_module", lower_for_cuda)  # lowers for cuda, runs on the CPU
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32)
+        picked = (slax.platform_dependent(x, cpu=lambda v: v + 1, cuda=lambda v: v * 10),
+                  slax.platform_dependent(x, rocm=lambda v: v - 5, default=lambda v: v * 0))  # fmt: skip
+    with sg.Session(g) as sess:
+        got = sess.run(picked, {x: np.array([1.0, 2.0, -3.0], np.float32)})
+    np.testing.assert_array_equal(got[0], [10.0, 20.0, -30.0])  # cuda's branch
+    np.testing.assert_array_equal(got[1], [0.0, 0.0, 0.0])  # rocm is another GPU's: the default runs
 
 
 def test_dce_sink_shape_as_value_and_stage():
