@@ -18,7 +18,6 @@ from . import hlo
 from .registry import bind, bind_node
 
 
-
 # -- platform_index ----------------------------------------------------------------
 class PlatformIndexAttrs(Attrs):
     platforms: tuple[tuple[str, ...], ...]  # per branch, the platform names it serves
