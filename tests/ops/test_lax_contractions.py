@@ -11,7 +11,7 @@ import pytest
 import stablegraph as sg
 import stablegraph.lax as slax
 import stablegraph.numpy as snp
-from stablegraph.test_util import check_vectorize, line_of
+from stablegraph.test_util import check_grads, check_vectorize, line_of
 
 RNG = np.random.default_rng(26)
 HERE = __file__
@@ -137,6 +137,9 @@ def test_ragged_dots_match_jax_in_every_mode():
         want = jax.jit(lambda *a: cases(jax.lax, jnp, *a))(*arrays)
     _close(got, want, rtol=1e-6, atol=1e-6)
     check_vectorize(lambda a: slax.ragged_dot(a, rhs[:2, :, :3], np.array([1, 2], np.int32)), [lhs[:4]])
+    # jax has no gradient of the contracting mode: finite differences are the oracle
+    contracting = slax.RaggedDotDimensionNumbers((((1,), (0,)), ((), ())), [1], [])
+    check_grads(lambda a, b: slax.ragged_dot_general(a, b, gc, contracting), [lc.astype(np.float64), rc], order=1)
 
 
 def test_ragged_dot_errors_name_the_line():
