@@ -54,6 +54,7 @@ from .lax_convolution import (
     conv_with_general_padding,
     padtype_to_pads,
 )
+from .lax_dots import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, scaled_dot
 from .lax_indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -74,7 +75,20 @@ from .lax_indexing import (
     scatter_sub,
     slice_in_dim,
 )
+from .lax_parallel import axis_size, pbroadcast, pcast, pshuffle, pswapaxes, ragged_all_to_all
+from .lax_patches import conv_general_dilated_local, conv_general_dilated_patches
+from .lax_precision import (
+    AccuracyMode,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    Tolerance,
+    check_accuracy,
+    check_precision,
+)
+from .lax_random import RandomAlgorithm, random_gamma_grad, rng_bit_generator, rng_uniform
 from .lax_scans import associative_scan
+from .lax_scatter_apply import scatter_apply
+from .lax_staging import composite, dce_sink, optimization_barrier, platform_dependent, shape_as_value, stage
 from .numpy_like import creation, manipulation
 from .primitives import compare as _compare
 from .primitives import constants, cumulative, shape, slicing
@@ -129,7 +143,8 @@ def _operands(*xs) -> list:
 
 
 def _lax_fn(op, name: str):
-    def fn(*xs):
+    def fn(*xs, accuracy=None):
+        check_accuracy(accuracy, f"sg.lax.{name}")  # XLA's CPU has one accuracy (lax_precision.py)
         return bind(op, *_operands(*xs))
 
     fn.__name__ = fn.__qualname__ = name
@@ -326,7 +341,10 @@ def _axis(axis: int, ndim: int) -> int:
 # -- contractions -----------------------------------------------------------------
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """Contract over ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)); the result
-    dims are batch, then lhs's free dims, then rhs's. ``precision`` is accepted and ignored."""
+    dims are batch, then lhs's free dims, then rhs's. ``precision`` (a Precision, a pair, a
+    DotAlgorithm or DotAlgorithmPreset, or a name) is checked and computed as XLA's CPU does: at
+    full precision (ops/lax_precision.py)."""
+    check_precision(precision, "sg.lax.dot_general")
     (lc, rc), (lb, rb) = dimension_numbers
     if preferred_element_type is not None:
         lhs, rhs = (_compare.convert(t, preferred_element_type) for t in (lhs, rhs))
@@ -520,4 +538,10 @@ __all__ = [
     "conv_transpose_shape_tuple", "cumlogsumexp", "dtype", "dynamic_update_index_in_dim", "empty", "index_take", "mulhi",
     "reduce_window_shape_tuple", "reduce_xor", "scatter_sub", "with_sharding_constraint", "Precision",
     "PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "split", "stack", "tile", "unstack",
+    # the rest of jax.lax (issue 26): ragged and scaled dots, patches, random bits, staging, collectives
+    "AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "Tolerance", "RaggedDotDimensionNumbers", "ragged_dot",
+    "ragged_dot_general", "scaled_dot", "conv_general_dilated_patches", "conv_general_dilated_local",
+    "RandomAlgorithm", "rng_bit_generator", "rng_uniform", "random_gamma_grad", "scatter_apply",
+    "optimization_barrier", "composite", "platform_dependent", "dce_sink", "shape_as_value", "stage",
+    "axis_size", "pbroadcast", "pcast", "pshuffle", "pswapaxes", "ragged_all_to_all",
 ]  # fmt: skip

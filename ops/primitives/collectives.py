@@ -416,6 +416,38 @@ axis_index_op = OpDef(
 )
 
 
+# -- pvary ------------------------------------------------------------------------
+def _pvary_infer(attrs: CollectiveAttrs, x: TensorType) -> TensorType:
+    return x
+
+
+def _pvary_lower(ctx, attrs: CollectiveAttrs, x):
+    return [x]
+
+
+def _pvary_vjp(ctx, attrs: CollectiveAttrs, xs, ys, cts):
+    return [cts[0]]  # per-device cotangents: the region sums those of replicated inputs at its boundary
+
+
+def _pvary_batch(ctx, attrs: CollectiveAttrs, xs, bdims):
+    return [bind(pvary_op, xs[0], **attrs.model_dump())], list(bdims)
+
+
+pvary_op = OpDef(
+    "pvary",
+    _pvary_infer,
+    _pvary_lower,
+    attrs=CollectiveAttrs,
+    vjp=_pvary_vjp,
+    batch=_pvary_batch,
+    traits=frozenset({"linear"}),
+    vary=_differs_along_axes,
+    reasons={"fold": "it marks how a value is held across devices, which a constant does not say"},
+    doc="Its operand unchanged, from then on allowed to differ between the devices of mesh axes "
+    "(jax.lax.pcast to='varying'); lowers to nothing.",
+)
+
+
 # -- public builders ----------------------------------------------------------------
 def _tensor(x) -> Tensor:
     if isinstance(x, Tensor):
@@ -538,6 +570,13 @@ def _all_to_all(x: Tensor, axes, mesh, split_axis: int, concat_axis: int, tiled:
     return bind(all_to_all_op, moved, axes=axes, mesh=mesh, split_axis=concat, concat_axis=concat)
 
 
+def pvary(x, axis_name):
+    """``x`` (a Tensor or a nest) unchanged, marked as possibly different between the devices of
+    ``axis_name``: an out_spec must then name those axes (sg.spmd's replication check)."""
+    axes, mesh = _region_attrs(axis_name)
+    return _each(x, lambda v: bind(pvary_op, v, axes=axes, mesh=mesh))
+
+
 def axis_index(axis_name) -> Tensor:
     """This device's position along ``axis_name`` (row-major over a tuple of axes), an int32 scalar."""
     axes, mesh = _region_attrs(axis_name)
@@ -546,5 +585,5 @@ def axis_index(axis_name) -> Tensor:
 
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index",
-    "tracing_region", "device_groups",
+    "pvary", "tracing_region", "device_groups",
 ]  # fmt: skip

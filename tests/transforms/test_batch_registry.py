@@ -25,6 +25,7 @@ NEVER_BATCHED = {
     "iota",
     "dim_value",
     "axis_index",
+    "platform_index",
     "training_switch",
 }
 
