@@ -39,6 +39,7 @@ from .. import numpy_like as snp
 from ..control_api import while_loop
 from ..numpy_like.core import asarray, error
 from ..primitives.elementwise import stop_gradient
+from ..key_array import raw
 from ..random_keys import fold_in
 from .distributions import uniform
 from .generator import Generator, default_generator
@@ -54,7 +55,7 @@ def _positive_int(value, what: str, who: str) -> int:
 
 def _draw_key(seed, key, who: str) -> Tensor:
     if key is not None:
-        key = asarray(key)
+        key = asarray(raw(key))
         if key.dtype is not dtypes.uint32 or tuple(key.shape) != (2,):
             raise error(f"{who} wants key= as a uint32[2] key, got {key.type}")
         return key
