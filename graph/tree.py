@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
 _NODES: dict[type, tuple[Callable[[Any], tuple], Callable[[list], Any]]] = {}
 
 

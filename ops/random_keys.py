@@ -253,8 +253,9 @@ def key_data(keys):
     if isinstance(keys, KeyArray):
         return keys.data
     shape = getattr(keys, "shape", None)
-    dtype = keys.dtype if isinstance(keys, Tensor) else getattr(keys, "dtype", None)
-    ok = shape is not None and len(shape) >= 1 and shape[-1] == 2 and str(dtype) == "uint32"
+    dtype = getattr(keys, "dtype", None)
+    words = dtype is _U32 if isinstance(keys, Tensor) else dtype == np.uint32
+    ok = words and len(shape) >= 1 and shape[-1] == 2
     if not ok:
         got = keys.type if isinstance(keys, Tensor) else f"{type(keys).__name__} {dtype}{list(shape or ())}"
         raise error(f"key_data wants typed keys (sg.random.key) or raw uint32[..., 2] keys, got {got}")

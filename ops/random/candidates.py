@@ -37,9 +37,9 @@ from ...graph import Tensor, dtypes, library_call
 from ...graph.library import returns
 from .. import numpy_like as snp
 from ..control_api import while_loop
+from ..key_array import raw
 from ..numpy_like.core import asarray, error
 from ..primitives.elementwise import stop_gradient
-from ..key_array import raw
 from ..random_keys import fold_in
 from .distributions import uniform
 from .generator import Generator, default_generator
