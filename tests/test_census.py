@@ -84,7 +84,6 @@ REASONS = {
     },
 }
 OPEN = {
-    "numpy": {"frompyfunc", "ufunc"},
     "lax": {
         "AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "RaggedDotDimensionNumbers", "RandomAlgorithm",
         "Tolerance", "axis_size", "composite", "conv_general_dilated_local", "conv_general_dilated_patches",
