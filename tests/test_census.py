@@ -98,7 +98,6 @@ OPEN = {
     "scipy.special": {
         "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
     },
-    "scipy.stats": {"gaussian_kde"},
 }  # fmt: skip
 
 
