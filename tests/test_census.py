@@ -93,7 +93,6 @@ OPEN = {
         "scatter_apply", "shape_as_value", "stage",
     },
     "lax.linalg": {"hessenberg", "householder_product", "ormqr", "qdwh", "schur", "tridiagonal"},
-    "nn": {"get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul"},
     "scipy.linalg": {"funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester"},
     "scipy.special": {
         "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
