@@ -139,3 +139,26 @@ def test_what_is_no_key_or_not_one_key_is_a_clear_error():
             len(R.key(1))
         with pytest.raises(TypeError, match="no value until a Session"):
             np.asarray(R.key(1))
+
+
+def test_typed_keys_ride_through_scan_and_cond():
+    g = sg.Graph()
+    with g:
+        def body(k, _):
+            k, sub = R.split(k)
+            return k, R.normal(sub, (2,))
+
+        last, ys = sg.scan(body, R.key(5), None, length=3)
+        picked = sg.cond(sg.constant(True), lambda k: R.fold_in(k, 1), lambda k: k, R.key(2))
+    with sg.Session(g) as sess:
+        got_last, got_ys, got_picked = sess.run([last, ys, picked])
+
+    def jax_body(k, _):
+        k, sub = J.split(k)
+        return k, J.normal(sub, (2,))
+
+    want_last, want_ys = jax.lax.scan(jax_body, J.key(5), None, length=3)
+    assert isinstance(got_last, R.KeyArray) and isinstance(got_picked, R.KeyArray)
+    np.testing.assert_array_equal(R.key_data(got_last), J.key_data(want_last))
+    np.testing.assert_array_equal(got_ys, want_ys)
+    np.testing.assert_array_equal(R.key_data(got_picked), J.key_data(J.fold_in(J.key(2), 1)))
