@@ -119,7 +119,9 @@ def _impl_name(impl, dtype=None, who: str = "key") -> str:
         impl = impl.impl
     impl = "threefry2x32" if impl is None else impl
     if impl not in KEY_IMPLS:
-        raise error(f"{who}: impl {impl!r} is not built here; the PRNG implementations are {sorted(KEY_IMPLS)}")
+        raise error(
+            f"{who}: impl {impl!r} is not built here; the PRNG implementations are {sorted(KEY_IMPLS)}"
+        )
     return impl
 
 
@@ -277,7 +279,9 @@ def wrap_key_data(key_bits_array, impl=None, dtype=None) -> KeyArray:
     elif data.dtype is not _U32:
         raise error(f"wrap_key_data wants uint32 words, got {data.type}")
     if not data.shape or data.shape[-1] != KEY_IMPLS[name][1]:
-        raise error(f"wrap_key_data: {name} keys have {KEY_IMPLS[name][1]} words in the last dim, got shape {tuple(data.shape)}")
+        raise error(
+            f"wrap_key_data: {name} keys have {KEY_IMPLS[name][1]} words in the last dim, got shape {tuple(data.shape)}"
+        )
     return KeyArray(data, name)
 
 

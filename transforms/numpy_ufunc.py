@@ -155,6 +155,7 @@ class ufunc:  # noqa: N801  (numpy's and jax's name)
         pos = reshape(pos, (-1,))
         flat = reshape(x, (-1,))
         if b is None:
+
             def step(acc, p):
                 return acc.at[p].set(self(acc[p]).astype(acc.dtype)), None
 
@@ -256,8 +257,17 @@ def numpy_ufuncs(snp) -> dict[str, ufunc]:
         "subtract": (None, None, None, None),
     }
     out = {
-        name: ufunc(getattr(snp, name), 2, 1, name=name, identity=identity, call=getattr(snp, name),
-                    reduce=red, accumulate=acc, at=at)  # fmt: skip
+        name: ufunc(
+            getattr(snp, name),
+            2,
+            1,
+            name=name,
+            identity=identity,
+            call=getattr(snp, name),
+            reduce=red,
+            accumulate=acc,
+            at=at,
+        )  # fmt: skip
         for name, (identity, red, acc, at) in direct.items()
     }
     out["negative"] = ufunc(snp.negative, 1, 1, name="negative", call=snp.negative)

@@ -85,10 +85,20 @@ def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=dtype
     (ba, m, k), (bb, n, kb) = a.shape, b.shape
     if k != kb or ba != bb:
         raise error(f"scaled_matmul wants lhs and rhs of one batch B and contracted K; got {shapes}")
-    if sa.shape[0] != ba or sb.shape[0] != ba or sa.shape[2] != sb.shape[2] or sa.shape[1] != m or sb.shape[1] != n:
-        raise error(f"scaled_matmul wants scales (B, M, K_s) and (B, N, K_s) beside the operands; got {shapes}")
+    if (
+        sa.shape[0] != ba
+        or sb.shape[0] != ba
+        or sa.shape[2] != sb.shape[2]
+        or sa.shape[1] != m
+        or sb.shape[1] != n
+    ):
+        raise error(
+            f"scaled_matmul wants scales (B, M, K_s) and (B, N, K_s) beside the operands; got {shapes}"
+        )
     if sa.shape[2] == 0 or k % sa.shape[2]:
-        raise error(f"scaled_matmul wants K ({k}) a multiple of the scales' K_s ({sa.shape[2]}); got {shapes}")
+        raise error(
+            f"scaled_matmul wants K ({k}) a multiple of the scales' K_s ({sa.shape[2]}); got {shapes}"
+        )
     block = k // sa.shape[2]
     a = a * snp.repeat(sa, block, axis=-1)
     b = b * snp.repeat(sb, block, axis=-1)
@@ -102,7 +112,11 @@ def _e8m0_scale(amax_over_max: Tensor) -> Tensor:
     bits = bitcast_convert(amax_over_max, dtypes.uint32)
     exp = bits >> np.uint32(23)
     mant = bits & np.uint32(0x7FFFFF)
-    round_up = (mant > np.uint32(0)) & (exp != np.uint32(0xFE)) & ~((exp == np.uint32(0)) & (mant <= np.uint32(0x400000)))
+    round_up = (
+        (mant > np.uint32(0))
+        & (exp != np.uint32(0xFE))
+        & ~((exp == np.uint32(0)) & (mant <= np.uint32(0x400000)))
+    )
     exp = snp.where(round_up, exp + np.uint32(1), exp) & np.uint32(0xFF)
     scale = bitcast_convert(exp << np.uint32(23), dtypes.float32)
     return snp.where(scale == 0, np.float32(2.0**-127), scale)
@@ -134,7 +148,9 @@ def _quantize(x: Tensor, config: BlockScaleConfig) -> tuple[Tensor, Tensor]:
     elif config.mode == "nvfp4":
         scale_max = float(ml_dtypes.finfo(config.scale_type).max)
         scales = convert(convert(snp.clip(amax, 0.0, scale_max), dtypes.float8_e4m3fn), dtypes.float32)
-        scaled = snp.where(scales == 0, np.float32(0.0), blocks / snp.where(scales == 0, np.float32(1.0), scales))
+        scaled = snp.where(
+            scales == 0, np.float32(0.0), blocks / snp.where(scales == 0, np.float32(1.0), scales)
+        )
     else:
         raise error(f"scaled_dot_general: mode is 'mxfp8' or 'nvfp4', got {config.mode!r}")
     clipped = snp.clip(scaled, -top, top)
@@ -153,7 +169,11 @@ def _to_3d(x: Tensor, contract, batch) -> tuple[Tensor, tuple]:
     """``x`` transposed to (batch, kept, contracted) dims, each group in ``x``'s own order (as
     jax's), and flattened to (B, M, K)."""
     order = _order(x.ndim, contract, batch)
-    batch, kept, contract = order[: len(batch)], order[len(batch) : x.ndim - len(contract)], order[x.ndim - len(contract) :]
+    batch, kept, contract = (
+        order[: len(batch)],
+        order[len(batch) : x.ndim - len(contract)],
+        order[x.ndim - len(contract) :],
+    )
     t = snp.transpose(x, order)
     sizes = [int(np.prod([x.shape[d] for d in g], dtype=np.int64)) for g in (batch, kept, contract)]
     return snp.reshape(t, tuple(sizes)), tuple(x.shape[d] for d in kept)
@@ -185,12 +205,16 @@ def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=dtype
     del implementation
     x, y = asarray(lhs), asarray(rhs)
     (lc, rc), (lb, rb) = dimension_numbers
-    lc, rc, lb, rb = (tuple(int(d) for d in (g if isinstance(g, tuple | list) else (g,))) for g in (lc, rc, lb, rb))
+    lc, rc, lb, rb = (
+        tuple(int(d) for d in (g if isinstance(g, tuple | list) else (g,))) for g in (lc, rc, lb, rb)
+    )
     out_dt = dtypes.dtype(preferred_element_type)
     if configs is None:
         return convert(dot_general(x, y, (lc, rc), (lb, rb)), out_dt)
     if out_dt.name not in ("float32", "bfloat16", "float16"):
-        raise error(f"scaled_dot_general's preferred_element_type is float32, bfloat16 or float16, got {out_dt.name}")
+        raise error(
+            f"scaled_dot_general's preferred_element_type is float32, bfloat16 or float16, got {out_dt.name}"
+        )
     if len(configs) < 2:
         raise error(f"scaled_dot_general wants configs for lhs, rhs (and the gradient), got {len(configs)}")
     if not (x.dtype.kind == "f" and y.dtype.kind == "f"):

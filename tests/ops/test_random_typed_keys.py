@@ -24,12 +24,20 @@ def _build(seed):
     k1, k2 = R.split(k)
     ks = R.split(k, 3)
     return dict(
-        data=R.key_data(k), ks=ks, k1=k1, fold=R.fold_in(k, 7), fold0=R.fold_in(ks[2], 0),
+        data=R.key_data(k),
+        ks=ks,
+        k1=k1,
+        fold=R.fold_in(k, 7),
+        fold0=R.fold_in(ks[2], 0),
         grid=R.split(k2, (2, 3)),
-        normal=R.normal(k1, (5,)), uniform=R.uniform(k2, (2, 3), minval=-2.0, maxval=3.0),
-        bits=R.bits(ks[1], (4,)), bits8=R.bits(k, (3,), sg.uint8),
-        randint=R.randint(k, (6,), -5, 10), randint_edge=R.randint(k1, (4,), 3, 4),
-        unif_scalar=R.uniform(k, dtype=sg.float16), bern=R.bernoulli(k2, 0.3, (5,)),
+        normal=R.normal(k1, (5,)),
+        uniform=R.uniform(k2, (2, 3), minval=-2.0, maxval=3.0),
+        bits=R.bits(ks[1], (4,)),
+        bits8=R.bits(k, (3,), sg.uint8),
+        randint=R.randint(k, (6,), -5, 10),
+        randint_edge=R.randint(k1, (4,), 3, 4),
+        unif_scalar=R.uniform(k, dtype=sg.float16),
+        bern=R.bernoulli(k2, 0.3, (5,)),
     )
 
 
@@ -39,12 +47,20 @@ def _jax(seed):
     k1, k2 = J.split(k)
     ks = J.split(k, 3)
     return dict(
-        data=J.key_data(k), ks=ks, k1=k1, fold=J.fold_in(k, 7), fold0=J.fold_in(ks[2], 0),
+        data=J.key_data(k),
+        ks=ks,
+        k1=k1,
+        fold=J.fold_in(k, 7),
+        fold0=J.fold_in(ks[2], 0),
         grid=J.split(k2, (2, 3)),
-        normal=J.normal(k1, (5,)), uniform=J.uniform(k2, (2, 3), minval=-2.0, maxval=3.0),
-        bits=J.bits(ks[1], (4,)), bits8=J.bits(k, (3,), np.uint8),
-        randint=J.randint(k, (6,), -5, 10), randint_edge=J.randint(k1, (4,), 3, 4),
-        unif_scalar=J.uniform(k, dtype=np.float16), bern=J.bernoulli(k2, 0.3, (5,)),
+        normal=J.normal(k1, (5,)),
+        uniform=J.uniform(k2, (2, 3), minval=-2.0, maxval=3.0),
+        bits=J.bits(ks[1], (4,)),
+        bits8=J.bits(k, (3,), np.uint8),
+        randint=J.randint(k, (6,), -5, 10),
+        randint_edge=J.randint(k1, (4,), 3, 4),
+        unif_scalar=J.uniform(k, dtype=np.float16),
+        bern=J.bernoulli(k2, 0.3, (5,)),
     )
 
 
@@ -129,7 +145,9 @@ def test_what_is_no_key_or_not_one_key_is_a_clear_error():
             R.normal(ks, (2,))
         with pytest.raises(sg.GraphError, match="impl 'rbg' is not built here"):
             R.key(0, impl="rbg")
-        with pytest.raises(sg.GraphError, match=r"key_data wants typed keys.*f32\[3\]|key_data wants typed keys"):
+        with pytest.raises(
+            sg.GraphError, match=r"key_data wants typed keys.*f32\[3\]|key_data wants typed keys"
+        ):
             R.key_data(sg.constant(np.zeros(3, np.float32)))
         with pytest.raises(sg.GraphError, match="wrap_key_data wants uint32 words"):
             R.wrap_key_data(np.zeros(2, np.int32))
@@ -144,6 +162,7 @@ def test_what_is_no_key_or_not_one_key_is_a_clear_error():
 def test_typed_keys_ride_through_scan_and_cond():
     g = sg.Graph()
     with g:
+
         def body(k, _):
             k, sub = R.split(k)
             return k, R.normal(sub, (2,))

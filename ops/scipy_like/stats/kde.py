@@ -40,7 +40,9 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
             raise error(f"gaussian_kde wants a static 1-d or 2-d dataset, got {data.type}")
         d, n = data.shape
         if n < 2:
-            raise error(f"gaussian_kde needs 2 or more data points, got a dataset of shape {tuple(data.shape)}")
+            raise error(
+                f"gaussian_kde needs 2 or more data points, got a dataset of shape {tuple(data.shape)}"
+            )
         if weights is None:
             w = snp.full((n,), 1.0 / n, dtype=data.dtype)
         else:
@@ -82,14 +84,18 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
             self._factor_fn = self.scotts_factor
         elif isinstance(bw_method, str) and bw_method == "silverman":
             self._factor_fn = self.silverman_factor
-        elif isinstance(bw_method, numbers.Real | np.ndarray | np.generic | Tensor) and np.ndim(bw_method) == 0:
+        elif (
+            isinstance(bw_method, numbers.Real | np.ndarray | np.generic | Tensor) and np.ndim(bw_method) == 0
+        ):
             value = bw_method
             self._factor_fn = lambda: asarray(value).astype(self.dataset.dtype)
         elif callable(bw_method):
             fn = bw_method
             self._factor_fn = lambda: asarray(fn(self)).astype(self.dataset.dtype)
         else:
-            raise error(f"gaussian_kde's bw_method is 'scott', 'silverman', a scalar or a callable, got {bw_method!r}")
+            raise error(
+                f"gaussian_kde's bw_method is 'scott', 'silverman', a scalar or a callable, got {bw_method!r}"
+            )
         self.factor = self._factor_fn()
         cov = snp.atleast_2d(snp.cov(self.dataset, rowvar=True, bias=False, aweights=self.weights))
         self._data_covariance = cov
@@ -150,7 +156,9 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
         if tuple(mean.shape) != (self.d,):
             raise error(f"integrate_gaussian wants a mean of dimension {self.d}, got {mean.type}")
         if tuple(cov.shape) != (self.d, self.d):
-            raise error(f"integrate_gaussian wants a covariance of shape ({self.d}, {self.d}), got {cov.type}")
+            raise error(
+                f"integrate_gaussian wants a covariance of shape ({self.d}, {self.d}), got {cov.type}"
+            )
         chol = cho_factor(self.covariance + cov)
         one = snp.ones((1,), self.dataset.dtype)
         return self._convolve(chol, mean[:, None], one, self.dataset, self.weights)
@@ -185,7 +193,9 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
         ind_key, eps_key = random.split(key)
         ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
         zero = snp.zeros((self.d,), self.covariance.dtype)
-        eps = random.multivariate_normal(eps_key, zero, self.covariance, shape=shape, dtype=self.dataset.dtype)
+        eps = random.multivariate_normal(
+            eps_key, zero, self.covariance, shape=shape, dtype=self.dataset.dtype
+        )
         return snp.take(self.dataset, ind, axis=1) + snp.moveaxis(eps, -1, 0)
 
 

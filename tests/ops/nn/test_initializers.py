@@ -30,7 +30,11 @@ JAX_KEYED = {  # name: (ours, jax's, shape), drawn directly from key 7
     "ortho_wide": (init.orthogonal(column_axis=0), jax.nn.initializers.orthogonal(column_axis=0), (3, 4, 2)),
     "delta_1d": (init.delta_orthogonal(), jax.nn.initializers.delta_orthogonal(), (3, 4, 6)),
     "delta_2d": (init.delta_orthogonal(2.0), jax.nn.initializers.delta_orthogonal(2.0), (4, 3, 5, 5)),
-    "delta_3d": (init.delta_orthogonal(column_axis=0), jax.nn.initializers.delta_orthogonal(column_axis=0), (2, 1, 3, 2, 3)),
+    "delta_3d": (
+        init.delta_orthogonal(column_axis=0),
+        jax.nn.initializers.delta_orthogonal(column_axis=0),
+        (2, 1, 3, 2, 3),
+    ),
 }
 
 

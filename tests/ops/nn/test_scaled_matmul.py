@@ -16,7 +16,9 @@ from jax._src.cudnn import scaled_matmul_stablehlo as jax_scaled
 
 import stablegraph as sg
 
-ours_module = importlib.import_module("stablegraph.ops.nn.scaled_matmul")  # (sg.nn's function shadows the name)
+ours_module = importlib.import_module(
+    "stablegraph.ops.nn.scaled_matmul"
+)  # (sg.nn's function shadows the name)
 
 F8, E8M0, F4 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn
 
@@ -27,7 +29,9 @@ def _deq(q, scales, block):
 
 @functools.cache
 def _jax_quantizer(mode, global_scale):
-    cfg = jax.nn.get_scaled_dot_general_config(mode, None if global_scale is None else np.float32([global_scale]))
+    cfg = jax.nn.get_scaled_dot_general_config(
+        mode, None if global_scale is None else np.float32([global_scale])
+    )
     return jax.jit(lambda x: jax_scaled.quantize(x, cfg)), cfg
 
 
@@ -54,7 +58,9 @@ def test_scaled_matmul_is_the_dequantized_einsum():
     with g:
         out = dict(
             mx=sg.nn.scaled_matmul(a8, b8, sa, sb),
-            mx_tensor=sg.nn.scaled_matmul(sg.constant(a8), sg.constant(b8), sa, sb, preferred_element_type=sg.bfloat16),
+            mx_tensor=sg.nn.scaled_matmul(
+                sg.constant(a8), sg.constant(b8), sa, sb, preferred_element_type=sg.bfloat16
+            ),
             nv=sg.nn.scaled_matmul(a4, b4, s4a, s4b),
             block64=sg.nn.scaled_matmul(a8, b8, sa[..., :1], sb[..., :1]),
         )
@@ -94,7 +100,9 @@ def test_scaled_dot_general_quantizes_as_jax():
             nv_gs=sg.nn.scaled_dot_general(x, y, dims, configs=[nv_gs, nv_gs, nv_gs]),
             nobatch=sg.nn.scaled_dot_general(xt, y[0], (((0,), (1,)), ((), ())), configs=[mx, mx, mx]),
             plain=sg.nn.scaled_dot_general(x, y, dims),
-            half=sg.nn.scaled_dot_general(x, y, dims, preferred_element_type=sg.float16, configs=[mx, mx, mx]),
+            half=sg.nn.scaled_dot_general(
+                x, y, dims, preferred_element_type=sg.float16, configs=[mx, mx, mx]
+            ),
         )
     with sg.Session(g) as sess:
         r = sess.run(out)
@@ -135,7 +143,9 @@ def test_gradient_is_straight_through_the_quantizer():
     with g:
         mx = sg.nn.get_scaled_dot_general_config("mxfp8")
         X, Y = sg.constant(x), sg.constant(y)
-        dx, dy = sg.gradients(sg.numpy.sum(sg.nn.scaled_dot_general(X, Y, dims, configs=[mx, mx, mx])), [X, Y])
+        dx, dy = sg.gradients(
+            sg.numpy.sum(sg.nn.scaled_dot_general(X, Y, dims, configs=[mx, mx, mx])), [X, Y]
+        )
     with sg.Session(g) as sess:
         gx, gy = sess.run([dx, dy])
     ones = np.ones((1, 2, 3))
@@ -154,6 +164,8 @@ def test_bad_shapes_and_modes_are_clear_errors():
             sg.nn.get_scaled_dot_general_config("int8")
         mx = sg.nn.get_scaled_dot_general_config("mxfp8")
         with pytest.raises(sg.GraphError, match="not a multiple of the block size 32"):
-            sg.nn.scaled_dot_general(a[..., :48], a[..., :48], (((2,), (2,)), ((0,), (0,))), configs=[mx, mx, mx])
+            sg.nn.scaled_dot_general(
+                a[..., :48], a[..., :48], (((2,), (2,)), ((0,), (0,))), configs=[mx, mx, mx]
+            )
         with pytest.raises(sg.GraphError, match="float32, bfloat16 or float16"):
             sg.nn.scaled_dot_general(a, a, (((2,), (2,)), ((0,), (0,))), sg.float64, configs=[mx, mx, mx])

@@ -34,11 +34,19 @@ def test_values_match_scipy():
             k1 = KDE(d1, bw_method=bw)
             k2 = KDE(d2, bw_method=bw, weights=w2)
             got[i] = dict(
-                pdf1=k1(pts1), logpdf1=k1.logpdf(pts1), pdf2=k2.pdf(pts2), logpdf2=k2.logpdf(pts2),
-                factor1=k1.factor, factor2=k2.factor, cov2=k2.covariance, neff2=k2.neff,
-                box=k1.integrate_box_1d(-0.5, 1.0), box_all=k1.integrate_box_1d(-np.inf, np.inf),
+                pdf1=k1(pts1),
+                logpdf1=k1.logpdf(pts1),
+                pdf2=k2.pdf(pts2),
+                logpdf2=k2.logpdf(pts2),
+                factor1=k1.factor,
+                factor2=k2.factor,
+                cov2=k2.covariance,
+                neff2=k2.neff,
+                box=k1.integrate_box_1d(-0.5, 1.0),
+                box_all=k1.integrate_box_1d(-np.inf, np.inf),
                 gauss2=k2.integrate_gaussian(np.array([0.5, -1.0]), np.array([[1.0, 0.2], [0.2, 2.0]])),
-                gauss1=k1.integrate_gaussian(0.1, 0.5), kde2=k2.integrate_kde(KDE(d2[:, :9])),
+                gauss1=k1.integrate_gaussian(0.1, 0.5),
+                kde2=k2.integrate_kde(KDE(d2[:, :9])),
                 one_point=k2.evaluate(np.array([0.1, 0.2])),
             )
         reset = KDE(d1)
@@ -52,12 +60,19 @@ def test_values_match_scipy():
         finite = pts1[:-1]  # scipy refuses a nan point; the estimate at nan is nan (checked below)
         with np.errstate(invalid="ignore", divide="ignore"):
             want = dict(
-                pdf1=np.append(s1(finite), np.nan), logpdf1=np.append(s1.logpdf(finite), np.nan),
-                pdf2=s2.pdf(pts2), logpdf2=s2.logpdf(pts2),
-                factor1=s1.factor, factor2=s2.factor, cov2=s2.covariance, neff2=s2.neff,
-                box=s1.integrate_box_1d(-0.5, 1.0), box_all=1.0,
+                pdf1=np.append(s1(finite), np.nan),
+                logpdf1=np.append(s1.logpdf(finite), np.nan),
+                pdf2=s2.pdf(pts2),
+                logpdf2=s2.logpdf(pts2),
+                factor1=s1.factor,
+                factor2=s2.factor,
+                cov2=s2.covariance,
+                neff2=s2.neff,
+                box=s1.integrate_box_1d(-0.5, 1.0),
+                box_all=1.0,
                 gauss2=s2.integrate_gaussian([0.5, -1.0], [[1.0, 0.2], [0.2, 2.0]]),
-                gauss1=s1.integrate_gaussian(0.1, 0.5), kde2=s2.integrate_kde(stats.gaussian_kde(d2[:, :9])),
+                gauss1=s1.integrate_gaussian(0.1, 0.5),
+                kde2=s2.integrate_kde(stats.gaussian_kde(d2[:, :9])),
                 one_point=s2.evaluate(np.array([0.1, 0.2])),
             )
         for name, w in want.items():
@@ -79,7 +94,9 @@ def test_float32_and_resample_match_jax():
         out = sess.run(got)
     with jax.enable_x64(False), jax.threefry_partitionable(True):
         jk = jax.scipy.stats.gaussian_kde(data, weights=w)
-        want = dict(pdf=jk(pts), draw=jk.resample(jax.random.key(3), (6,)), one=jk.resample(jax.random.PRNGKey(4)))
+        want = dict(
+            pdf=jk(pts), draw=jk.resample(jax.random.key(3), (6,)), one=jk.resample(jax.random.PRNGKey(4))
+        )
     assert out["pdf"].dtype == np.float32 and out["draw"].shape == (2, 6) and out["one"].shape == (2,)
     for name, wv in want.items():
         np.testing.assert_allclose(out[name], np.asarray(wv), rtol=2e-5, atol=2e-6, err_msg=name)
