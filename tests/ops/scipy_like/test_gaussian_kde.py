@@ -81,6 +81,15 @@ def test_values_match_scipy():
     assert np.isfinite(out[0]["logpdf1"][9]) and out[0]["pdf1"][9] == 0.0  # far tail: log-sum-exp keeps it
 
 
+@jax.jit
+def _jax_float32(data, w, pts):
+    """jax's estimate, density and draws, in one compile."""
+    jk = jax.scipy.stats.gaussian_kde(data, weights=w)
+    return dict(
+        pdf=jk(pts), draw=jk.resample(jax.random.key(3), (6,)), one=jk.resample(jax.random.PRNGKey(4))
+    )
+
+
 def test_float32_and_resample_match_jax():
     rng = np.random.default_rng(2)
     data = rng.normal(size=(2, 12)).astype(np.float32)
@@ -93,10 +102,7 @@ def test_float32_and_resample_match_jax():
     with sg.Session(g) as sess:
         out = sess.run(got)
     with jax.enable_x64(False), jax.threefry_partitionable(True):
-        jk = jax.scipy.stats.gaussian_kde(data, weights=w)
-        want = dict(
-            pdf=jk(pts), draw=jk.resample(jax.random.key(3), (6,)), one=jk.resample(jax.random.PRNGKey(4))
-        )
+        want = _jax_float32(data, w, pts)
     assert out["pdf"].dtype == np.float32 and out["draw"].shape == (2, 6) and out["one"].shape == (2,)
     for name, wv in want.items():
         np.testing.assert_allclose(out[name], np.asarray(wv), rtol=2e-5, atol=2e-6, err_msg=name)
