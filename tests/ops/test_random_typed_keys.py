@@ -105,14 +105,18 @@ def test_raw_and_typed_keys_convert_both_ways_and_draw_alike():
     np.testing.assert_array_equal(s[1], s[2])
     np.testing.assert_array_equal(R.key_data(ts), rs)
     np.testing.assert_array_equal(fh, J.uniform(J.wrap_key_data(np.array([3, 4], np.uint32)), (2,)))
-    # a host KeyArray (what a fetch gives) feeds a uint32[..., 2] placeholder
+    # a host KeyArray (what a fetch gives) feeds a uint32[..., 2] placeholder, or the typed key over it
     g2 = sg.Graph()
     with g2:
         words = sg.placeholder((2,), sg.uint32, name="words")
-        draw = R.normal(R.wrap_key_data(words), (3,))
+        typed_words = R.wrap_key_data(words)
+        draw = R.normal(typed_words, (3,))
     with sg.Session(g2) as sess:
         fed = sess.run(draw, {words: ts[0]})
+        by_key = [sess.run(draw, {typed_words: ts[1]}) for _ in range(2)]  # the typed key as the feed's key
     np.testing.assert_array_equal(fed, J.normal(J.split(J.key(9))[0], (3,)))
+    for got in by_key:
+        np.testing.assert_array_equal(got, J.normal(J.split(J.key(9))[1], (3,)))
 
 
 def test_vectorize_over_typed_key_batches_matches_jax_vmap():

@@ -17,7 +17,6 @@ import numpy as np
 
 from ....graph import Tensor
 from ... import numpy_like as snp
-from ... import random
 from ...numpy_like.core import asarray, error
 from ..linalg import cho_factor, cho_solve
 from ..special import logsumexp, ndtr
@@ -187,16 +186,8 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
         small, large = (self, other) if self.n < other.n else (other, self)
         return self._convolve(chol, small.dataset, small.weights, large.dataset, large.weights)
 
-    def resample(self, key, shape=()) -> Tensor:
-        """Draws from the estimate: shape (d, *shape); with a key, as jax's resample."""
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-        ind_key, eps_key = random.split(key)
-        ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
-        zero = snp.zeros((self.d,), self.covariance.dtype)
-        eps = random.multivariate_normal(
-            eps_key, zero, self.covariance, shape=shape, dtype=self.dataset.dtype
-        )
-        return snp.take(self.dataset, ind, axis=1) + snp.moveaxis(eps, -1, 0)
+    # resample(key, shape=()) draws with sg.random, a layer above this one: ops/random/kde_resample.py
+    # sets it on the class.
 
 
 __all__ = ["gaussian_kde"]
