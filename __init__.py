@@ -106,6 +106,7 @@ from .transforms import (
     jacrev,
     jvp,
     numpy_mapping,
+    numpy_ufunc,
     simplify,
     value_and_grad,
     vectorize,
@@ -125,6 +126,12 @@ lax.custom_root, lax.custom_linear_solve = lax_solvers.custom_root, lax_solvers.
 # numpy's vectorize and apply_along_axis map with sg.vectorize (a transform), so they are made in the
 # transforms layer and hung on sg.numpy here, as scipy.optimize is on sg.scipy
 numpy.vectorize, numpy.apply_along_axis = numpy_mapping.vectorize, numpy_mapping.apply_along_axis
+# numpy.ufunc's methods loop with sg.numpy.vectorize, scan and fori_loop: made in the transforms layer
+# too; sg.numpy.add, multiply, ... become ufunc objects over the same functions, as jax.numpy's are
+numpy.ufunc, numpy.frompyfunc = numpy_ufunc.ufunc, numpy_ufunc.frompyfunc
+for _name, _uf in numpy_ufunc.numpy_ufuncs(numpy).items():
+    setattr(numpy, _name, _uf)
+del _name, _uf
 _sys.modules[__name__ + ".numpy"] = numpy  # so `import stablegraph.numpy as snp` works too
 _sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".nn"] = nn

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..graph import FeedError, GraphError, Tensor, located, user_location
 from ..graph.dims import evaluate, linear, substitute, symbols
+from ..ops.key_array import KeyArray
 from . import pjrt
 
 
@@ -53,7 +54,10 @@ def as_mapping(feeds) -> Mapping:
 
 
 def resolve(graph, key) -> Tensor:
-    """A feed or fetch key (Tensor or name) as a Tensor of ``graph``."""
+    """A feed or fetch key (Tensor or name) as a Tensor of ``graph``; a typed key array
+    (sg.random's KeyArray) stands for its uint32 words, which a fed host KeyArray fills."""
+    if isinstance(key, KeyArray):
+        key = key.data
     if isinstance(key, Tensor):
         if key.graph is not graph:
             raise FeedError(f"tensor {key.name} belongs to another graph ({key.graph.name!r})")

@@ -1,7 +1,9 @@
 """Nested structures of leaves (lists, tuples, dicts, None) for fetches and results.
 
 ``flatten(nest)`` gives the leaves and a treedef; ``unflatten(treedef, leaves)``
-rebuilds the same structure. Dicts keep their key order. ``describe`` and
+rebuilds the same structure. Dicts keep their key order. ``register_node`` adds
+a class of the ops layer as a nest of its own (sg.random's typed KeyArray: a
+nest of one leaf, its uint32 data), so fetches, transforms and calls see through it. ``describe`` and
 ``leaf_paths`` spell a treedef for error messages. ``prefix_leaves`` spreads a
 prefix nest (jax's in_axes, shard_map's specs) over the leaves of a treedef.
 """
@@ -10,6 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+_NODES: dict[type, tuple[Callable[[Any], tuple], Callable[[list], Any]]] = {}
+
+
+def register_node(cls: type, children: Callable[[Any], tuple], rebuild: Callable[[list], Any]) -> None:
+    """Make instances of ``cls`` nests: ``children(x)`` their parts, ``rebuild(parts)`` one again."""
+    _NODES[cls] = (children, rebuild)
 
 
 def flatten(nest, is_leaf: Callable[[Any], bool] | None = None):
@@ -30,6 +39,9 @@ def _flatten(x, leaves, is_leaf):
         return (dict, tuple(x.keys()), tuple(_flatten(v, leaves, is_leaf) for v in x.values()))
     if x is None:
         return ("none",)
+    node = _NODES.get(type(x))
+    if node is not None:
+        return (type(x), tuple(_flatten(v, leaves, is_leaf) for v in node[0](x)))
     leaves.append(x)
     return None
 
@@ -49,6 +61,8 @@ def _build(td, it):
     if kind is dict:
         return {k: _build(sub, it) for k, sub in zip(td[1], td[2])}
     items = [_build(sub, it) for sub in td[1]]
+    if kind in _NODES:
+        return _NODES[kind][1](items)
     if kind is list:
         return items
     if kind is tuple:

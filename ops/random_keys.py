@@ -1,7 +1,10 @@
 """Threefry-2x32 keys: key, split, fold_in and bits (sg.random, ops layer).
 
-A key is a uint32[2] Tensor, the raw key of jax's default "threefry2x32"
-implementation. Everything here hashes with the threefry2x32 primitive
+A raw key (``PRNGKey``) is a uint32[2] Tensor, the raw key of jax's default
+"threefry2x32" implementation; a typed key (``key``) is a KeyArray of dtype
+key<fry> over the same words (key_array.py). Every function here takes both;
+split, fold_in and clone give back the kind they got. key_data and
+wrap_key_data convert between the two. Everything here hashes with the threefry2x32 primitive
 (threefry.py) and follows jax's partitionable construction (its default
 since 0.5): the counter of element i of a draw of any shape is the pair
 (i >> 32, i & 0xffffffff) of its row-major flat index, hashed under the key.
@@ -18,6 +21,7 @@ import numpy as np
 
 from ..graph import Tensor, dtypes, library
 from ..graph.dims import check_shape
+from .key_array import KEY_IMPLS, KeyArray, KeyDType
 from .numpy_like.core import error
 from .primitives import compare, constants, elementwise, slicing
 from .primitives import shape as shape_ops
@@ -42,6 +46,10 @@ _WORDS = "random key words"  # a graph memo: a key Tensor -> its two uint32 scal
 
 
 def _key_halves(key, who: str) -> tuple[Tensor, Tensor]:
+    if isinstance(key, KeyArray):
+        if key.shape != ():
+            raise error(f"{who} wants a single key, got a key array of shape {key.shape} ({key.dtype})")
+        key = key.data
     if not isinstance(key, Tensor):
         arr = np.asarray(key)
         if arr.dtype != np.uint32 or arr.shape != (2,):
@@ -101,18 +109,44 @@ def seed_words(seed, who: str = "key") -> tuple[int, int]:
     return s >> 32, s & 0xFFFFFFFF
 
 
+def _impl_name(impl, dtype=None, who: str = "key") -> str:
+    """The generator's name from jax's ``impl=`` (a name, or key_impl's answer) or a key dtype."""
+    if dtype is not None:
+        if not isinstance(dtype, KeyDType):
+            raise error(f"{who} wants a key dtype (sg.random.key_dtype()) as dtype=, got {dtype!r}")
+        impl = dtype.impl if impl is None else impl
+    if isinstance(impl, KeyDType):
+        impl = impl.impl
+    impl = "threefry2x32" if impl is None else impl
+    if impl not in KEY_IMPLS:
+        raise error(
+            f"{who}: impl {impl!r} is not built here; the PRNG implementations are {sorted(KEY_IMPLS)}"
+        )
+    return impl
+
+
 @library()
-def key(seed) -> Tensor:
-    """A PRNG key (uint32[2]) from an integer seed: ``[0, seed]`` for 32-bit seeds.
+def PRNGKey(seed, impl=None) -> Tensor:  # noqa: N802  (jax's name)
+    """A raw PRNG key (uint32[2]) from an integer seed: ``[0, seed]`` for 32-bit seeds.
 
     ``seed`` is a Python/numpy int or an integer scalar Tensor. Like
     ``jax.random.PRNGKey`` (raw threefry keys): a 64-bit seed fills both words.
-    ``k = sg.random.key(0)``
+    ``k = sg.random.PRNGKey(0)``
     """
-    return _pair(*_seed_words(seed, "key"))
+    _impl_name(impl, who="PRNGKey")
+    return _pair(*_seed_words(seed, "PRNGKey"))
 
 
-PRNGKey = key
+@library()
+def key(seed, impl=None, dtype=None) -> KeyArray:
+    """A typed PRNG key (a KeyArray of shape () and dtype key<fry>) from an integer seed.
+
+    Its words are those of ``PRNGKey(seed)``, as ``jax.random.key``'s are;
+    every sampler takes it, ``key_data`` gives the words.
+    ``k1, k2 = sg.random.split(sg.random.key(0))``
+    """
+    name = _impl_name(impl, dtype)
+    return KeyArray(_pair(*_seed_words(seed, "key")), name)
 
 
 def _static_size(shape, who: str) -> int:
@@ -169,7 +203,12 @@ def split(key, num=2) -> Tensor:
     a, b = _hash(key, shape, "split")
     n = len(shape)
     parts = [shape_ops.broadcast_in_dim(w, (*shape, 1), tuple(range(n))) for w in (a, b)]
-    return slicing.concatenate(parts, n)
+    return _like(key, slicing.concatenate(parts, n))
+
+
+def _like(key, words: Tensor):
+    """``words`` (uint32[..., 2]) as the same kind of key as ``key``: typed for a typed one."""
+    return KeyArray(words, key.impl) if isinstance(key, KeyArray) else words
 
 
 @library()
@@ -188,7 +227,7 @@ def fold_in(key, data) -> Tensor:
             raise error(f"fold_in wants integer data, got {data!r}")
         lo = full(int(data) % 2**32, _U32, ())
     a, b = threefry2x32(k1, k2, full(0, _U32, ()), lo)
-    return _pair(a, b)
+    return _like(key, _pair(a, b))
 
 
 @library()
@@ -208,4 +247,70 @@ def bits(key, shape=(), dtype=dtypes.uint32) -> Tensor:
     return compare.convert(elementwise_op(elementwise.xor, a, b), dt)
 
 
-__all__ = ["PRNGKey", "bits", "fold_in", "key", "split"]  # key_words, remember_words: for ops/state.py
+def key_data(keys):
+    """The uint32[..., 2] words under typed ``keys`` (a raw key comes back as it is).
+
+    A Tensor for keys of a graph, a numpy array for keys a Session fetched.
+    """
+    if isinstance(keys, KeyArray):
+        return keys.data
+    shape = getattr(keys, "shape", None)
+    dtype = getattr(keys, "dtype", None)
+    words = dtype is _U32 if isinstance(keys, Tensor) else dtype == np.uint32
+    ok = words and len(shape) >= 1 and shape[-1] == 2
+    if not ok:
+        got = keys.type if isinstance(keys, Tensor) else f"{type(keys).__name__} {dtype}{list(shape or ())}"
+        raise error(f"key_data wants typed keys (sg.random.key) or raw uint32[..., 2] keys, got {got}")
+    return keys
+
+
+def wrap_key_data(key_bits_array, impl=None, dtype=None) -> KeyArray:
+    """Typed keys over ``key_bits_array``'s words: uint32[..., 2] -> KeyArray of shape [...].
+
+    A numpy array stays one (a host KeyArray, as a Session fetch gives);
+    the inverse of ``key_data``.
+    """
+    name = _impl_name(impl, dtype, "wrap_key_data")
+    data = key_bits_array
+    if not isinstance(data, Tensor):
+        data = np.asarray(data)
+        if data.dtype != np.uint32:
+            raise error(f"wrap_key_data wants uint32 words, got {data.dtype}{list(data.shape)}")
+    elif data.dtype is not _U32:
+        raise error(f"wrap_key_data wants uint32 words, got {data.type}")
+    if not data.shape or data.shape[-1] != KEY_IMPLS[name][1]:
+        raise error(
+            f"wrap_key_data: {name} keys have {KEY_IMPLS[name][1]} words in the last dim, got shape {tuple(data.shape)}"
+        )
+    return KeyArray(data, name)
+
+
+def key_impl(keys) -> str:
+    """The name of the PRNG implementation of ``keys`` (typed or raw): "threefry2x32"."""
+    key_data(keys)  # refuses what is no key
+    return keys.impl if isinstance(keys, KeyArray) else "threefry2x32"
+
+
+def key_dtype(impl_spec=None) -> KeyDType:
+    """The dtype of typed keys of an implementation (default threefry2x32): ``key<fry>``."""
+    return KeyDType(_impl_name(impl_spec, who="key_dtype"))
+
+
+def clone(key):
+    """The same key (jax's clone matters only to its key-reuse checker, which is not built here)."""
+    key_data(key)
+    return key
+
+
+__all__ = [
+    "PRNGKey",
+    "bits",
+    "clone",
+    "fold_in",
+    "key",
+    "key_data",
+    "key_dtype",
+    "key_impl",
+    "split",
+    "wrap_key_data",
+]  # key_words, remember_words: for ops/state.py

@@ -9,7 +9,8 @@ functions as jax.nn (``dot_product_attention``, ``standardize``) and flax
 ``embedding_lookup``, ``softmax_cross_entropy_with_logits`` and the other
 keyword-only cross entropies, ``nce_loss``, ``sampled_softmax_loss``).
 ``update_ops()`` lists batch_norm's pending moving-average updates
-(``minimize`` runs them by itself).
+(``minimize`` runs them by itself). Block-scaled (mxfp8/nvfp4) matmuls as
+jax.nn: ``scaled_matmul``, ``scaled_dot_general``.
 """
 
 from . import initializers
@@ -36,11 +37,13 @@ from .pooling import __all__ as _pooling_all
 from .reuse import AUTO_REUSE
 from .sampled_losses import *  # noqa: F403
 from .sampled_losses import __all__ as _sampled_all
+from .scaled_matmul import *  # noqa: F403
+from .scaled_matmul import __all__ as _scaled_all
 from .updates import *  # noqa: F403
 from .updates import __all__ as _updates_all
 
 __all__ = [
     *_activations_all, *_attention_all, *_conv_all, *_conv_functions_all, *_cross_entropies_all,
     *_embedding_all, *_losses_all, *_layers_all, *_normalization_all, *_pooling_all, *_sampled_all,
-    *_updates_all, "initializers", "AUTO_REUSE",
+    *_updates_all, *_scaled_all, "initializers", "AUTO_REUSE",
 ]  # fmt: skip

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Protocol, runtime_checkable
 
 from ...graph import Tensor, dtypes
 from ...graph.dims import check_shape
@@ -25,7 +26,7 @@ from ..control_api import fori_loop
 from ..numpy_like.core import error, normalize_axis
 
 __all__ = [
-    "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
+    "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
     "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "orthogonal", "truncated_normal",
     "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
 ]  # fmt: skip
@@ -33,6 +34,14 @@ __all__ = [
 # The standard deviation of a unit normal truncated to (-2, 2): dividing by it
 # gives the truncated draw the variance asked for.
 _TRUNCATED_STDDEV = 0.87962566103423978
+
+
+@runtime_checkable
+class Initializer(Protocol):
+    """What every initializer here is (jax.nn.initializers.Initializer): a callable
+    ``init(key, shape, dtype) -> Tensor``, for annotations and isinstance checks."""
+
+    def __call__(self, key, shape, dtype=None) -> Tensor: ...
 
 
 def _shape(shape, who: str) -> tuple:
@@ -241,3 +250,22 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=dtypes.float32):
         return q * scale
 
     return _named(init, "orthogonal")
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=dtypes.float32):
+    """An initializer for 1-, 2- or 3-d convolution kernels (shape (*spatial, in, out), 3 to 5
+    dims, in <= out): zero except at the spatial centre, which holds an ``orthogonal`` matrix
+    (Xiao et al. 2018, "Dynamical isometry and a mean field theory of CNNs"); as jax's."""
+
+    def init(key, shape, dtype=dtype):
+        shape = _shape(shape, "delta_orthogonal")
+        dt = _float(dtype, "delta_orthogonal")
+        if len(shape) not in (3, 4, 5):
+            raise error(f"delta_orthogonal wants a 3-d, 4-d or 5-d kernel shape, got {shape}")
+        if shape[-1] < shape[-2]:
+            raise error(f"delta_orthogonal wants fan_in <= fan_out (shape[-2] <= shape[-1]), got {shape}")
+        centre = orthogonal(scale, column_axis, dt)(key, shape[-2:], dt)
+        middle = tuple((k - 1) // 2 for k in shape[:-2])
+        return snp.zeros(shape, dt).at[middle].set(centre)
+
+    return _named(init, "delta_orthogonal")

@@ -16,6 +16,7 @@ import numbers
 from ...graph import GraphError, Tensor, current_graph, dtypes, library, located, user_location
 from ...graph.library import returns
 from .. import numpy_like as snp
+from ..key_array import raw
 from ..numpy_like.core import asarray
 from ..primitives.dot_general import dot_general
 from ..random import bernoulli
@@ -104,6 +105,7 @@ def dense(
 
 
 def _is_key(a) -> bool:
+    a = raw(a)  # a typed key: its words
     return isinstance(a, Tensor) and a.dtype is dtypes.uint32 and tuple(a.shape) == (2,)
 
 
@@ -144,7 +146,7 @@ def dropout(*args, rate=None, training=None, key=None, keep_prob=None, noise_sha
         rate = args[1]
     rate = _dropout_rate(rate, keep_prob)
     if key is not None and not _is_key(key):
-        raise _error(f"dropout wants a key of uint32[2], got {key!r}")
+        raise _error(f"dropout wants a key (sg.random.key, or uint32[2]), got {key!r}")
     shape = _noise_shape(x, noise_shape)
     if (_is_number(rate) and rate == 0) or training is False:
         return x

@@ -37,6 +37,7 @@ from ...graph import Tensor, dtypes, library_call
 from ...graph.library import returns
 from .. import numpy_like as snp
 from ..control_api import while_loop
+from ..key_array import raw
 from ..numpy_like.core import asarray, error
 from ..primitives.elementwise import stop_gradient
 from ..random_keys import fold_in
@@ -54,7 +55,7 @@ def _positive_int(value, what: str, who: str) -> int:
 
 def _draw_key(seed, key, who: str) -> Tensor:
     if key is not None:
-        key = asarray(key)
+        key = asarray(raw(key))
         if key.dtype is not dtypes.uint32 or tuple(key.shape) != (2,):
             raise error(f"{who} wants key= as a uint32[2] key, got {key.type}")
         return key

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...graph import current_graph, dtypes, library_call
 from ...graph import name_scope as _name_scope
 from ...graph.library import returns
-from ..random_keys import fold_in, key, split
+from ..random_keys import PRNGKey, fold_in, split
 from ..state import Variable, assign
 from . import distributions
 
@@ -40,7 +40,7 @@ class Generator:
     def __init__(self, seed: int | None = None, name: str = "generator"):
         local = current_graph().unique_name(name).rsplit("/", 1)[-1]  # the variable's name
         with library_call("Generator", local, scope=False) as call:
-            init = session_key if seed is None else key(seed)
+            init = session_key if seed is None else PRNGKey(seed)
             self.state = Variable(init, (2,), dtypes.uint32, name=local, trainable=False)
             with _name_scope(local), _name_scope("advance"):
                 halves = split(self.state)

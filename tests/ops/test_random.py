@@ -59,8 +59,8 @@ def test_threefry_known_answers():
 
 def _build_draws(k, lo, hi, logits):
     return dict(
-        key0=R.key(0), key_neg=R.key(-1), key_big=R.key(2**40 + 7), key_t=R.key(sg.constant(np.int64(2**33 + 3))),
-        key_t32=R.key(sg.constant(np.int32(-5))),
+        key0=R.PRNGKey(0), key_neg=R.PRNGKey(-1), key_big=R.PRNGKey(2**40 + 7), key_t=R.PRNGKey(sg.constant(np.int64(2**33 + 3))),
+        key_t32=R.PRNGKey(sg.constant(np.int32(-5))),
         split=R.split(k), split5=R.split(k, 5), fold=R.fold_in(k, 7),
         bits=R.bits(k, (3, 5)), bits0=R.bits(k), bits8=R.bits(k, (7,), sg.uint8),
         bits64=R.bits(k, (4,), sg.uint64),

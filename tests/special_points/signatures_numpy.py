@@ -422,6 +422,9 @@ ARRAYS.update(
         ),
         "apply_over_axes": Sig(R, call=lambda xp, r: xp.apply_over_axes(xp.sum, r, [1])),
         "vectorize": Sig(XX, call=lambda xp, a, b: xp.vectorize(lambda s, t: s * t + 1)(a, b), empty=False),
+        "frompyfunc": Sig(
+            XX, call=lambda xp, a, b: xp.frompyfunc(lambda s, t: s * t + 1, 2, 1)(a, b), empty=False
+        ),
         "meshgrid": _moves(lambda xp, v: xp.meshgrid(v[:5], v[30:33]), kinds=V),
         "linspace": Sig(XX, call=lambda xp, a, b: xp.linspace(a, b, 5, axis=-1), empty=False),
         "logspace": Sig(XX, call=lambda xp, a, b: xp.logspace(a, b, 4, axis=-1), empty=False),

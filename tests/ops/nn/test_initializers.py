@@ -28,6 +28,13 @@ JAX_KEYED = {  # name: (ours, jax's, shape), drawn directly from key 7
     "he_normal": (init.he_normal(), jax.nn.initializers.he_normal(), CONV),
     "ortho": (init.orthogonal(), jax.nn.initializers.orthogonal(), (12, 5)),
     "ortho_wide": (init.orthogonal(column_axis=0), jax.nn.initializers.orthogonal(column_axis=0), (3, 4, 2)),
+    "delta_1d": (init.delta_orthogonal(), jax.nn.initializers.delta_orthogonal(), (3, 4, 6)),
+    "delta_2d": (init.delta_orthogonal(2.0), jax.nn.initializers.delta_orthogonal(2.0), (4, 3, 5, 5)),
+    "delta_3d": (
+        init.delta_orthogonal(column_axis=0),
+        jax.nn.initializers.delta_orthogonal(column_axis=0),
+        (2, 1, 3, 2, 3),
+    ),
 }
 
 
@@ -160,3 +167,13 @@ def test_errors():
             init.glorot_uniform()(sg.random.key(0), (5,))
         with pytest.raises(sg.GraphError, match="floating"):
             init.normal()(sg.random.key(0), (5,), sg.int32)
+        with pytest.raises(sg.GraphError, match="3-d, 4-d or 5-d"):
+            init.delta_orthogonal()(sg.random.key(0), (3, 3))
+        with pytest.raises(sg.GraphError, match="fan_in <= fan_out"):
+            init.delta_orthogonal()(sg.random.key(0), (3, 5, 4))
+
+
+def test_every_initializer_is_an_initializer():
+    made = [init.zeros, init.ones, init.delta_orthogonal(), init.glorot_uniform(), init.constant(1.0)]
+    assert all(isinstance(f, init.Initializer) for f in made)
+    assert not isinstance(3, init.Initializer)
