@@ -44,9 +44,12 @@ def is_source(feeds) -> bool:
 
 def take_source(source, steps):
     """The feeds a source gives for one run: ``source.next_feeds(steps)`` (one batch per
-    placeholder with ``steps`` None, else the next ``steps`` batches stacked); a FeedError at
-    the user's line when it gives something other than a mapping."""
-    feeds = source.next_feeds(steps)
+    placeholder with ``steps`` None, else the next ``steps`` batches stacked), or its
+    ``run_feeds(steps)`` where it has one (the same batches as a run takes them best: see
+    sg.data.prefetch); a FeedError at the user's line when it gives something other than a
+    mapping."""
+    take = getattr(source, "run_feeds", None)
+    feeds = take(steps) if take is not None else source.next_feeds(steps)
     if feeds is not None and not hasattr(feeds, "items"):
         raise FeedError(
             located(
