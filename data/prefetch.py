@@ -109,6 +109,14 @@ class Prefetch:
         same batches, but a single batch for a Session on one CPU device as the converted,
         checked host arrays, which the run's dispatch copies for less than a put here costs
         (backend/device_feeds.py, ``host_rows``)."""
+        pending = self._pending
+        if steps is None and pending and not self._closed:  # the common single step, inline
+            batch = pending[0]
+            if batch.placed is not None:
+                pending.popleft()
+                self._producer.steps = None
+                self.position = batch.position
+                return dict(zip(self.tensors, batch.placed))
         return self._next(steps)
 
     def _next(self, steps: int | None) -> dict:

@@ -83,6 +83,50 @@ def test_batches_are_the_datasets_in_order_on_the_device_and_run():
         assert json.loads(json.dumps(feed.position))["state"] == {"epoch": 2, "in": {"row": 8}}
 
 
+def test_single_steps_come_in_blocks_of_rows_as_host_arrays_for_the_run_and_train_as_numpy_feeds():
+    # single steps from a dataset of batches of rows: the thread gathers up to ROWS_MAX batches at
+    # once; on one CPU device sess.run takes them as host arrays (run_feeds), next(feed) as device
+    # arrays, and a run on either equals the numpy oracle and the same batches fed as numpy
+    from stablegraph.data import producer
+
+    want = _oracle(5, 2, 10)  # 10 batches per epoch
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((2, 3), sg.float32, name="x")
+        y = sg.placeholder((2,), sg.int32, name="y")
+        w = sg.Variable(np.ones(3, np.float32), name="w")
+        err = (x @ w[:, None])[:, 0] - sg.cast(y, sg.float32)
+        loss = (err * err).mean()
+        train = sg.optim.sgd(1e-5).minimize(loss)
+    data = _data(seed=5, batch=2)
+    with sg.Session(g) as sess, sg.Session(g) as plain:
+        with sg.data.prefetch(data, sess, {"x": x, "y": y}, depth=2) as feed:
+            first = feed.run_feeds()
+            assert all(type(v) is np.ndarray for v in first.values())  # host rows on one CPU device
+            np.testing.assert_array_equal(first[y], want[0])
+            np.testing.assert_array_equal(first[x], X[want[0]])
+            shown = next(feed)  # what a user is handed: on the device
+            assert all(pjrt.is_device_array(v) for v in shown.values())
+            np.testing.assert_array_equal(_ids(shown, x, y), want[1])
+            losses, plain_losses = [], []
+            for i in range(2, 40):  # (crosses several blocks of rows and epochs)
+                losses.append(sess.run([loss, train], feed)[0])
+                plain_losses.append(plain.run([loss, train], {x: X[want[i]], y: Y[want[i]]})[0])
+            assert feed._producer.rows == producer.ROWS_MAX
+            it = data.iterator()
+            for _ in range(40):
+                next(it)
+            assert feed.position == it.position  # the 40 batches handed out, the rest still queued
+            np.testing.assert_array_equal(losses, plain_losses)  # same batches, same order, same math
+            w_np = np.ones(3, np.float32)  # the oracle: sgd by hand on the batches from the 3rd on
+            for i in range(2, 40):
+                xb, yb = X[want[i]].astype(np.float64), Y[want[i]].astype(np.float64)
+                err = xb @ w_np - yb
+                w_np = w_np - 1e-5 * (2 * xb.T @ err / len(yb))
+            assert np.abs(w_np - 1).max() > 1e-2  # (it trained)
+            np.testing.assert_allclose(sess.get(w), w_np, rtol=1e-4)
+
+
 def test_resume_never_loses_or_repeats_a_batch_across_epochs_and_step_blocks():
     want = _oracle(3, 4, 4)  # 5 batches per epoch
     data = _data(seed=3)
