@@ -127,6 +127,21 @@ def test_single_steps_come_in_blocks_of_rows_as_host_arrays_for_the_run_and_trai
             np.testing.assert_allclose(sess.get(w), w_np, rtol=1e-4)
 
 
+def test_single_step_blocks_of_rows_stay_under_their_byte_budget():
+    from stablegraph.data import producer
+
+    width = 300_000  # a batch of one row is 1.2 MB: three batches fit the 4 MiB of a block, not four
+    g = sg.Graph()
+    with g:
+        big = sg.placeholder((1, width), sg.float32, name="big")
+    rows = np.arange(6 * width, dtype=np.float32).reshape(6, width)
+    data = sg.data.Dataset.from_arrays(rows).batch(1).repeat()
+    with sg.Session(g) as sess, sg.data.prefetch(data, sess, big, depth=1) as feed:
+        got = [feed.run_feeds()[big][0, 0] for _ in range(8)]
+        assert feed._producer.rows == producer.ROW_BLOCK_BYTES // (4 * width) == 3
+    np.testing.assert_array_equal(got, [(i % 6) * width for i in range(8)])
+
+
 def test_resume_never_loses_or_repeats_a_batch_across_epochs_and_step_blocks():
     want = _oracle(3, 4, 4)  # 5 batches per epoch
     data = _data(seed=3)
