@@ -8,6 +8,13 @@ size per symbol, dims that split evenly over the mesh), and puts it on the
 devices as the placeholder's sharding lays it out over the Session's mesh
 (replicated without one), so the run's program takes the buffers as they
 are. A block of ``steps`` stacked batches keeps its stack axis whole.
+
+Single batches for a Session on one CPU device stay on the host once
+converted and checked (``host_rows``): there the device's memory is the
+host's, and the run's own dispatch takes a numpy feed for about what a put
+costs, while a put on the thread holds the GIL that the run needs (the
+thread's per-batch Python work shows up in every step's time on two cores).
+``place_single`` puts such a batch on the device when a user asks for it.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ class FeedPlacer:
         self._layout = layout
         self._where: dict = {}  # (tensor, rank) -> a pjrt sharding
         self._fits: set = set()  # the shape signatures ``check`` passed (binding symbols is slow)
+        # single batches go to the run as host arrays: one CPU device, nothing to split
+        self.host_rows = not layout.partitioned and layout.devices[0].platform == "cpu"
 
     def convert(self, tensor: Tensor, value, stacked: bool = False) -> np.ndarray:
         """``value`` as the placeholder's dtype (a FeedError if the cast would change it);
@@ -79,3 +88,24 @@ class FeedPlacer:
         if stacked:
             spec = PartitionSpec(None, *spec.padded(rank - 1))
         return pjrt.placed(layout.devices, tiling(spec, layout.mesh, rank))
+
+    def put_rows(self, stacks: list[np.ndarray]) -> list[list]:
+        """Per batch of a run of them (``stacks``: each placeholder's batches stacked along a new
+        first axis, converted and checked), its values as a run takes them, one per placeholder:
+        on the devices, or numpy rows with ``host_rows``."""
+        tensors = self.tensors
+        if self.host_rows:
+            return [[v[i] for v in stacks] for i in range(len(stacks[0]))]
+        return [[self.put(t, v[i]) for t, v in zip(tensors, stacks)] for i in range(len(stacks[0]))]
+
+    def place_single(self, values: list) -> list:
+        """One batch's converted values (one per placeholder) as a run takes them (``put_rows``)."""
+        if self.host_rows:
+            return list(values)
+        return [self.put(t, v) for t, v in zip(self.tensors, values)]
+
+    def on_devices(self, values: list) -> list:
+        """One batch's values as ``place_single`` gave them, each on the devices."""
+        if not self.host_rows:
+            return values
+        return [self.put(t, v) for t, v in zip(self.tensors, values)]

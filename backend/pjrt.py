@@ -92,7 +92,11 @@ def client(platform: str = DEFAULT_PLATFORM, num_devices: int = 1):
         )
     if num_devices > MAX_CPU_DEVICES:  # each is a thread pool and buffers: far more brings the process down
         raise GraphError(f"sg.devices: at most {MAX_CPU_DEVICES} CPU devices, {num_devices} asked for")
-    return xc.make_cpu_client(num_devices=num_devices)
+    # Programs run inline on the calling thread (a program over several devices still runs on
+    # the client's threads): a run waits for its fetches anyway, and handing each run to a pool
+    # thread and waking the caller after costs more than a small step's compute on a busy
+    # machine (docs/ARCHITECTURE.md, "Per-run cost").
+    return xc.make_cpu_client(asynchronous=False, num_devices=num_devices)
 
 
 MAX_CPU_DEVICES = 1024

@@ -33,7 +33,7 @@ from . import pjrt
 from .lowering import LoweringPass, ModuleText, _lowering, _partition
 from .placement import named_from_tiling
 from .planning import Plan, plan_run
-from .program import MISSED, Program, compile_text, is_fetch_leaf
+from .program import MISSED, Program, compile_text, is_fetch_leaf, is_flat
 from .stats import CompileRecord, change_reason
 
 
@@ -44,9 +44,12 @@ def is_source(feeds) -> bool:
 
 def take_source(source, steps):
     """The feeds a source gives for one run: ``source.next_feeds(steps)`` (one batch per
-    placeholder with ``steps`` None, else the next ``steps`` batches stacked); a FeedError at
-    the user's line when it gives something other than a mapping."""
-    feeds = source.next_feeds(steps)
+    placeholder with ``steps`` None, else the next ``steps`` batches stacked), or its
+    ``run_feeds(steps)`` where it has one (the same batches as a run takes them best: see
+    sg.data.prefetch); a FeedError at the user's line when it gives something other than a
+    mapping."""
+    take = getattr(source, "run_feeds", None)
+    feeds = take(steps) if take is not None else source.next_feeds(steps)
     if feeds is not None and not hasattr(feeds, "items"):
         raise FeedError(
             located(
@@ -109,7 +112,7 @@ def prepare(session, fetches, feeds, steps: int | None) -> tuple[Program, list, 
         program = steps_program(session, fetch_ts, fed, steps)
     key = _key(fetches, feeds, steps)
     if key is not None:
-        session._step_repeats[key] = StepsRepeat(program, fed, tree)
+        session._step_repeats[key] = StepsRepeat(program, fed, tree, fetches)
     return program, [v for _, v in fed], tree
 
 
@@ -399,13 +402,16 @@ class StepsRepeat:
     """The fast path of a ``steps=k`` run repeating an earlier one (same fetches, feed keys and
     steps): feeds of the shapes and dtypes of last time go straight to the program."""
 
-    __slots__ = ("program", "tensors", "specs", "tree")
+    __slots__ = ("program", "tensors", "specs", "tree", "kind", "keys")
 
-    def __init__(self, program: Program, fed, tree):
+    def __init__(self, program: Program, fed, tree, fetches=None):
         self.program = program
         self.tensors = tuple(t for t, _ in fed)
         self.specs = tuple((_shape(v), _dtype(v)) for _, v in fed)
         self.tree = tree
+        # flat fetches (one, or a list, tuple or dict of them) are shaped without the tree walk
+        self.kind = type(fetches) if is_flat(tree, fetches) else None
+        self.keys = tuple(fetches) if self.kind is dict else None
 
     def run(self, feeds, state, stats):
         values = [] if feeds is None else list(feeds.values())
@@ -415,4 +421,14 @@ class StepsRepeat:
                     return MISSED
             elif not pjrt.is_device_array(v) or pjrt.type_of(v) != (shape, dt):
                 return MISSED
-        return unflatten(self.tree, self.program.execute(state, stats, values))
+        results = self.program.execute(state, stats, values)
+        kind = self.kind
+        if kind is list:
+            return results
+        if kind is tuple:
+            return tuple(results)
+        if kind is dict:
+            return dict(zip(self.keys, results))
+        if kind is None:
+            return unflatten(self.tree, results)
+        return results[0]

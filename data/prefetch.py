@@ -4,8 +4,9 @@ background thread, handed to ``sess.run`` as a feed source.
 A producer thread iterates the dataset, converts each batch's fields for their
 placeholders (the Session's feed rules) and puts them on the devices as each
 placeholder's sharding says (Session.feed_placer); a queue of ``depth`` blocks
-sits between it and the consumer. A block is one batch, or ``steps`` batches
-stacked when the consumer asks for ``next_feeds(steps)``: the producer makes
+sits between it and the consumer. A block is ``steps`` batches stacked when the
+consumer asks for ``next_feeds(steps)``, else batches placed one by one (a run
+of them gathered at once from a dataset of batches of rows: producer.py): the producer makes
 blocks of the size asked last, and a block of another size is taken apart on
 the host and stacked anew, so no batch is ever skipped or handed out twice.
 ``position`` is the dataset position after the last batch handed out (the
@@ -95,7 +96,31 @@ class Prefetch:
 
     # -- the feed-source protocol ----------------------------------------------------
     def next_feeds(self, steps: int | None = None) -> dict:
-        """{placeholder: value} for the next batch, or the next ``steps`` batches stacked."""
+        """{placeholder: value} for the next batch, or the next ``steps`` batches stacked, on the
+        devices."""
+        feeds = self._next(steps)
+        placer = self._producer.placer
+        if steps is None and placer.host_rows:
+            return dict(zip(self.tensors, placer.on_devices(list(feeds.values()))))
+        return feeds
+
+    def run_feeds(self, steps: int | None = None) -> dict:
+        """What ``sess.run`` takes from this source (it asks this rather than ``next_feeds``): the
+        same batches, but a single batch for a Session on one CPU device as the converted,
+        checked host arrays, which the run's dispatch copies for less than a put here costs
+        (backend/device_feeds.py, ``host_rows``)."""
+        pending = self._pending
+        if steps is None and pending and not self._closed:  # the common single step, inline
+            batch = pending[0]
+            if batch.placed is not None:
+                pending.popleft()
+                self._producer.steps = None
+                self.position = batch.position
+                return dict(zip(self.tensors, batch.placed))
+        return self._next(steps)
+
+    def _next(self, steps: int | None) -> dict:
+        """{placeholder: value as a run takes it} for the next batch or ``steps`` batches stacked."""
         if self._closed:
             raise FeedError(located("this sg.data.prefetch is closed", user_location()))
         if steps is not None and (
@@ -103,13 +128,18 @@ class Prefetch:
         ):
             raise FeedError(located(f"next_feeds wants steps >= 1 or None, got {steps!r}", user_location()))
         self._producer.steps = steps
-        if not self._pending and self._failure is None and not self._ended:
+        pending = self._pending
+        if not pending and self._failure is None and not self._ended:
             block = self._take_block()
             if block is not None:
                 if block.device is not None and block.steps == steps:  # made as asked, on the devices
                     self.position = block.batches[-1].position
                     return dict(zip(self.tensors, block.device))
-                self._pending.extend(block.batches)
+                pending.extend(block.batches)
+        if steps is None and pending and pending[0].placed is not None:  # a single step's, placed
+            batch = pending.popleft()
+            self.position = batch.position
+            return dict(zip(self.tensors, batch.placed))
         want = 1 if steps is None else steps
         while len(self._pending) < want:
             if self._failure is not None:
@@ -195,7 +225,9 @@ class Prefetch:
                 for i, (field, t) in enumerate(zip(self.fields, self.tensors))
             ]
         placer = producer.placer
-        return {t: placer.put(t, v, steps is not None) for t, v in zip(self.tensors, values)}
+        if steps is None:
+            return dict(zip(self.tensors, placer.place_single(values)))
+        return {t: placer.put(t, v, True) for t, v in zip(self.tensors, values)}
 
     # -- shutting down -------------------------------------------------------------------
     def close(self) -> None:

@@ -1,8 +1,13 @@
 """The producer thread of sg.data.prefetch: iterates a dataset, converts and checks each batch for
 its placeholders (Session.feed_placer), puts blocks of them on the devices and queues them.
 
-A block is one batch, or ``steps`` batches stacked (gathered at once when the
-dataset is batches of rows: DatasetIterator.next_stack). The queue carries
+A block is ``steps`` batches stacked (gathered at once when the dataset is
+batches of rows: DatasetIterator.next_stack), or, for single steps, batches
+each placed by itself as a run takes it (FeedPlacer.put_rows: on the devices,
+or host arrays on one CPU device): one batch, or for a dataset of batches of
+rows a run of them gathered, converted and checked at once (``rows``, up to
+ROWS_MAX batches or ROW_BLOCK_BYTES of data), so that the thread's per-batch
+Python work, which holds the GIL the runs need, is a few operations. The queue carries
 blocks, then at most one Failed (a FeedError, or what the dataset raised)
 or END. The producer holds no reference to its Prefetch, so a Prefetch
 nobody holds is collected and its finalizer stops this thread; an exit hook
@@ -25,15 +30,21 @@ from ..graph import FeedError, Tensor, located
 WHOLE = object()  # the field of a dataset whose elements are single arrays
 
 
+# single-step blocks of a dataset of batches of rows: at most this many batches, this many bytes
+ROWS_MAX = 32
+ROW_BLOCK_BYTES = 4 << 20
+
+
 class Batch(NamedTuple):
     values: list  # converted numpy values, one per placeholder
     position: dict  # the dataset position after this batch
+    placed: list | None = None  # the values on the devices (a single-step block's), else None
 
 
 class Block(NamedTuple):
     batches: list  # of Batch
-    steps: int | None  # what they were made for: None (one batch) or a stack of ``steps``
-    device: list | None  # the block on the devices, one array per placeholder (None: not placed)
+    steps: int | None  # what they were made for: None (single steps, each batch placed) or ``steps``
+    device: list | None  # a stack of ``steps`` on the devices, one array per placeholder (else None)
 
 
 class Failed(NamedTuple):
@@ -72,6 +83,7 @@ class Producer:
         self.steps: int | None = None  # the consumer's last ask: the size of the blocks to make
         self.realign: int | None = None  # the size of one block to make next (Prefetch.next_feeds)
         self.thread: threading.Thread | None = None
+        self.rows = 1  # batches per single-step block of rows (set from the first one's size)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -89,8 +101,10 @@ class Producer:
         """(the next block or None, a Failed or None, whether the data ended). A failure comes
         after the batches made before it, which the block holds."""
         try:  # a dataset of batches of rows: a block of them in one gather
-            gathered = None if steps is None else self.iterator.next_stack(steps)
+            gathered = self.iterator.next_stack(self.rows if steps is None else steps)
             if gathered is not None:
+                if steps is None:
+                    return Block(self._convert_rows(*gathered), None, None), None, False
                 batches, device = self._convert_stacked(*gathered)
                 return Block(batches, steps, device), None, False
         except FeedError as e:
@@ -121,6 +135,8 @@ class Producer:
                 device = None  # batches of different shapes: the consumer stacks and reports them
             except BaseException as e:
                 failed = Failed(e, True)
+        if steps is None and device is not None:  # one batch, placed: handed to its run as it is
+            batches, device = [batches[0]._replace(placed=device)], None
         return (Block(batches, steps, device) if batches else None), failed, ended
 
     def _convert(self, element) -> list:
@@ -150,6 +166,23 @@ class Producer:
 
     def _convert_stacked(self, block, positions: list) -> tuple[list, list]:
         """(its batches, its values on the devices) of a block that ``next_stack`` gathered."""
+        fed = self._converted_block(block)
+        values = [v for _, v in fed]
+        batches = [Batch([v[i] for v in values], p) for i, p in enumerate(positions)]
+        return batches, [self.placer.put(t, v, True) for t, v in fed]
+
+    def _convert_rows(self, block, positions: list) -> list:
+        """The batches of a single-step block that ``next_stack`` gathered, each placed by itself
+        (converted and checked once for the block); sizes the next block from this one's bytes."""
+        fed = self._converted_block(block)
+        values = [v for _, v in fed]
+        per_batch = sum(v.nbytes for v in values) // max(len(positions), 1)
+        self.rows = max(1, min(ROWS_MAX, ROW_BLOCK_BYTES // max(per_batch, 1)))
+        placed = self.placer.put_rows(values)
+        return [Batch([v[i] for v in values], p, placed[i]) for i, p in enumerate(positions)]
+
+    def _converted_block(self, block) -> list:
+        """[(placeholder, its stacked values converted)] of a gathered block, its batches checked."""
         placer, fed = self.placer, []
         for field, t in zip(self.fields, placer.tensors):
             value = self._field(block, field, t)
@@ -158,9 +191,7 @@ class Producer:
             except FeedError as e:
                 raise self._error(field, t, e) from None
         self._check([(t, v[0]) for t, v in fed])
-        values = [v for _, v in fed]
-        batches = [Batch([v[i] for v in values], p) for i, p in enumerate(positions)]
-        return batches, [placer.put(t, v, True) for t, v in fed]
+        return fed
 
     def _field(self, element, field, t: Tensor):
         if field is WHOLE:
@@ -192,7 +223,7 @@ class Producer:
     def _place(self, batches: list, steps: int | None) -> list:
         placer = self.placer
         if steps is None:
-            return [placer.put(t, v) for t, v in zip(placer.tensors, batches[0].values)]
+            return placer.place_single(batches[0].values)
         return [
             placer.put(t, stacked([b.values[i] for b in batches], field, t, steps, self.where), True)
             for i, (field, t) in enumerate(zip(self.fields, placer.tensors))

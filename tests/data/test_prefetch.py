@@ -83,6 +83,65 @@ def test_batches_are_the_datasets_in_order_on_the_device_and_run():
         assert json.loads(json.dumps(feed.position))["state"] == {"epoch": 2, "in": {"row": 8}}
 
 
+def test_single_steps_come_in_blocks_of_rows_as_host_arrays_for_the_run_and_train_as_numpy_feeds():
+    # single steps from a dataset of batches of rows: the thread gathers up to ROWS_MAX batches at
+    # once; on one CPU device sess.run takes them as host arrays (run_feeds), next(feed) as device
+    # arrays, and a run on either equals the numpy oracle and the same batches fed as numpy
+    from stablegraph.data import producer
+
+    want = _oracle(5, 2, 10)  # 10 batches per epoch
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((2, 3), sg.float32, name="x")
+        y = sg.placeholder((2,), sg.int32, name="y")
+        w = sg.Variable(np.ones(3, np.float32), name="w")
+        err = (x @ w[:, None])[:, 0] - sg.cast(y, sg.float32)
+        loss = (err * err).mean()
+        train = sg.optim.sgd(1e-5).minimize(loss)
+    data = _data(seed=5, batch=2)
+    with sg.Session(g) as sess, sg.Session(g) as plain:
+        with sg.data.prefetch(data, sess, {"x": x, "y": y}, depth=2) as feed:
+            first = feed.run_feeds()
+            assert all(type(v) is np.ndarray for v in first.values())  # host rows on one CPU device
+            np.testing.assert_array_equal(first[y], want[0])
+            np.testing.assert_array_equal(first[x], X[want[0]])
+            shown = next(feed)  # what a user is handed: on the device
+            assert all(pjrt.is_device_array(v) for v in shown.values())
+            np.testing.assert_array_equal(_ids(shown, x, y), want[1])
+            losses, plain_losses = [], []
+            for i in range(2, 40):  # (crosses several blocks of rows and epochs)
+                losses.append(sess.run([loss, train], feed)[0])
+                plain_losses.append(plain.run([loss, train], {x: X[want[i]], y: Y[want[i]]})[0])
+            assert feed._producer.rows == producer.ROWS_MAX
+            it = data.iterator()
+            for _ in range(40):
+                next(it)
+            assert feed.position == it.position  # the 40 batches handed out, the rest still queued
+            np.testing.assert_array_equal(losses, plain_losses)  # same batches, same order, same math
+            w_np = np.ones(3, np.float32)  # the oracle: sgd by hand on the batches from the 3rd on
+            for i in range(2, 40):
+                xb, yb = X[want[i]].astype(np.float64), Y[want[i]].astype(np.float64)
+                err = xb @ w_np - yb
+                w_np = w_np - 1e-5 * (2 * xb.T @ err / len(yb))
+            assert np.abs(w_np - 1).max() > 1e-2  # (it trained)
+            np.testing.assert_allclose(sess.get(w), w_np, rtol=1e-4)
+
+
+def test_single_step_blocks_of_rows_stay_under_their_byte_budget():
+    from stablegraph.data import producer
+
+    width = 300_000  # a batch of one row is 1.2 MB: three batches fit the 4 MiB of a block, not four
+    g = sg.Graph()
+    with g:
+        big = sg.placeholder((1, width), sg.float32, name="big")
+    rows = np.arange(6 * width, dtype=np.float32).reshape(6, width)
+    data = sg.data.Dataset.from_arrays(rows).batch(1).repeat()
+    with sg.Session(g) as sess, sg.data.prefetch(data, sess, big, depth=1) as feed:
+        got = [feed.run_feeds()[big][0, 0] for _ in range(8)]
+        assert feed._producer.rows == producer.ROW_BLOCK_BYTES // (4 * width) == 3
+    np.testing.assert_array_equal(got, [(i % 6) * width for i in range(8)])
+
+
 def test_resume_never_loses_or_repeats_a_batch_across_epochs_and_step_blocks():
     want = _oracle(3, 4, 4)  # 5 batches per epoch
     data = _data(seed=3)
@@ -353,15 +412,16 @@ def test_tuple_and_array_elements_map_by_position_and_whole():
 
 
 def test_blocks_realign_after_single_batches_were_prefetched_first():
-    # before the first next_feeds(k) the thread makes single batches; left over, they would make every
-    # later ask take a block apart on the host: one block tops them up, then blocks come whole
+    # before the first next_feeds(k) the thread makes single batches (blocks of up to ROWS_MAX of
+    # them); left over, they would make every later ask take a block apart on the host: once they
+    # are used up, one block tops them up, then blocks come whole
     want = _oracle(0, 2, 12)
     with sg.Session(G) as sess, sg.data.prefetch(_data(batch=2), sess, {"x": XP, "y": YP}, depth=2) as feed:
         while feed._producer.queue.qsize() < 2:
             time.sleep(0.005)
         got, left = [], []
-        for _ in range(8):
+        for _ in range(20):
             got.extend(_ids(feed.next_feeds(5)))
             left.append(len(feed._pending))
     assert left[-3:] == [0, 0, 0], left
-    np.testing.assert_array_equal(np.stack(got), np.stack(want[:40]))
+    np.testing.assert_array_equal(np.stack(got), np.stack(want[:100]))
