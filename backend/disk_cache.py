@@ -33,6 +33,7 @@ MAGIC = b"SGXCACHE"
 FORMAT = 1
 _HEADER = struct.Struct("<8sIIQ32s")  # magic, format, callbacks, payload length, sha256
 SUFFIX = ".sgx"
+SUFFIXES = (SUFFIX, ".sgplan", ".sglast")  # executables, and plan_store's plans and their last keys
 DEFAULT_MAX_BYTES = 2 << 30
 
 
@@ -62,12 +63,12 @@ def key(*parts) -> str:
     return digest.hexdigest()
 
 
-def load(name: str, callbacks: int) -> tuple[bytes | None, str]:
-    """The payload of entry ``name`` and "hit", or None and why it missed."""
+def load(name: str, callbacks: int, suffix: str = SUFFIX) -> tuple[bytes | None, str]:
+    """The payload of entry ``name`` (a file ending in ``suffix``) and "hit", or None and why it missed."""
     where = directory()
     if where is None:
         return None, "cache off"
-    path = where / (name + SUFFIX)
+    path = where / (name + suffix)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -95,7 +96,7 @@ def load(name: str, callbacks: int) -> tuple[bytes | None, str]:
     return payload, "hit"
 
 
-def store(name: str, payload: bytes, callbacks: int) -> None:
+def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> None:
     """Write entry ``name`` atomically, then evict the least recently used past the size bound.
     A cache that cannot be written (read-only, full disk) is left alone: caching is best effort."""
     where = directory()
@@ -108,7 +109,7 @@ def store(name: str, payload: bytes, callbacks: int) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(header + payload)
-            os.replace(tmp, where / (name + SUFFIX))
+            os.replace(tmp, where / (name + suffix))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -119,7 +120,7 @@ def store(name: str, payload: bytes, callbacks: int) -> None:
 
 def _evict(where: Path, limit: int) -> None:
     entries = []
-    for path in where.glob("*" + SUFFIX):
+    for path in (p for suffix in SUFFIXES for p in where.glob("*" + suffix)):
         try:
             stat = path.stat()
         except OSError:
