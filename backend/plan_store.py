@@ -95,7 +95,7 @@ def key_for(graph, fetch_ts, fed, writes, layout, check_numerics: bool) -> tuple
         "library": _library_digest(),
         "machine": disk_cache.key(pjrt.machine_identity(layout.devices), os.environ.get("XLA_FLAGS", "")),
         "mesh": "none" if mesh is None else disk_cache.key(mesh.axis_names, mesh.axis_sizes),
-        "check_numerics": str(bool(check_numerics)),
+        "check_numerics": str(bool(check_numerics) and writes is None),  # initializers check nothing
     }
     by_id = (
         tuple((t.node.id, t.index) for t in fetch_ts),
