@@ -18,7 +18,8 @@ compiled with, the payload's length and SHA-256, then the payload
 never an error; so is an entry whose callback count differs (loading a
 program without its callbacks crashes jaxlib, so that is never tried). The
 directory must be trusted like any pickle: loading runs the compiled code
-it holds.
+it holds. plan_store.py keeps programs' plans in the same directory and
+format (``.sgplan`` files, bounded and evicted with the executables).
 """
 
 from __future__ import annotations
