@@ -202,7 +202,10 @@ def _library_digest() -> str:
     if not _LIBRARY:
         files, start = [], len(_ROOT)
         for top, dirs, names in os.walk(_ROOT):
-            dirs[:] = sorted(d for d in dirs if d not in _NOT_LIBRARY and not d.startswith("."))
+            dirs[:] = sorted(  # the package's own packages: not tests, builds or environments
+                d for d in dirs
+                if d not in _NOT_LIBRARY and not d.startswith(".") and os.path.exists(f"{top}/{d}/__init__.py")
+            )  # fmt: skip
             for n in sorted(names):
                 if n.endswith(".py"):
                     path = f"{top}/{n}"
