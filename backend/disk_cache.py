@@ -98,7 +98,8 @@ def load(name: str, callbacks: int, suffix: str = SUFFIX) -> tuple[bytes | None,
 
 
 def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> None:
-    """Write entry ``name`` atomically, then evict the least recently used past the size bound.
+    """Write entry ``name`` atomically, then evict the least recently used past the size bound
+    (looked at after each 1/16 of the bound this process writes, and at its first entry).
     A cache that cannot be written (read-only, full disk) is left alone: caching is best effort."""
     where = directory()
     if where is None:
@@ -114,9 +115,18 @@ def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> No
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _evict(where, max_bytes())
+        limit = max_bytes()
+        _UNSCANNED[where] = _UNSCANNED.get(where, limit) + len(header) + len(payload)
+        if _UNSCANNED[where] >= limit // 16:  # not a scan per entry: the directory may hold thousands
+            _UNSCANNED[where] = 0
+            _evict(where, limit)
     except OSError:
         return
+
+
+# bytes this process wrote into each directory since it last scanned it for eviction (a first
+# entry scans), so the bound holds to within 1/16 of itself per process writing
+_UNSCANNED: dict = {}
 
 
 def _evict(where: Path, limit: int) -> None:
