@@ -172,3 +172,27 @@ def test_nodes_of_a_stored_program_are_planned_when_asked(fresh):
         names = {n.name for n in stored.nodes}
         assert {"tanh", "w/read"} & names and len(stored.nodes) == len(list(stored.nodes))
         assert all(n.graph is not None for n in stored.nodes)
+
+
+def test_a_mesh_is_part_of_the_key(fresh):
+    """The same graph on a mesh of 2 CPU devices: other devices, another mesh; then a mesh of the
+    same devices with other axes: only the mesh changed. Each runs as numpy says."""
+    xv = _finite_rows(XV)
+    want_loss, want_w = _want(xv)
+
+    def on(mesh):
+        g = sg.Graph()
+        with g:
+            x = sg.placeholder(("batch", 3), sg.float32, name="x")
+            w = sg.Variable(W0, name="w")
+            loss = (snp.tanh(x @ w) ** 2).sum() * 1.0
+            train = sg.optim.sgd(0.1).minimize(loss)
+        with sg.Session(g, mesh=mesh) as sess:
+            value, _ = sess.run([loss, train], {x: xv})
+            np.testing.assert_allclose(value, want_loss, rtol=1e-5)
+            np.testing.assert_allclose(sess.get(w), want_w, rtol=1e-5, atol=1e-6)
+            return sess.stats.plan_misses
+
+    on(None)
+    assert on(sg.make_mesh((2,), ("d",))) == ["machine, mesh changed"] * 2
+    assert on(sg.make_mesh((1, 2), ("a", "b"))) == ["mesh changed"] * 2
