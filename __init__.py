@@ -171,6 +171,8 @@ from .ops.spmd import spmd  # noqa: E402
 from .sharding import Mesh, NamedSharding, PartitionSpec, devices, make_mesh  # noqa: E402
 from .transforms import shard  # noqa: E402
 
+_env.gc.set_threshold(*_env.GC_THRESHOLD)  # the import is done (see _env.py)
+
 __all__ = [
     "data", "summary", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",
     "placeholder_with_default", "trainable_variables", "CheckpointError",

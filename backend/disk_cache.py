@@ -18,7 +18,8 @@ compiled with, the payload's length and SHA-256, then the payload
 never an error; so is an entry whose callback count differs (loading a
 program without its callbacks crashes jaxlib, so that is never tried). The
 directory must be trusted like any pickle: loading runs the compiled code
-it holds.
+it holds. plan_store.py keeps programs' plans in the same directory and
+format (``.sgplan`` files, bounded and evicted with the executables).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ MAGIC = b"SGXCACHE"
 FORMAT = 1
 _HEADER = struct.Struct("<8sIIQ32s")  # magic, format, callbacks, payload length, sha256
 SUFFIX = ".sgx"
+SUFFIXES = (SUFFIX, ".sgplan", ".sglast")  # executables, and plan_store's plans and their last keys
 DEFAULT_MAX_BYTES = 2 << 30
 
 
@@ -62,12 +64,12 @@ def key(*parts) -> str:
     return digest.hexdigest()
 
 
-def load(name: str, callbacks: int) -> tuple[bytes | None, str]:
-    """The payload of entry ``name`` and "hit", or None and why it missed."""
+def load(name: str, callbacks: int, suffix: str = SUFFIX) -> tuple[bytes | None, str]:
+    """The payload of entry ``name`` (a file ending in ``suffix``) and "hit", or None and why it missed."""
     where = directory()
     if where is None:
         return None, "cache off"
-    path = where / (name + SUFFIX)
+    path = where / (name + suffix)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -95,8 +97,9 @@ def load(name: str, callbacks: int) -> tuple[bytes | None, str]:
     return payload, "hit"
 
 
-def store(name: str, payload: bytes, callbacks: int) -> None:
-    """Write entry ``name`` atomically, then evict the least recently used past the size bound.
+def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> None:
+    """Write entry ``name`` atomically, then evict the least recently used past the size bound
+    (looked at after each 1/16 of the bound this process writes, and at its first entry).
     A cache that cannot be written (read-only, full disk) is left alone: caching is best effort."""
     where = directory()
     if where is None:
@@ -108,18 +111,27 @@ def store(name: str, payload: bytes, callbacks: int) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(header + payload)
-            os.replace(tmp, where / (name + SUFFIX))
+            os.replace(tmp, where / (name + suffix))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _evict(where, max_bytes())
+        limit = max_bytes()
+        _UNSCANNED[where] = _UNSCANNED.get(where, limit) + len(header) + len(payload)
+        if _UNSCANNED[where] >= limit // 16:  # not a scan per entry: the directory may hold thousands
+            _UNSCANNED[where] = 0
+            _evict(where, limit)
     except OSError:
         return
 
 
+# bytes this process wrote into each directory since it last scanned it for eviction (a first
+# entry scans), so the bound holds to within 1/16 of itself per process writing
+_UNSCANNED: dict = {}
+
+
 def _evict(where: Path, limit: int) -> None:
     entries = []
-    for path in where.glob("*" + SUFFIX):
+    for path in (p for suffix in SUFFIXES for p in where.glob("*" + suffix)):
         try:
             stat = path.stat()
         except OSError:

@@ -145,11 +145,12 @@ _EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the ca
 
 
 def compile_text(
-    text: str, devices, nodes, arg_types=(), out_types=(), n_host=None, disk: bool = False
+    text: str, devices, nodes, arg_types=(), out_types=(), n_host=None, disk: bool = False, entry=None
 ) -> tuple[pjrt.Executable, str]:
     """The executable of ``text`` (a ModuleText carries its host callbacks) and where it came
     from: "shared" (another Session in this process compiled it), "disk" (the persistent
-    cache, with ``disk``), else "compiled" with why the disk cache missed."""
+    cache, with ``disk``; ``entry``: its name when known, as a stored plan knows it), else
+    "compiled" with why the disk cache missed."""
     callbacks = getattr(text, "host_callbacks", ())
     key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host, callbacks)
     with _EXECUTABLES_LOCK:
@@ -157,12 +158,12 @@ def compile_text(
         if exe is not None:
             _EXECUTABLES.move_to_end(key)
             return exe, "shared"
-    entry, exe, how = None, None, "compiled"
-    if disk:
-        entry = disk_cache.key(
-            getattr(text, "portable", "") or text, pjrt.machine_identity(devices),
-            _types_key(arg_types), _types_key(out_types), n_host,
-        )  # fmt: skip
+    exe, how = None, "compiled"
+    if not disk:
+        entry = None
+    elif entry is None:
+        entry = executable_entry(text, devices, arg_types, out_types, n_host)
+    if entry is not None:
         exe, why = _load(entry, text, devices, arg_types, out_types, n_host, callbacks)
         how = "disk" if exe is not None else f"compiled (disk cache: {why})"
     if exe is None:
@@ -180,6 +181,15 @@ def compile_text(
         if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
             _EXECUTABLES.popitem(last=False)
     return exe, how
+
+
+def executable_entry(text: str, devices, arg_types=(), out_types=(), n_host=None) -> str:
+    """The name of ``text``'s executable in the persistent cache: a hash of what decides the
+    compiled code (the text without locations, the machine, the types, the host results)."""
+    return disk_cache.key(
+        getattr(text, "portable", "") or text, pjrt.machine_identity(devices),
+        _types_key(arg_types), _types_key(out_types), n_host,
+    )  # fmt: skip
 
 
 def _load(entry: str, text, devices, arg_types, out_types, n_host, callbacks):

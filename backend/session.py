@@ -42,7 +42,7 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import async_run, checkpoint, distributed, exporting, nonfinite, pjrt, profiling, step_loop
+from . import async_run, checkpoint, distributed, exporting, nonfinite, pjrt, plan_store, profiling, step_loop
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
@@ -288,10 +288,23 @@ class Session(Unpicklable):
 
     def _compile(self, fetch_ts, fed, writes=None) -> Program:
         start = time.perf_counter()
-        plan, text, nodes = self._planned(fetch_ts, fed, writes)
-        executable, source = compile_text(
-            text, self._layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched, disk=True
+        if writes is None:
+            self._initialize_missing()  # first: a stored plan reads every variable
+        key, plan_source = plan_store.key_for(
+            self.graph, fetch_ts, fed, writes, self._layout, self.check_numerics
         )
+        found = None
+        if key is not None:
+            found, plan_source = self._stored_program(key, fetch_ts, fed, writes)
+        if found is not None:
+            plan, text, nodes, executable, source = found
+        else:
+            plan, text, nodes = self._planned(fetch_ts, fed, writes)
+            executable, source = compile_text(
+                text, self._layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched, disk=True
+            )
+            if key is not None:
+                plan_store.store(key, plan, text, self._layout.devices)
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
             reason = "initializing variables"
@@ -301,8 +314,30 @@ class Session(Unpicklable):
             reason = change_reason(previous, plan.feed_signature)
         self._last_signature[fetch_ts] = plan.feed_signature
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
-        self.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start, source))
+        seconds = time.perf_counter() - start
+        self.stats.records.append(CompileRecord(names, reason, seconds, source, plan_source))
         return Program(executable, plan, text, nodes)
+
+    def _stored_program(self, key, fetch_ts, fed, writes) -> tuple[tuple | None, str]:
+        """(plan, text, nodes, executable, source) of a run from the plan store (plan_store.py),
+        nothing planned or lowered, the executable loaded from disk (or compiled from the stored
+        text), and "hit"; or None and why not (a miss, or any failure: the full path then gives
+        the run, or its error)."""
+        layout, has_state = self._layout, self._state.has_value
+        stored, why = plan_store.load(key, fetch_ts, fed, has_state)
+        if stored is None:
+            return None, why
+        plan, check = stored.plan, self.check_numerics and writes is None
+        nodes = plan_store.later_nodes(self.graph, fetch_ts, fed, layout, has_state, writes, check)
+        try:
+            layout.check_feeds(fed)
+            executable, source = compile_text(
+                stored.text, layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched,
+                disk=True, entry=stored.entry,
+            )  # fmt: skip
+        except Exception:  # noqa: BLE001  (planned again: the full path says what is wrong)
+            return None, "stored plan did not compile"
+        return (plan, stored.text, nodes, executable, source), "hit"
 
     def find_nonfinite(self, fetches, feeds=None, feed_dict=None) -> NonfiniteReport:
         """Which node made the first nan or infinity of a run of ``fetches`` with ``feeds``: one run

@@ -9,18 +9,22 @@ from dataclasses import dataclass, field
 class CompileRecord:
     """One compile: which fetches, the reason, how long lowering+compiling took, and where the
     executable came from (``source``: "compiled", with why the persistent cache missed; "disk",
-    loaded from it; "shared", compiled by another Session in this process)."""
+    loaded from it; "shared", compiled by another Session in this process). ``plan``: "hit" when
+    the plan store gave the plan and StableHLO (nothing was planned or lowered), else why it
+    missed ("no entry", "graph changed", "feeds changed", ...; plan_store.py)."""
 
     fetches: tuple[str, ...]
     reason: str
     seconds: float
     source: str = "compiled"
+    plan: str = ""
 
     def __str__(self) -> str:
         shown = ", ".join(self.fetches[:4]) + (
             f", ... ({len(self.fetches)} fetches)" if len(self.fetches) > 4 else ""
         )
-        return f"compile of [{shown}]: {self.reason}; {self.source} ({self.seconds * 1e3:.0f} ms)"
+        plan = f", plan {self.plan}" if self.plan else ""
+        return f"compile of [{shown}]: {self.reason}; {self.source}{plan} ({self.seconds * 1e3:.0f} ms)"
 
 
 @dataclass
@@ -56,6 +60,16 @@ class SessionStats:
             for r in self.records
             if "disk cache:" in r.source
         ]
+
+    @property
+    def plan_hits(self) -> int:
+        """How many programs the plan store gave whole: found before planning, nothing lowered."""
+        return sum(r.plan == "hit" for r in self.records)
+
+    @property
+    def plan_misses(self) -> list[str]:
+        """Why each program the plan store did not have was planned (graph changed, no entry...)."""
+        return [r.plan for r in self.records if r.plan and r.plan != "hit"]
 
     def __str__(self) -> str:
         lines = [

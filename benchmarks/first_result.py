@@ -50,7 +50,8 @@ else:
 sess = sg.Session(g, seed=0)
 loss, _ = sess.run([t["loss"], t["train"]], {t["x"]: xb, t["y"]: yb})
 print("RESULT", float(loss), flush=True)
-print("STATS", sess.stats.disk_hits, "of", sess.stats.compiles, "programs from disk; jax loaded:", "jax" in sys.modules)
+print("STATS", sess.stats.disk_hits, "of", sess.stats.compiles, "programs from disk,", sess.stats.plan_hits,
+      "plans (nothing lowered); jax loaded:", "jax" in sys.modules)
 """
 
 JAX = r"""

@@ -37,7 +37,7 @@ from .errors import GraphError
 class Attrs(BaseModel):
     """Base of every op's attribute model: validated, immutable."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
 
 class NoAttrs(Attrs):

@@ -10,8 +10,10 @@ added, removed, or changed (amber) when it holds both kinds.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import graphviz
+if TYPE_CHECKING:  # imported where a drawing is made: ``import stablegraph`` stays light
+    import graphviz
 
 from .collapse import plan
 from .draw import render

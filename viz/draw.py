@@ -11,8 +11,10 @@ border. Drawing only reads the graph.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import graphviz
+if TYPE_CHECKING:  # imported where a drawing is made: ``import stablegraph`` stays light
+    import graphviz
 
 from .collapse import plan
 from .emit import heat_of, to_dot

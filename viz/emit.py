@@ -10,7 +10,10 @@ edges that cross its border end at small stub labels naming the outside node.
 
 from __future__ import annotations
 
-import graphviz
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a drawing is made: ``import stablegraph`` stays light
+    import graphviz
 
 from . import styles
 from .labels import box_label, box_tooltip, cluster_label, group_label, group_tooltip
@@ -57,6 +60,8 @@ def to_dot(
         graph_attr["id"] = ids.own("graph")
     if count > _FAST_LAYOUT:
         graph_attr.update(nslimit="2", nslimit1="2")
+    import graphviz  # noqa: PLC0415
+
     dot = graphviz.Digraph(name="G", graph_attr=graph_attr, node_attr=styles.NODE, edge_attr=styles.EDGE)
     shown: dict[str, str] = {}  # box key -> id of the box it is drawn in
     _add_items(dot, focus, opened, ids, shown, href, styles.Heat(heat) if heat else None)

@@ -17,8 +17,6 @@ import re
 import uuid
 from pathlib import Path
 
-import graphviz
-
 from ..graph import Function, Graph
 from ..graph.printing import node_line
 from . import styles
@@ -76,6 +74,8 @@ def _panels(view, uid: str, heat=None) -> str:
 
 def _render(sources: list[str]) -> list[str]:
     """The SVGs of several DOT graphs from one ``dot`` process (it lays out each graph in turn)."""
+    import graphviz  # noqa: PLC0415  (only a drawing needs it: ``import stablegraph`` stays light)
+
     out = graphviz.pipe("dot", "svg", "\n".join(sources).encode()).decode()
     svgs = out.split("<?xml")[1:]
     if len(svgs) != len(sources):  # never seen; one run per graph is slower but sure

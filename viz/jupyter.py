@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import shutil
 
-import graphviz
-
 from ..backend import Lowered
 from ..graph import Function, Graph, Tensor
 from ..graph.display import register_display
@@ -27,6 +25,8 @@ def notebook_html(obj) -> str | None:
         return lowered_html(obj)
     if not isinstance(obj, Graph | Function | Tensor) or shutil.which("dot") is None:
         return None
+    import graphviz  # noqa: PLC0415  (only a drawing needs it: ``import stablegraph`` stays light)
+
     try:
         return explorer_html(obj)
     except (graphviz.ExecutableNotFound, graphviz.CalledProcessError):

@@ -143,7 +143,8 @@ def _all_reduce_infer(attrs: ReduceAttrs, x: TensorType) -> TensorType:
     return x
 
 
-_COMBINE = {"sum": hlo.sh.add, "max": hlo.sh.maximum, "min": hlo.sh.minimum}
+_ops = hlo.builders(hlo.sh)  # looked up when first lowered
+_COMBINE = {"sum": _ops.add, "max": _ops.maximum, "min": _ops.minimum}
 
 
 def _all_reduce_lower(ctx, attrs: ReduceAttrs, x):

@@ -13,7 +13,8 @@ from . import batching, constants, hlo, prims, reduce
 from .registry import bind
 
 CUMULATIVE_KINDS = ("sum", "prod", "max", "min")
-_COMBINE = {"sum": hlo.sh.add, "prod": hlo.sh.multiply, "max": hlo.sh.maximum, "min": hlo.sh.minimum}
+_ops = hlo.builders(hlo.sh)  # looked up when first lowered
+_COMBINE = {"sum": _ops.add, "prod": _ops.multiply, "max": _ops.maximum, "min": _ops.minimum}
 
 
 class CumulativeAttrs(Attrs):

@@ -162,7 +162,7 @@ def _zero_vjp(*args):
     return None
 
 
-sh, chlo = hlo.sh, hlo.chlo
+sh, chlo = hlo.builders(hlo.sh), hlo.builders(hlo.chlo)  # looked up when first lowered
 
 
 # -- unary ---------------------------------------------------------------------

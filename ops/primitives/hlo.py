@@ -7,18 +7,74 @@ numpy constants into MLIR types and attributes, and build reduction regions.
 
 from __future__ import annotations
 
+import importlib
 import io
 
 import numpy as np
 from jaxlib import _jax
-from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func, sdy
-from jaxlib.mlir.dialects import stablehlo as sh
 
 from ...graph import TensorType, dtypes
 
-__all__ = ["ir", "sh", "chlo", "func", "sdy"]
+
+class _Deferred:
+    """One of jaxlib's MLIR modules, imported when a rule first reads from it: a process whose
+    programs all come from the plan store (backend/plan_store.py) lowers nothing, and loading
+    the bindings and dialects would cost it ~35 ms. An attribute once read is kept on the
+    object, so later reads cost what a module's do."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__"):  # copy, pickle and inspect probe dunders: never an import
+            raise AttributeError(attr)
+        value = getattr(importlib.import_module(self._name), attr)
+        setattr(self, attr, value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<{self._name}, imported on first use>"
+
+
+ir = _Deferred("jaxlib.mlir.ir")
+sh = _Deferred("jaxlib.mlir.dialects.stablehlo")
+chlo = _Deferred("jaxlib.mlir.dialects.chlo")
+func = _Deferred("jaxlib.mlir.dialects.func")
+sdy = _Deferred("jaxlib.mlir.dialects.sdy")
+_jax_mlir_ext = _Deferred("jaxlib.mlir._mlir_libs._jax_mlir_ext")
+
+
+class _Builder:
+    """An op builder of a dialect, named now and looked up at its first call."""
+
+    __slots__ = ("_dialect", "_name", "_fn")
+
+    def __init__(self, dialect: _Deferred, name: str):
+        self._dialect, self._name, self._fn = dialect, name, None
+
+    def __call__(self, *args, **kwargs):
+        fn = self._fn
+        if fn is None:
+            fn = self._fn = getattr(self._dialect, self._name)
+        return fn(*args, **kwargs)
+
+
+class builders:
+    """A dialect's op builders for tables made at import (``sh = hlo.builders(hlo.sh)``; then
+    ``unary("neg", sh.negate, ...)``): each names its builder without importing the dialect."""
+
+    def __init__(self, dialect: _Deferred):
+        self._dialect = dialect
+
+    def __getattr__(self, name: str) -> _Builder:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        builder = _Builder(self._dialect, name)
+        setattr(self, name, builder)
+        return builder
+
+
+__all__ = ["ir", "sh", "chlo", "func", "sdy", "builders"]
 
 
 def new_context() -> ir.Context:
@@ -34,15 +90,15 @@ def new_context() -> ir.Context:
     return ctx
 
 
-_FLOATS = {
-    "bfloat16": ir.BF16Type,
-    "float16": ir.F16Type,
-    "float32": ir.F32Type,
-    "float64": ir.F64Type,
-    "float8_e4m3fn": ir.Float8E4M3FNType,
-    "float8_e5m2": ir.Float8E5M2Type,
-    "float8_e4m3fnuz": ir.Float8E4M3FNUZType,
-    "float8_e5m2fnuz": ir.Float8E5M2FNUZType,
+_FLOATS = {  # the MLIR type class of each float dtype, by name (ir is imported on first use)
+    "bfloat16": "BF16Type",
+    "float16": "F16Type",
+    "float32": "F32Type",
+    "float64": "F64Type",
+    "float8_e4m3fn": "Float8E4M3FNType",
+    "float8_e5m2": "Float8E5M2Type",
+    "float8_e4m3fnuz": "Float8E4M3FNUZType",
+    "float8_e5m2fnuz": "Float8E5M2FNUZType",
 }
 
 
@@ -55,7 +111,7 @@ def element_type(dt: dtypes.DType) -> ir.Type:
         return ir.IntegerType.get_unsigned(dt.bits)
     if dt.kind == "c":
         return ir.ComplexType.get(ir.F32Type.get() if dt.bits == 64 else ir.F64Type.get())
-    return _FLOATS[dt.name].get()
+    return getattr(ir, _FLOATS[dt.name]).get()
 
 
 def tensor_type(ty: TensorType) -> ir.RankedTensorType:

@@ -13,14 +13,15 @@ from . import batching, constants, hlo, prims
 from .registry import bind
 
 REDUCE_KINDS = ("sum", "prod", "max", "min", "and", "or", "xor")
+_ops = hlo.builders(hlo.sh)  # looked up when first lowered
 _COMBINE = {
-    "sum": hlo.sh.add,
-    "prod": hlo.sh.multiply,
-    "max": hlo.sh.maximum,
-    "min": hlo.sh.minimum,
-    "and": hlo.sh.and_,
-    "or": hlo.sh.or_,
-    "xor": hlo.sh.xor,
+    "sum": _ops.add,
+    "prod": _ops.multiply,
+    "max": _ops.maximum,
+    "min": _ops.minimum,
+    "and": _ops.and_,
+    "or": _ops.or_,
+    "xor": _ops.xor,
 }
 
 

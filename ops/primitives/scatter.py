@@ -18,12 +18,13 @@ from .index_dims import check_batching, check_dims, check_index_map, exceeds, fi
 from .registry import bind
 
 SCATTER_KINDS = ("set", "add", "mul", "min", "max")
+_ops = hlo.builders(hlo.sh)  # looked up when first lowered
 _COMBINE = {
     "set": lambda old, new: new,
-    "add": hlo.sh.add,
-    "mul": hlo.sh.multiply,
-    "min": hlo.sh.minimum,
-    "max": hlo.sh.maximum,
+    "add": _ops.add,
+    "mul": _ops.multiply,
+    "min": _ops.minimum,
+    "max": _ops.maximum,
 }
 
 

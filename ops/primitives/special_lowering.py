@@ -25,6 +25,7 @@ bit for bit the per-lane values whatever the other lanes need.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -127,9 +128,12 @@ def _i0e_near(t: np.ndarray) -> np.ndarray:
     return _i0_series(x) * np.exp(-x)
 
 
-_I0E_NEAR = _chebyshev_coefficients(_i0e_near)
-# beyond 8, in u = 8 / x in (0, 1]: sqrt(x) e^-x I0(x) is smooth in u
-_I0E_FAR = _chebyshev_coefficients(lambda t: _scaled_i0_far((t + 1) / 2))
+@functools.cache
+def _i0e_coefficients() -> tuple[np.ndarray, np.ndarray]:
+    """The Chebyshev coefficients of e^-x I0(x) on [0, 8] and, beyond 8, in u = 8 / x in (0, 1]
+    (where sqrt(x) e^-x I0(x) is smooth in u); computed at the first lowering that needs them
+    (12 ms: not at import)."""
+    return _chebyshev_coefficients(_i0e_near), _chebyshev_coefficients(lambda t: _scaled_i0_far((t + 1) / 2))
 
 
 def _clenshaw(e: Emitter, t, coefs):
@@ -154,11 +158,12 @@ def i0e(x):
     """e^-|x| I0(x) of a float32 or float64 value."""
     e = Emitter(tensor_type_of(x))
     ax = sh.abs(x)
-    near = _clenshaw(e, sh.subtract(sh.divide(ax, e.const(4.0)), e.const(1.0)), _I0E_NEAR)
+    i0e_near, i0e_far = _i0e_coefficients()
+    near = _clenshaw(e, sh.subtract(sh.divide(ax, e.const(4.0)), e.const(1.0)), i0e_near)
     safe = e.select(e.cmp(ax, e.const(8.0), "LE"), e.const(8.0), ax)  # nan stays nan
     u = sh.divide(e.const(8.0), safe)
     far = sh.divide(
-        _clenshaw(e, sh.subtract(sh.multiply(e.const(2.0), u), e.const(1.0)), _I0E_FAR), sh.sqrt(safe)
+        _clenshaw(e, sh.subtract(sh.multiply(e.const(2.0), u), e.const(1.0)), i0e_far), sh.sqrt(safe)
     )
     return e.select(e.cmp(ax, e.const(8.0), "LE"), near, far)
 

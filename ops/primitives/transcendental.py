@@ -29,7 +29,7 @@ from . import batching, hlo, prims, special_lowering
 from .elementwise import INTEGER, binary, unary
 from .registry import bind, lookup
 
-sh, chlo = hlo.sh, hlo.chlo
+sh, chlo = hlo.builders(hlo.sh), hlo.builders(hlo.chlo)  # looked up when first lowered
 _NO_FOLD = {"fold": "not folded: numpy lacks it or may differ from XLA in the last digits"}
 _INTEGER_OP = {"vjp": "integer op: no gradient", "fold": "not folded: bit counts of XLA's integer types"}
 

@@ -23,7 +23,8 @@ from .reduce import identity
 from .registry import bind, lookup
 
 WINDOW_KINDS = ("sum", "max", "min")
-_COMBINE = {"sum": hlo.sh.add, "max": hlo.sh.maximum, "min": hlo.sh.minimum}
+_ops = hlo.builders(hlo.sh)  # looked up when first lowered
+_COMBINE = {"sum": _ops.add, "max": _ops.maximum, "min": _ops.minimum}
 
 
 class WindowAttrs(Attrs):

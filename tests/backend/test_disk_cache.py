@@ -36,6 +36,16 @@ SCRIPT = textwrap.dedent(
             value = sess.run([loss, train], {x: np.arange(6, dtype=np.float32).reshape(2, 3)})[0]
         print("LOSS", repr(float(value)))
         print("DISK", sess.stats.disk_hits, sess.stats.compiles, sess.stats.disk_misses)
+
+    h = sg.Graph()  # without a host callback: the plan store keys it (backend/plan_store.py)
+    with h:
+        x = sg.placeholder(("batch", 3), sg.float32, name="x")
+        w = sg.Variable(np.full((3, 2), 0.5, np.float32), name="w")
+        loss = (snp.tanh(x @ w) ** 2).sum()
+        train = sg.optim.adam(1e-2).minimize(loss)
+    with sg.Session(h) as sess:
+        value = sess.run([loss, train], {x: np.arange(6, dtype=np.float32).reshape(2, 3)})[0]
+        print("PLAN", repr(float(value)), sess.stats.plan_hits, sess.stats.compiles, sess.stats.plan_misses)
     """
 )
 
@@ -67,7 +77,14 @@ def test_a_fresh_process_loads_what_an_earlier_one_compiled(tmp_path):
     assert hits1 == compiles1 == compiles0 and misses1 == "[]"
     assert loss1 == loss0  # the same executable: the same bits
     assert prints0 == prints1 == 3  # the print's callback, re-bound on load
-    assert len(list(tmp_path.glob("*.sgx"))) == compiles0
+    plans = [_plan_fields(out) for out in (cold, warm)]
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    want = (np.tanh(x @ np.full((3, 2), 0.5)) ** 2).sum()  # the first step's loss, before the update
+    assert plans[0][0] == plans[1][0] and abs(plans[0][0] - want) <= 1e-6 * want
+    assert plans[0][1:] == (0, 2, "['no entry', 'no entry']")
+    assert plans[1][1:] == (2, 2, "[]")  # planned nothing: both programs' plans came from disk
+    assert len(list(tmp_path.glob("*.sgx"))) == compiles0 + 1  # both graphs' initializers are one program
+    assert len(list(tmp_path.glob("*.sgplan"))) == 2
 
 
 def test_two_processes_share_one_directory_at_once(tmp_path):
@@ -76,7 +93,15 @@ def test_two_processes_share_one_directory_at_once(tmp_path):
     assert [code for _, _, code in results] == [0, 0], [err for _, err, _ in results]
     losses = {_fields(out)[0] for out, _, _ in results}
     assert len(losses) == 1
+    assert len({_plan_fields(out)[0] for out, _, _ in results}) == 1
     assert not list(tmp_path.glob(".tmp-*"))  # no half-written entry left behind
+
+
+def _plan_fields(out: str) -> tuple[float, int, int, str]:
+    _, loss, hits, compiles, misses = next(
+        line for line in out.splitlines() if line.startswith("PLAN")
+    ).split(" ", 4)
+    return float(loss), int(hits), int(compiles), misses
 
 
 @pytest.fixture
