@@ -93,7 +93,6 @@ OPEN = {
         "ragged_dot_general", "random_gamma_grad", "rng_bit_generator", "rng_uniform", "scaled_dot",
         "scatter_apply", "shape_as_value", "stage",
     },
-    "lax.linalg": {"hessenberg", "householder_product", "ormqr", "qdwh", "schur", "tridiagonal"},
     "random": {"clone", "key_data", "key_dtype", "key_impl", "wrap_key_data"},
     "nn": {"get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul"},
     "nn.initializers": {"Initializer", "delta_orthogonal"},
