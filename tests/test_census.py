@@ -96,7 +96,6 @@ OPEN = {
     "random": {"clone", "key_data", "key_dtype", "key_impl", "wrap_key_data"},
     "nn": {"get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul"},
     "nn.initializers": {"Initializer", "delta_orthogonal"},
-    "scipy.linalg": {"funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester"},
     "scipy.special": {
         "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
     },

@@ -11,8 +11,16 @@ from .cholesky import cholesky, cholesky_op, triangular_solve, triangular_solve_
 from .eigen import eig, eig_op, eigh, eigh_op
 from .qr_lu import lu, lu_op, qr, qr_op
 from .schur import (
-    hessenberg, hessenberg_op, householder_product, householder_product_op, ormqr, ormqr_op, schur,
-    schur_op, tridiagonal, tridiagonal_op,
+    hessenberg,
+    hessenberg_op,
+    householder_product,
+    householder_product_op,
+    ormqr,
+    ormqr_op,
+    schur,
+    schur_op,
+    tridiagonal,
+    tridiagonal_op,
 )  # fmt: skip
 from .svd import svd, svd_op
 
