@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3, help="calls per timed repeat")
     parser.add_argument("--repeats", type=int, default=9, help="interleaved repeats")
     parser.add_argument("--matrix-size", type=int, default=512)
-    parser.add_argument("--matrix-calls", type=int, default=1, help="calls per timed repeat of expm and sqrtm")
+    parser.add_argument(
+        "--matrix-calls", type=int, default=1, help="calls per timed repeat of expm and sqrtm"
+    )
     parser.add_argument("--matrix-repeats", type=int, default=3, help="interleaved repeats of expm and sqrtm")
     args = parser.parse_args()
 

@@ -79,7 +79,9 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     LAPACK's eigenvalue sorting is not offered (``sort_eig_vals`` is an error, ``select_callable``
     is ignored)."""
     if sort_eig_vals:
-        raise _error("sg.lax.linalg.schur does not sort eigenvalues (neither does jax): pass sort_eig_vals=False")
+        raise _error(
+            "sg.lax.linalg.schur does not sort eigenvalues (neither does jax): pass sort_eig_vals=False"
+        )
     del select_callable  # only read with sort_eig_vals, as jax
     if not compute_schur_vectors:
         return [fz.schur(x, compute_schur_vectors=False)]

@@ -339,7 +339,10 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):  # no
     magnitude (no unique solution), as jax. Real when A, B and C are; differentiable."""
     if method not in ("schur", "eigen"):
         raise _error(f"sg.scipy.linalg.solve_sylvester: method must be 'schur' or 'eigen', got {method!r}")
-    a, b = matrix_operand(A, "solve_sylvester", square=True), matrix_operand(B, "solve_sylvester", square=True)
+    a, b = (
+        matrix_operand(A, "solve_sylvester", square=True),
+        matrix_operand(B, "solve_sylvester", square=True),
+    )
     c = matrix_operand(C, "solve_sylvester")
     m, n = a.shape[-1], b.shape[-1]
     if c.shape[-2:] != (m, n):

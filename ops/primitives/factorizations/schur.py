@@ -231,7 +231,9 @@ def _ormqr_infer(attrs: OrmqrAttrs, a: TensorType, taus: TensorType, c: TensorTy
         raise GraphError(f"ormqr wants c of a's dtype and batch dims, got a {a} and c {c}")
     if c.shape[-2 if attrs.left else -1] != m:
         side = "rows" if attrs.left else "columns"
-        raise GraphError(f"ormqr with left={attrs.left} wants c with {m} {side} (a's rows), got a {a} and c {c}")
+        raise GraphError(
+            f"ormqr with left={attrs.left} wants c with {m} {side} (a's rows), got a {a} and c {c}"
+        )
     return c
 
 
@@ -263,4 +265,3 @@ def ormqr(a, taus, c, left: bool = True, transpose: bool = False):
     factors ``taus``: Q c (``left``), c Q (not ``left``), with Q^H for ``transpose``, as
     jax.lax.linalg.ormqr. Lowers to LAPACK ormqr (unmqr for complex)."""
     return bind(ormqr_op, a, taus, c, left=left, transpose=transpose)
-
