@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...graph import dtypes
-from ..control_api import fori_loop
+from ..control_api import cond, fori_loop
 from ..numpy_like import linalg as nla
 from ..numpy_like.core import asarray, broadcast_to
 from ..numpy_like.creation import eye
@@ -31,8 +31,9 @@ def expm(A, max_squarings: int = 16):  # noqa: N803
     """The matrix exponential: Pade(13) of A / 2^s, squared s times, s from the 1-norm (Higham 2005).
 
     As jax: the squarings are a loop of ``max_squarings`` steps (so it has a
-    gradient), each matrix squaring only while its own s lasts; a matrix that
-    needs more squarings than that gives NaNs.
+    gradient), each matrix squaring only while its own s lasts, a step only
+    running its product while some matrix needs it; a matrix that needs more
+    squarings than that gives NaNs.
     """
     x = matrix_operand(A, "expm", square=True)
     n = x.shape[-1]
@@ -64,8 +65,10 @@ def expm(A, max_squarings: int = 16):  # noqa: N803
     r = nla.solve(subtract(v, u), add(v, u))
     own = expand_dims(expand_dims(asarray(s, dtypes.int32), -1), -1)
 
+    most = reduce_max(own)  # the loop squares while any matrix still needs it (jax: a cond per step)
+
     def square(i, m):
-        return where(i < own, matmul(m, m), m)
+        return cond(i < most, lambda m: where(i < own, matmul(m, m), m), lambda m: m, m)
 
     out = fori_loop(0, max_squarings, square, r)
     return where(own > max_squarings, asarray(np.nan, x.dtype), out)
