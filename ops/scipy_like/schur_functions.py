@@ -3,7 +3,8 @@ rsf2csf, funm, sqrtm and solve_sylvester, each a library call over the schur, he
 householder_product primitives.
 
 - rsf2csf turns the 2 x 2 blocks of a real Schur form into triangles by one Givens rotation each,
-  from the last block up (scipy's order), the rotation built from an eigenvalue of the block;
+  from the last block up (scipy's order), the rotation built from an eigenvalue of the block and
+  applied to the two rows and columns it mixes (dynamic slices: O(n) a step);
 - funm is the Schur-Parlett method: f on the diagonal of the complex Schur form T, then
   F T = T F solved for F's strictly upper part one superdiagonal at a time;
 - sqrtm is Bjorck and Hammarling's Schur method: U^2 = T solved the same way, so defective
@@ -28,7 +29,7 @@ import numpy as np
 from ...graph import GraphError, dtypes, library, located, user_location
 from ..control_api import fori_loop
 from ..custom_vjp import custom_vjp
-from ..lax_indexing import dynamic_slice_in_dim
+from ..lax_indexing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
 from ..numpy_like.core import asarray, broadcast_shapes, broadcast_to, result_dtype
 from ..numpy_like.creation import arange, eye, triu, zeros_like
 from ..numpy_like.linalg_decomp import adjoint, matrix_operand
@@ -149,25 +150,24 @@ def rsf2csf(T, Z, check_finite: bool = True):  # noqa: N803
     if n < 2:
         return t, z
     eps = float(np.finfo(dtypes.real_part(dt).np).eps)
-    rows_at = expand_dims(arange(n, dtype=dtypes.int32), -1)  # (n, 1)
-    offset = _offset(n)
+    index = arange(n, dtype=dtypes.int32)
+    row_of = expand_dims(index, -1)  # (n, 1)
+    pair = expand_dims(arange(2, dtype=dtypes.int32), 0)  # (1, 2)
 
     def rotate(i, tz):
         t, z = tz
-        m = n - i  # rows and columns m - 1 and m, from the bottom up
-        pick = asarray(rows_at == expand_dims(arange(2, dtype=dtypes.int32), 0) + (m - 1), dt)  # (n, 2)
-        rows = matmul(swapaxes(pick, -1, -2), t)  # (..., 2, n)
-        g = _givens(matmul(rows, pick), eps)
-        right_of = asarray(swapaxes(rows_at, 0, 1) >= m - 1, dt)  # columns m - 1 on
-        t = t + matmul(pick, (matmul(g, rows) - rows) * right_of)
-        cols = matmul(t, pick)  # (..., n, 2)
-        above = asarray(rows_at <= m, dt)  # rows up to m
+        m = n - i  # rows and columns m - 1 and m, from the bottom up: O(n) slices of each
+        rows = dynamic_slice_in_dim(t, m - 1, 2, axis=-2)  # (..., 2, n)
+        g = _givens(dynamic_slice_in_dim(rows, m - 1, 2, axis=-1), eps)
+        rows = where(index >= m - 1, matmul(g, rows), rows)
+        t = dynamic_update_slice_in_dim(t, rows, m - 1, axis=-2)
         gh = adjoint(g)
-        t = t + matmul((matmul(cols, gh) - cols) * above, swapaxes(pick, -1, -2))
-        zc = matmul(z, pick)
-        z = z + matmul(matmul(zc, gh) - zc, swapaxes(pick, -1, -2))
-        below = (offset == -1) & (rows_at == m)  # T[m, m - 1]
-        return where(below, 0.0, t), z
+        cols = dynamic_slice_in_dim(t, m - 1, 2, axis=-1)  # (..., n, 2)
+        cols = where(row_of <= m, matmul(cols, gh), cols)
+        cols = where((row_of == m) & (pair == 0), 0.0, cols)  # T[m, m - 1], rotated away
+        t = dynamic_update_slice_in_dim(t, cols, m - 1, axis=-1)
+        zc = dynamic_slice_in_dim(z, m - 1, 2, axis=-1)
+        return t, dynamic_update_slice_in_dim(z, matmul(zc, gh), m - 1, axis=-1)
 
     return fori_loop(1, n, rotate, (t, z))
 
