@@ -119,7 +119,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
 
 def _givens(block, eps):
     """The rotation G (..., 2, 2) that makes the 2 x 2 block [[a, b], [c, d]] upper triangular
-    (G block G^H), and whether the block needs one (|c| above eps (|a| + |d|))."""
+    (G block G^H); the identity where the block is triangular already (|c| <= eps (|a| + |d|))."""
     a, b = block[..., 0, 0], block[..., 0, 1]
     c, d = block[..., 1, 0], block[..., 1, 1]
     half = (a - d) / 2
