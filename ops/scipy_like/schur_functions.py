@@ -8,7 +8,9 @@ householder_product primitives.
 - funm is the Schur-Parlett method: f on the diagonal of the complex Schur form T, then
   F T = T F solved for F's strictly upper part one superdiagonal at a time;
 - sqrtm is Bjorck and Hammarling's Schur method: U^2 = T solved the same way, so defective
-  matrices work (an eigen-decomposition would need a full set of eigenvectors);
+  matrices work (an eigen-decomposition would need a full set of eigenvectors); a real matrix's
+  complex Schur form comes from its real one through rsf2csf, as in scipy (real arithmetic makes
+  the LAPACK part several times cheaper than jax's gees of the matrix made complex);
 - solve_sylvester is Bartels and Stewart's: A X + X B = C becomes R Y + Y S = F with R, S the
   triangular Schur forms of A and B, solved one column of Y at a time by triangular solves.
 
@@ -229,24 +231,38 @@ def _sqrt_triangular(t):
     return fori_loop(1, n, sweep, u)
 
 
-def _sqrtm_value(x):
-    t, z = factorizations.schur(x)
-    return matmul(matmul(z, _sqrt_triangular(t)), adjoint(z))
+def _complex_schur(x):
+    """The complex Schur form (T, Z) of x: of a real x through its real Schur form and rsf2csf (as
+    scipy; real arithmetic makes LAPACK's part several times cheaper than gees of x as complex)."""
+    if x.dtype.is_complex:
+        return factorizations.schur(x)
+    return rsf2csf(*factorizations.schur(x))
 
 
-def _sqrtm_fwd(x):
-    root = _sqrtm_value(x)
-    return root, root
+def _sqrtm_of(real_input: bool):
+    """sqrtm of a real or a complex matrix with its own vjp: A's cotangent Y solves
+    X^T Y + Y X^T = ct_X (its real part for a real A)."""
+
+    def value(x):
+        t, z = _complex_schur(x)
+        return matmul(matmul(z, _sqrt_triangular(t)), adjoint(z))
+
+    def fwd(x):
+        root = value(x)
+        return root, root
+
+    def bwd(root, ct):
+        rt = swapaxes(root, -1, -2)
+        y = _sylvester(rt, rt, ct)
+        return (real(y) if real_input else y,)
+
+    f = custom_vjp(value)
+    f.__name__ = "sqrtm"
+    f.defvjp(fwd, bwd)
+    return f
 
 
-def _sqrtm_bwd(root, ct):
-    rt = swapaxes(root, -1, -2)
-    return (_sylvester(rt, rt, ct),)
-
-
-_sqrtm = custom_vjp(_sqrtm_value)
-_sqrtm.__name__ = "sqrtm"
-_sqrtm.defvjp(_sqrtm_fwd, _sqrtm_bwd)
+_SQRTM = {True: _sqrtm_of(True), False: _sqrtm_of(False)}
 
 
 @library()
@@ -256,10 +272,9 @@ def sqrtm(A, blocksize: int = 1):  # noqa: N803
     is accepted for scipy's signature; the recurrence runs a superdiagonal at a time."""
     del blocksize
     x = matrix_operand(A, "sqrtm", square=True)
-    x = asarray(x, _complex(x.dtype))
     if x.shape[-1] == 0:
-        return x
-    return _sqrtm(x)
+        return asarray(x, _complex(x.dtype))
+    return _SQRTM[not x.dtype.is_complex](x)
 
 
 # -- solve_sylvester -------------------------------------------------------------------------------

@@ -105,9 +105,11 @@ def test_values_match_scipy(run, dt):
     np.testing.assert_allclose(got["funm_sin"], jsl.funm(wide, lambda w: jnp.sin(w) + 2 * w), **_tol(dt, 10))
 
     # a negative real eigenvalue sits on sqrt's branch cut: X and conj(X) are both roots of a real A,
-    # and which one comes out follows the sign of rounding in the Schur form (jax's follows the same)
-    np.testing.assert_allclose(got["sqrtm"], jsl.sqrtm(a), **_tol(dt, 10))
+    # which one comes out follows the sign of rounding in the Schur form: A's root is checked as a
+    # principal root (eigenvalues in the right half plane), A + 4 I's against scipy and jax
     np.testing.assert_allclose(got["sqrtm"] @ got["sqrtm"], a, **_tol(dt, 10))
+    assert np.all(np.linalg.eigvals(got["sqrtm"].astype(np.complex128)).real > -1e-3)
+    np.testing.assert_allclose(got["sqrtm_shifted"], jsl.sqrtm(a + 4 * np.eye(5, dtype=dt)), **_tol(dt, 10))
     np.testing.assert_allclose(got["sqrtm_shifted"], sl.sqrtm(wide + 4 * np.eye(5)), **_tol(dt, 10))
     for mine, m in zip(got["sqrtm_batch"], batch):
         np.testing.assert_allclose(mine, sl.sqrtm(_wide(m) + 4 * np.eye(4)), **_tol(dt, 10))
