@@ -10,8 +10,9 @@ results given back as numpy. stablegraph builds each into a graph run by
 ``sess.run``; jax runs ``jax.jit`` of jax.scipy's functions. Repeats are
 interleaved; each function's median is printed, and the last line is the
 geometric mean of the four ratios (goal: <= 1.05): a sum of medians would
-be the sqrtm of both sides alone, whose LAPACK Schur decomposition (the same
-kernel on both sides) takes seconds. The matrix functions run
+be the sqrtm of both sides alone, whose LAPACK Schur decomposition takes
+seconds (jax's gees of the matrix made complex; stablegraph's of the real
+matrix, then rsf2csf, as scipy). The matrix functions run
 ``--matrix-calls`` calls per repeat. Run with ``python benchmarks/scipy_signal.py`` (not signal.py: a file of
 that name in benchmarks/ would stand in for Python's own signal module in every script there).
 """
