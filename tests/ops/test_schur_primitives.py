@@ -81,7 +81,7 @@ def test_reductions_reconstruct_and_match_jax(run, dt):
     _assert_quasi_triangular(t, real)
     assert isinstance(got["schur_t"], list) and len(got["schur_t"]) == 1
     np.testing.assert_array_equal(got["schur_t"][0], t)  # the same kernel without the vectors
-    jt, jq = jax.lax.linalg.schur(sq.reshape(-1, 5, 5)[0])  # jax's (one matrix: its gees is not batched)
+    jt, jq = jax.lax.linalg.schur(sq.reshape(-1, 5, 5)[0])  # jax's, of the first matrix
     np.testing.assert_allclose(t.reshape(-1, 5, 5)[0], jt, **tol)
     np.testing.assert_allclose(q.reshape(-1, 5, 5)[0], jq, **tol)
     for ts, m in zip(t.reshape(-1, 5, 5), sq.reshape(-1, 5, 5)):
