@@ -102,7 +102,10 @@ def test_values_match_scipy(run, dt):
         np.testing.assert_allclose(err, want_err, rtol=0.5)
     assert 0 < err <= 1
     np.testing.assert_allclose(got["funm_sin"], sl.funm(wide, lambda w: np.sin(w) + 2 * w), **_tol(dt, 10))
-    np.testing.assert_allclose(got["funm_sin"], jsl.funm(wide, lambda w: jnp.sin(w) + 2 * w), **_tol(dt, 10))
+    if dt == np.complex128:  # jax's funm compiles its loops per dtype: one dtype is enough
+        np.testing.assert_allclose(
+            got["funm_sin"], jsl.funm(wide, lambda w: jnp.sin(w) + 2 * w), **_tol(dt, 10)
+        )
 
     # a negative real eigenvalue sits on sqrt's branch cut: X and conj(X) are both roots of a real A,
     # which one comes out follows the sign of rounding in the Schur form: A's root is checked as a
