@@ -73,4 +73,46 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     return (u, s, vh) if compute_uv else s
 
 
-__all__ = ["cholesky", "eig", "eigh", "lu", "qr", "svd", "triangular_solve"]
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None):
+    """``(t, q)`` with ``x = q t q^H`` (or ``[t]`` without ``compute_schur_vectors``) for square ``x``
+    (..., n, n): ``t`` triangular (quasi-triangular for real ``x``), ``q`` unitary. As in jax,
+    LAPACK's eigenvalue sorting is not offered (``sort_eig_vals`` is an error, ``select_callable``
+    is ignored)."""
+    if sort_eig_vals:
+        raise _error(
+            "sg.lax.linalg.schur does not sort eigenvalues (neither does jax): pass sort_eig_vals=False"
+        )
+    del select_callable  # only read with sort_eig_vals, as jax
+    if not compute_schur_vectors:
+        return [fz.schur(x, compute_schur_vectors=False)]
+    return fz.schur(x)
+
+
+def hessenberg(a):
+    """``(a, taus)``: the upper Hessenberg form of square ``a`` on and above its first subdiagonal,
+    Householder reflectors below it with their factors ``taus`` (..., n - 1)."""
+    return fz.hessenberg(a)
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """``(a, d, e, taus)``: Hermitian ``a`` (read from the ``lower`` or upper triangle) reduced to
+    the real tridiagonal matrix of diagonal ``d`` and off-diagonal ``e``, reflectors packed in ``a``."""
+    return fz.tridiagonal(a, lower=lower)
+
+
+def householder_product(a, taus):
+    """The product of the Householder reflectors below the diagonal of ``a`` (..., m, n), m >= n,
+    with factors ``taus`` (..., k): a (..., m, n) matrix with orthonormal columns."""
+    return fz.householder_product(a, taus)
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """Q c (``left``) or c Q, Q^H for ``transpose``, for Q the product of the reflectors of ``a``
+    and ``taus`` (geqrf's packing), without forming Q."""
+    return fz.ormqr(a, taus, c, left=left, transpose=transpose)
+
+
+__all__ = [
+    "cholesky", "eig", "eigh", "hessenberg", "householder_product", "lu", "ormqr", "qr", "schur", "svd",
+    "triangular_solve", "tridiagonal",
+]  # fmt: skip

@@ -1,6 +1,6 @@
 """sg.lax.linalg (ops layer, user-facing; ops/lax.py exposes it as ``linalg``): the factorization
 wrappers of lax_linalg.py and jax.lax.linalg's functions built from other ops:
-lu_pivots_to_permutation, symmetric_product, tridiagonal_solve, cholesky_update, and the
+lu_pivots_to_permutation, symmetric_product, tridiagonal_solve, cholesky_update, qdwh (lax_qdwh.py), and the
 algorithm enums, which the factorizations accept for jax's signatures (XLA's CPU and GPU
 kernels choose their own algorithms here).
 """
@@ -17,6 +17,7 @@ from .control_api import fori_loop
 from .lax_linalg import *  # noqa: F403  (the factorization wrappers)
 from .lax_linalg import __all__ as _wrappers
 from .lax_linalg import cholesky
+from .lax_qdwh import qdwh
 
 
 def _error(message: str) -> GraphError:
@@ -125,5 +126,5 @@ def cholesky_update(r_matrix, w_vector):
 
 __all__ = [
     *_wrappers, "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky_update",
-    "lu_pivots_to_permutation", "symmetric_product", "tridiagonal_solve",
+    "lu_pivots_to_permutation", "symmetric_product", "tridiagonal_solve", "qdwh",
 ]  # fmt: skip

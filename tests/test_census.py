@@ -88,8 +88,6 @@ REASONS = {
 }
 OPEN = {
     "lax": set(),
-    "lax.linalg": {"hessenberg", "householder_product", "ormqr", "qdwh", "schur", "tridiagonal"},
-    "scipy.linalg": {"funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester"},
     "scipy.special": {
         "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
     },

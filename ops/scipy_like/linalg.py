@@ -1,7 +1,8 @@
 """sg.scipy.linalg: scipy.linalg's names over the factorization primitives (ops layer).
 
 cholesky, cho_factor, cho_solve, solve, solve_triangular, lu, lu_factor,
-lu_solve, qr, svd, eigh, inv, det, expm, block_diag, sqrtm. Semantics as
+lu_solve, qr, svd, eigh, inv, det, expm, block_diag; the Schur-based functions come from
+schur_functions.py, the other matrix functions from matrix_functions.py. Semantics as
 jax.scipy.linalg: cholesky reads one triangle (no symmetrizing), returns the
 upper factor by default; qr's mode='r' gives a 1-tuple; sqrtm is complex.
 """
@@ -22,12 +23,11 @@ from ..numpy_like.padding import pad
 from ..numpy_like.ufuncs import (
     add,
     equal,
-    multiply,
-    sqrt,
 )
 from ..primitives import factorizations
 from .matrix_exponential import expm  # noqa: F401  (sg.scipy.linalg.expm)
 from .matrix_functions import *  # noqa: F403  (expm_frechet, polar, eigh_tridiagonal, qr_multiply)
+from .schur_functions import *  # noqa: F403  (schur, hessenberg, rsf2csf, funm, sqrtm, solve_sylvester)
 from .special_matrices import *  # noqa: F403  (scipy.linalg's special matrices)
 
 det, inv = nla.det, nla.inv
@@ -187,16 +187,3 @@ def block_diag(*arrs):
         rows.append(pad(asarray(m, dt), ((0, 0), (left, total - left - cols))))
         left += cols
     return concatenate(rows, axis=0)
-
-
-def sqrtm(A):  # noqa: N803
-    """The principal square root V sqrt(w) V^-1 from the eigen-decomposition (complex result).
-
-    Exact for diagonalizable matrices; scipy and jax use the Schur form, which
-    also covers defective ones (not available here: no gees primitive yet).
-    """
-    x = matrix_operand(A, "sqrtm", square=True)
-    w, v = factorizations.eig(x)
-    root = sqrt(w)
-    vr = multiply(v, expand_dims(root, -2))
-    return swapaxes(nla.solve(swapaxes(v, -1, -2), swapaxes(vr, -1, -2)), -1, -2)
