@@ -98,9 +98,6 @@ OPEN = {
     "nn": {"get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul"},
     "nn.initializers": {"Initializer", "delta_orthogonal"},
     "scipy.linalg": {"funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester"},
-    "scipy.special": {
-        "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
-    },
     "scipy.stats": {"gaussian_kde"},
 }  # fmt: skip
 

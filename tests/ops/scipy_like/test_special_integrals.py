@@ -215,7 +215,9 @@ def test_second_derivatives_where_erfcx_overflows_and_at_spence_one():
     # (log x / (1 - x))' = (1/x)/(1 - x) + log x / (1 - x)^2, from its series near 1: 1/2 - 2u/3 + 3u^2/4 - ...
     spence2 = sum((k + 1) * (-u) ** k / (k + 2) for k in range(30))
     for dt, finite in ((np.float64, -26.0), (np.float32, -9.0)):
-        got = run_graph(lambda a, b: (second(sp.erfcx)(a), second(sp.spence)(b)), left.astype(dt), ones.astype(dt))
+        got = run_graph(
+            lambda a, b: (second(sp.erfcx)(a), second(sp.spence)(b)), left.astype(dt), ones.astype(dt)
+        )
         x = left.astype(dt).astype(np.float64)
         with np.errstate(all="ignore"):
             want = (2 + 4 * x * x) * ss.erfcx(x) - 4 * x / math.sqrt(math.pi)
