@@ -89,7 +89,7 @@ def _wofz128(z):
     # infinities (scipy's): 0 for x = +-inf at finite y and for y = +inf; at y = -inf, e^(y^2 - x^2)
     # wins: inf at x = 0, nan elsewhere
     vanishing = (snp.isinf(x) & snp.isfinite(y)) | (y == math.inf)
-    w = snp.where(vanishing, 0j, w)
+    w = snp.where(vanishing, 1j * snp.copysign(snp.zeros_like(x), x), w)  # Im w ~ 1 / (sqrt(pi) x)
     w = snp.where(y == -math.inf, snp.where(x == 0, complex(math.inf, 0.0), complex(math.nan, math.nan)), w)
     return snp.where(snp.isnan(x) | snp.isnan(y), complex(math.nan, math.nan), w)
 
@@ -100,7 +100,9 @@ def _wofz_value(z):
 
 
 def _wofz_slope(z):
-    return (-2 * z * _wofz_in_slope(z) + 2j * _RSQRT_PI,)
+    """-2 z w(z) + 2i / sqrt(pi), in complex128 (the two terms cancel where w' is small)."""
+    wide = z.astype("complex128")
+    return ((-2 * wide * _wofz_in_slope(wide) + 2j * _RSQRT_PI).astype(z.dtype),)
 
 
 _wofz = with_partials("wofz", _wofz_value, _wofz_slope)

@@ -12,8 +12,9 @@ stays 0), moved first to where the series converges fast:
   where the value does.
 - 2F1: Pfaff's transformation (1 - x)^(-a) 2F1(a, c - b; c; x / (x - 1)) for x < 0; the series
   up to x = 0.95 (1000 terms); on (0.95, 1) the 1 - x transformation (two series in 1 - x, with
-  Gamma ratios) where c - a - b is not an integer, else the series itself (3000 terms); Gauss's
-  sum at x = 1.
+  Gamma ratios) where c - a - b is not an integer, its limit (with digamma terms) where it is one
+  of -60 .. 60, a terminating series directly or after Euler's transformation; Gauss's sum at
+  x = 1.
 
 The derivative in x is the closed form d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x) and
 d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are not
@@ -170,24 +171,96 @@ def _one_minus_x(a, b, c, x):
     return first + second
 
 
+_LOG_TERMS = 60  # (1 - x) <= 0.05: 0.05^60
+_FINITE_TERMS = 60  # the finite sum's terms: integer c - a - b up to 60
+
+
+def _digamma(x):
+    return bind(tr.digamma, x)
+
+
+def _integer_d(a, b, c, x):
+    """2F1 for 0.95 < x < 1 where m = c - a - b is an integer 0 <= m <= 60 (a, b, a + m, b + m no
+    poles): the limit of the 1 - x transformation (Abramowitz and Stegun 15.3.10-11),
+    Gamma(m) Gamma(c) / (Gamma(a + m) Gamma(b + m)) sum_(n<m) (a)_n (b)_n / (n! (1 - m)_n) y^n
+    - (-1)^m Gamma(c) / (Gamma(a) Gamma(b)) y^m sum_n (a + m)_n (b + m)_n / (n! (n + m)!) y^n
+    (log y - psi(n + 1) - psi(n + m + 1) + psi(a + n + m) + psi(b + n + m)), y = 1 - x."""
+    m = snp.rint(c - a - b)
+    y = 1 - x
+    log_y = snp.log(y)
+
+    def finite_body(i, carry):
+        term, total = carry
+        n = i.astype("float64")
+        total = total + snp.where(n < m, term, 0.0)
+        term = snp.where(n + 1 < m, term * (a + n) * (b + n) / ((n + 1) * (1 - m + n)) * y, 0.0)
+        return term, total
+
+    _, finite = fori_loop(0, _FINITE_TERMS, finite_body, (snp.ones_like(x), snp.zeros_like(x)))
+    finite = snp.where(
+        m > 0, _gamma(snp.maximum(m, 1.0)) * _gamma(c) * _rgamma(a + m) * _rgamma(b + m) * finite, 0.0
+    )
+
+    def log_body(i, carry):
+        term, total = carry
+        n = i.astype("float64")
+        psis = _digamma(n + 1 + 0 * x) + _digamma(n + m + 1) - _digamma(a + n + m) - _digamma(b + n + m)
+        total = total + term * (log_y - psis)
+        term = term * (a + m + n) * (b + m + n) / ((n + 1) * (n + m + 1)) * y
+        return term, total
+
+    first = snp.exp(-_lgamma(m + 1))  # 1 / m!
+    _, series = fori_loop(0, _LOG_TERMS, log_body, (first, snp.zeros_like(x)))
+    sign = snp.where(snp.remainder(m, 2) == 1, -1.0, 1.0)
+    return finite - sign * _gamma(c) * _rgamma(a) * _rgamma(b) * snp.power(y, m) * series
+
+
+def _near_one(a, b, c, x):
+    """2F1 for 0.95 < x < 1 with c - a - b an integer: _integer_d where it is 0 .. 60, after
+    Euler's transformation (1 - x)^(c - a - b) 2F1(c - a, c - b; c; x) where it is -60 .. -1."""
+    negative = snp.rint(c - a - b) < 0
+    a2, b2 = snp.where(negative, c - a, a), snp.where(negative, c - b, b)
+    value = _integer_d(a2, b2, c, x)
+    return snp.where(negative, snp.power(1 - x, c - a - b) * value, value)
+
+
 def _unit_interval(a, b, c, x):
     """2F1 for 0 <= x < 1: the series to 200 terms up to 1/2, to 1000 up to 0.95; beyond, the 1 - x
     transformation (whose two terms can cancel, so only where 1 - x is small), or the series to
     3000 terms where c - a - b is an integer (its Gamma ratios have poles there)."""
     near = x <= 0.5
     middle = (x > 0.5) & (x <= _2F1_MIDDLE)
-    integer_d = _near_integer(c - a - b) | _nonpositive_integer(a) | _nonpositive_integer(b)
+    d = c - a - b
+    poles = (
+        _nonpositive_integer(a)
+        | _nonpositive_integer(b)
+        | _nonpositive_integer(c - a)
+        | _nonpositive_integer(c - b)
+    )
+    integer_d = _near_integer(d)
     far = x > _2F1_MIDDLE
-    transformed = far & ~integer_d
-    slow = far & integer_d
+    transformed = far & ~integer_d & ~poles
+    limit = far & integer_d & ~poles & (snp.abs(d) <= _FINITE_TERMS)
+    slow = far & ~transformed & ~limit
     direct = _f_series(a, b, c, snp.where(near, x, 0.0), _2F1_NEAR_TERMS)
     mid = _f_series(a, b, c, snp.where(middle, x, 0.0), _2F1_MIDDLE_TERMS)
-    long = _f_series(a, b, c, snp.where(slow, x, 0.0), _2F1_TERMS)
+    # a terminating series (a or b a pole of Gamma) directly; one after Euler's transformation
+    # (c - a or c - b) times (1 - x)^(c - a - b)
+    euler = slow & ~(_nonpositive_integer(a) | _nonpositive_integer(b)) & poles
+    xs = snp.where(slow, x, 0.0)
+    long = _f_series(snp.where(euler, c - a, a), snp.where(euler, c - b, b), c, xs, _2F1_TERMS)
+    long = snp.where(euler, snp.power(1 - xs, d) * long, long)
     other = _one_minus_x(
         snp.where(transformed, a, 0.25), snp.where(transformed, b, 0.5), snp.where(transformed, c, 2.0),
         snp.where(transformed, x, 0.975),
     )  # fmt: skip
-    return snp.where(near, direct, snp.where(middle, mid, snp.where(slow, long, other)))
+    at_limit = _near_one(
+        snp.where(limit, a, 0.5), snp.where(limit, b, 0.5), snp.where(limit, snp.rint(d) + a + b, 1.0),
+        snp.where(limit, x, 0.975),
+    )  # fmt: skip
+    return snp.where(
+        near, direct, snp.where(middle, mid, snp.where(slow, long, snp.where(limit, at_limit, other)))
+    )
 
 
 def _hyp2f1_64(a, b, c, x):

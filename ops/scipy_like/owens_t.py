@@ -39,15 +39,20 @@ def _upper_tail(x):
     return 0.5 * _erfc(x * _SQRT_HALF)
 
 
+_VANISHES = 40.0  # e^(-h^2 / 2) = 0 in float64 past h = 38.6
+
+
 def _small_a(h, a):
-    """T(h, a) for h >= 0, 0 <= a <= 1 (finite h)."""
+    """T(h, a) for h >= 0, 0 <= a <= 1 (finite h; 0 past h = 40, where h^2 might overflow)."""
+    gone = h > _VANISHES
+    h = snp.where(gone, _VANISHES, h)
     reach = snp.where(h * a > _REACH, _REACH / snp.where(h > 0, h, 1.0), a)
     half_h2 = 0.5 * h * h
     total = snp.zeros_like(h)
     for x, w in zip(_X, _W):
         t = reach * x
         total = total + w * snp.exp(-half_h2 * t * t) / (1 + t * t)
-    return snp.exp(-half_h2) * reach * total / (2 * math.pi)
+    return snp.where(gone, 0.0, snp.exp(-half_h2) * reach * total / (2 * math.pi))
 
 
 def _owens_t_value(h, a):
@@ -73,8 +78,10 @@ def _owens_t_value(h, a):
 
 def _owens_t_partials(h, a):
     normal = snp.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
-    d_h = -0.5 * normal * snp.erf(a * h * _SQRT_HALF)
-    d_h = snp.where(h == 0, 0.0, d_h)  # a = inf: erf(nan) at h = 0, where the slope is 0
+    # at h = 0 with a = +-inf, a h is nan where the slope is 0: a stands in as 0 there (not a
+    # where on the result, which would make the second derivative in h at 0 zero, not -a / (2 pi))
+    a_finite = snp.where((h == 0) & snp.isinf(a), 0.0, a)
+    d_h = -0.5 * normal * snp.erf(a_finite * h * _SQRT_HALF)
     one_a2 = 1 + a * a
     d_a = snp.exp(-0.5 * h * h * one_a2) / (2 * math.pi * one_a2)
     return d_h, d_a

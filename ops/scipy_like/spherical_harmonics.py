@@ -54,7 +54,9 @@ def _legendre(n, am, x, s, n_max: int):
         m2 = am * am
         above = am < degree
         m2_safe = snp.where(above, m2, 0.0)
-        a = snp.sqrt((4 * ld * ld - 1) / snp.where(above, ld * ld - m2_safe, 1.0))
+        # 0 where the degree is not above m (a nan there, multiplied by the zero cotangent where
+        # discards, would still make the gradient nan)
+        a = snp.sqrt(snp.where(above, (4 * ld * ld - 1) / snp.where(above, ld * ld - m2_safe, 1.0), 0.0))
         b = snp.sqrt(snp.maximum((ld - 1) ** 2 - m2_safe, 0.0) / max(4 * (ld - 1) ** 2 - 1, 1.0))
         recurred = a * (x * current - b * previous)
         new = snp.where(am == degree, pmm, snp.where(above, recurred, 0.0))

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import scipy.special
+
+import stablegraph as sg
 
 from . import closed_forms_special as cf
 from .harness import Sig
@@ -54,6 +57,99 @@ def _reductions() -> dict[str, Sig]:
     return {key: replace(sig, atol=8) for key, sig in table.items()}
 
 
+def _complex_parts(w):
+    """A complex result as its real and imaginary parts (real leaves, so the sweep differentiates them)."""
+    if isinstance(w, sg.Tensor):
+        return sg.numpy.real(w), sg.numpy.imag(w)
+    return w.real, w.imag
+
+
+def _quiet(fn):
+    def wrapped(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return wrapped
+
+
+_BESSEL_V = 3
+_SPH_N = np.array([0, 1, 2, 3, 3, 5, 4, 2, 6, 1])
+_SPH_M = np.array([0, -1, 2, 1, -3, 4, -2, 0, -6, 1])
+
+
+def _sph_call(xp, theta, phi):
+    """Y_n^m at fixed (n, m) pairs cycled along the angle points (n must be concrete for n_max)."""
+    count = theta.shape[0]
+    n, m = np.resize(_SPH_N, count), np.resize(_SPH_M, count)
+    return _complex_parts(xp.sph_harm_y(n, m, theta, phi))
+
+
+def _hypergeometric() -> dict[str, Sig]:
+    """hyp1f1, hyp2f1, owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/hypergeometric.py,
+    owens_t.py, faddeeva.py, bessel_j.py, spherical_harmonics.py). The derivatives of 1F1 and 2F1 in
+    x are compared with scipy's closed forms (jax's 1F1 is wrong for x < 0, so its slopes are too);
+    those in the parameters are not offered (jax's are series), so only x is differentiated."""
+    sp = scipy.special
+
+    def hyp1f1_d(order):
+        def ref(a, b, x):
+            if order == 1:
+                return [a / b * sp.hyp1f1(a + 1, b + 1, x)]
+            return [a * (a + 1) / (b * (b + 1)) * sp.hyp1f1(a + 2, b + 2, x)]
+
+        return _quiet(ref)
+
+    def hyp2f1_d(order):
+        def ref(a, b, c, x):
+            if order == 1:
+                return [a * b / c * sp.hyp2f1(a + 1, b + 1, c + 1, x)]
+            return [a * (a + 1) * b * (b + 1) / (c * (c + 1)) * sp.hyp2f1(a + 2, b + 2, c + 2, x)]
+
+        return _quiet(ref)
+
+    def bessel_ref(z):
+        return np.stack([sp.jv(n, z) for n in range(_BESSEL_V + 1)])
+
+    def bessel_d(order):
+        return _quiet(lambda z: [sum(sp.jvp(n, z, order) for n in range(_BESSEL_V + 1))])
+
+    def wofz_call(xp, x, y):
+        return _complex_parts(xp.wofz(x + 1j * y))
+
+    def wofz_d(order):
+        """w' = -2 z w + 2i / sqrt(pi), w'' = (4 z^2 - 2) w - 4i z / sqrt(pi) from scipy's w: the
+        leaves are d/dx and d/dy of Re w + Im w (d/dy = i d/dz), then the Hessian's (xx, xy, yy)."""
+
+        def ref(x, y):
+            z = x + 1j * y
+            w = sp.wofz(z)
+            if order == 1:
+                d = -2 * z * w + 2j / np.sqrt(np.pi)
+                return [d.real + d.imag, (1j * d).real + (1j * d).imag]
+            d = (4 * z * z - 2) * w - 4j * z / np.sqrt(np.pi)
+            return [(k * d).real + (k * d).imag for k in (1, 1j, -1)]
+
+        return _quiet(ref)
+
+    return {
+        "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "x"), wrt=(2,), d1ref=hyp1f1_d(1), d2ref=hyp1f1_d(2)),
+        "hyp2f1": _sig(
+            "hyp2f1", ("ashape", "ashape", "ashape", "x"), wrt=(3,), d1ref=hyp2f1_d(1), d2ref=hyp2f1_d(2)
+        ),
+        "owens_t": _sig("owens_t", ("x", "x")),
+        "wofz": _sig("wofz", ("x", "x"), wofz_call, d1ref=wofz_d(1), d2ref=wofz_d(2)),
+        "bessel_jn": _sig(
+            "bessel_jn",
+            ("x",),
+            lambda xp, z: xp.bessel_jn(z, v=_BESSEL_V),
+            ref=_quiet(bessel_ref),
+            d1ref=bessel_d(1),
+            d2ref=bessel_d(2),
+        ),
+        "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
+    }
+
+
 SPECIAL: dict[str, Sig] = {
     **{n: _sig(n, ("x",)) for n in _UNARY},
     "ndtri[prob]": _sig("ndtri", ("prob",)),
@@ -90,6 +186,7 @@ SPECIAL: dict[str, Sig] = {
     "boxcox1p": _sig("boxcox1p", ("x", "x")),
     # the exponential, error-function and related integrals (ops/scipy_like/special_integrals.py)
     **{n: _sig(n, ("x",)) for n in ("erfcx", "dawsn", "sici", "fresnel", "spence")},
+    **_hypergeometric(),
 }
 
 _GAMMA_FAMILY = {
