@@ -58,7 +58,7 @@ def _miller(z, count: int, start: int) -> list:
             norm = norm + 2 * current
         previous = (2 * k / z) * current - following
         big = snp.abs(previous) > _RESCALE
-        scale = snp.where(big, 1 / _RESCALE, 1.0)
+        scale = snp.where(big, snp.full_like(z, 1 / _RESCALE), 1.0)  # two scalars would make float32: 0
         previous, current, norm = previous * scale, current * scale, norm * scale
         values = [v if v is None else v * scale for v in values]
         following, current = current, previous

@@ -85,10 +85,10 @@ def _sph_call(xp, theta, phi):
 
 
 def _hypergeometric() -> dict[str, Sig]:
-    """hyp1f1, hyp2f1, owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/hypergeometric.py,
-    owens_t.py, faddeeva.py, bessel_j.py, spherical_harmonics.py). The derivatives of 1F1 and 2F1 in
-    x are compared with scipy's closed forms (jax's 1F1 is wrong for x < 0, so its slopes are too);
-    those in the parameters are not offered (jax's are series), so only x is differentiated."""
+    """hyp1f1, owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/hypergeometric.py, owens_t.py,
+    faddeeva.py, bessel_j.py, spherical_harmonics.py; hyp2f1 is in SKIPPED). The derivatives of 1F1
+    in x are compared with scipy's closed forms (jax's 1F1 is wrong for x < 0, so its slopes are
+    too); those in the parameters are not offered (jax's are series), so only x is differentiated."""
     sp = scipy.special
 
     def hyp1f1_d(order):
@@ -96,14 +96,6 @@ def _hypergeometric() -> dict[str, Sig]:
             if order == 1:
                 return [a / b * sp.hyp1f1(a + 1, b + 1, x)]
             return [a * (a + 1) / (b * (b + 1)) * sp.hyp1f1(a + 2, b + 2, x)]
-
-        return _quiet(ref)
-
-    def hyp2f1_d(order):
-        def ref(a, b, c, x):
-            if order == 1:
-                return [a * b / c * sp.hyp2f1(a + 1, b + 1, c + 1, x)]
-            return [a * (a + 1) * b * (b + 1) / (c * (c + 1)) * sp.hyp2f1(a + 2, b + 2, c + 2, x)]
 
         return _quiet(ref)
 
@@ -133,9 +125,6 @@ def _hypergeometric() -> dict[str, Sig]:
 
     return {
         "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "x"), wrt=(2,), d1ref=hyp1f1_d(1), d2ref=hyp1f1_d(2)),
-        "hyp2f1": _sig(
-            "hyp2f1", ("ashape", "ashape", "ashape", "x"), wrt=(3,), d1ref=hyp2f1_d(1), d2ref=hyp2f1_d(2)
-        ),
         "owens_t": _sig("owens_t", ("x", "x")),
         "wofz": _sig("wofz", ("x", "x"), wofz_call, d1ref=wofz_d(1), d2ref=wofz_d(2)),
         "bessel_jn": _sig(
@@ -207,6 +196,10 @@ _JAX_LOOPS = (
 
 SKIPPED: dict[str, str] = {
     **{n: _JAX_LOOPS.format(n) for n in ("exp1", "expi", "expn")},
+    "hyp2f1": "jax's hyp2f1 does not return at some of the sweep's special points (its float32 value on the "
+    "7680 points of (ashape, ashape, ashape, x) ran past 120 s: loops at infinite or nan parameters); "
+    "tests/ops/scipy_like/test_hypergeometric.py checks ours against scipy at random points and the edges "
+    "(poles of c, terminating a, Gauss's sum at 1, an integer c - a - b near 1, x > 1, nan): open",
     "bernoulli": "a table of numbers for an int n (no array argument): tests/ops/scipy_like/test_gamma_functions.py "
     "checks it against scipy",
 }
