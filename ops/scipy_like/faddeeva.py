@@ -20,6 +20,8 @@ import numpy as np
 from .. import numpy_like as snp
 from ..control_api import fori_loop
 from ..numpy_like.core import result_dtype
+from ..primitives.complex_parts import complex_op
+from ..primitives.registry import bind
 from .partials import with_partials
 from .special_integrals import dawsn
 
@@ -89,7 +91,8 @@ def _wofz128(z):
     # infinities (scipy's): 0 for x = +-inf at finite y and for y = +inf; at y = -inf, e^(y^2 - x^2)
     # wins: inf at x = 0, nan elsewhere
     vanishing = (snp.isinf(x) & snp.isfinite(y)) | (y == math.inf)
-    w = snp.where(vanishing, 1j * snp.copysign(snp.zeros_like(x), x), w)  # Im w ~ 1 / (sqrt(pi) x)
+    zero = snp.zeros_like(x)
+    w = snp.where(vanishing, bind(complex_op, zero, snp.copysign(zero, x)), w)  # Im w ~ 1 / (sqrt(pi) x)
     w = snp.where(y == -math.inf, snp.where(x == 0, complex(math.inf, 0.0), complex(math.nan, math.nan)), w)
     return snp.where(snp.isnan(x) | snp.isnan(y), complex(math.nan, math.nan), w)
 
