@@ -85,19 +85,10 @@ def _sph_call(xp, theta, phi):
 
 
 def _hypergeometric() -> dict[str, Sig]:
-    """hyp1f1, owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/hypergeometric.py, owens_t.py,
-    faddeeva.py, bessel_j.py, spherical_harmonics.py; hyp2f1 is in SKIPPED). The derivatives of 1F1
-    in x are compared with scipy's closed forms (jax's 1F1 is wrong for x < 0, so its slopes are
-    too); those in the parameters are not offered (jax's are series), so only x is differentiated."""
+    """owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/owens_t.py, faddeeva.py, bessel_j.py,
+    spherical_harmonics.py; hyp1f1 and hyp2f1 are in SKIPPED). wofz's and bessel_jn's derivatives
+    are compared with closed forms on scipy's values."""
     sp = scipy.special
-
-    def hyp1f1_d(order):
-        def ref(a, b, x):
-            if order == 1:
-                return [a / b * sp.hyp1f1(a + 1, b + 1, x)]
-            return [a * (a + 1) / (b * (b + 1)) * sp.hyp1f1(a + 2, b + 2, x)]
-
-        return _quiet(ref)
 
     def bessel_ref(z):
         return np.stack([sp.jv(n, z) for n in range(_BESSEL_V + 1)])
@@ -124,7 +115,6 @@ def _hypergeometric() -> dict[str, Sig]:
         return _quiet(ref)
 
     return {
-        "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "x"), wrt=(2,), d1ref=hyp1f1_d(1), d2ref=hyp1f1_d(2)),
         "owens_t": _sig("owens_t", ("x", "x")),
         "wofz": _sig("wofz", ("x", "x"), wofz_call, d1ref=wofz_d(1), d2ref=wofz_d(2)),
         "bessel_jn": _sig(
@@ -196,6 +186,11 @@ _JAX_LOOPS = (
 
 SKIPPED: dict[str, str] = {
     **{n: _JAX_LOOPS.format(n) for n in ("exp1", "expi", "expn")},
+    "hyp1f1": "scipy's hyp1f1, the float64 reference, does not return at some of the sweep's points of "
+    "(ashape, ashape, x) (one call ran past 200 s in its C code, so a per-point alarm cannot stop it; jax's "
+    "own value and slope return); tests/ops/scipy_like/test_hypergeometric.py checks ours against scipy and "
+    "a 250-digit series at random points and the edges (poles of b, terminating a, x = +-0, tiny, -1e8, "
+    "-1000, 800, inf, nan): open (a bounded argument kind would let it in)",
     "hyp2f1": "jax's hyp2f1 does not return at some of the sweep's special points (its float32 value on the "
     "7680 points of (ashape, ashape, ashape, x) ran past 120 s: loops at infinite or nan parameters); "
     "tests/ops/scipy_like/test_hypergeometric.py checks ours against scipy at random points and the edges "
