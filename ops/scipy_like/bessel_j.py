@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ...graph import GraphError, located, user_location
+from ...graph import GraphError, library, located, user_location
 from .. import numpy_like as snp
 from ..custom_vjp import custom_vjp
 from ..numpy_like.core import result_dtype
@@ -155,6 +155,7 @@ def _bessel_all(count: int, depth: int = _CLOSED_FORM_ORDERS):
     return _BY_COUNT[key]
 
 
+@library()
 def bessel_jn(z, *, v: int, n_iter: int = 50):
     """J_0(z) .. J_v(z), the Bessel functions of the first kind of orders 0 to v at a real z: an
     array of shape (v + 1, *z.shape) of z's float dtype. ``n_iter`` is accepted for jax's signature

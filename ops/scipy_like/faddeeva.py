@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ...graph import library
 from .. import numpy_like as snp
 from ..control_api import fori_loop
 from ..numpy_like.core import result_dtype
@@ -114,6 +115,7 @@ _wofz = with_partials("wofz", _wofz_value, _wofz_slope)
 _wofz_in_slope = with_partials("wofz", _wofz_value, _wofz_slope)
 
 
+@library()
 def wofz(z):
     """The Faddeeva function w(z) = e^(-z^2) erfc(-iz) of a real or complex z (complex result:
     complex64 from float32 or complex64, else complex128); derivative -2 z w(z) + 2i / sqrt(pi)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+from ...graph import library
 from .. import numpy_like as snp
 from ..control_api import fori_loop
 from ..primitives import transcendental as tr
@@ -132,6 +133,7 @@ _hyp1f1 = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 _hyp1f1_in_slope = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 
 
+@library()
 def hyp1f1(a, b, x):
     """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k! of real
     a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n > b ends the series,
@@ -299,6 +301,7 @@ _hyp2f1 = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
 _hyp2f1_in_slope = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
 
 
+@library()
 def hyp2f1(a, b, c, x):
     """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! of real
     arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), none in

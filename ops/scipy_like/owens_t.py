@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ...graph import library
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
@@ -90,6 +91,7 @@ def _owens_t_partials(h, a):
 _owens_t = with_partials("owens_t", _owens_t_value, _owens_t_partials)
 
 
+@library()
 def owens_t(h, a):
     """Owen's T function T(h, a) (even in h, odd in a; T(0, a) = atan(a) / (2 pi), T(h, inf) =
     Q(|h|) / 2); differentiable in h and a (closed-form partials)."""

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ...graph import GraphError, Tensor, located, user_location
+from ...graph import GraphError, Tensor, library, located, user_location
 from .. import numpy_like as snp
 from ..numpy_like.core import result_dtype
 
@@ -65,6 +65,7 @@ def _legendre(n, am, x, s, n_max: int):
     return chosen
 
 
+@library()
 def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     """The spherical harmonic Y_n^m(theta, phi) of degree n >= 0 and order |m| <= n (integer
     arrays), polar angle theta and azimuth phi (scipy.special.sph_harm_y's convention); complex
