@@ -4,7 +4,8 @@ Gamma family (gammaln, digamma/psi, polygamma, gamma, beta, betaln,
 multigammaln, zeta), incomplete integrals (gammainc, gammaincc, betainc),
 the error function and normal distribution (erf, erfc, erfinv, ndtr, ndtri,
 log_ndtr), Bessel (i0, i0e, i1, i1e), information measures (entr, rel_entr,
-kl_div, xlogy, xlog1py), and softmax, log_softmax, logsumexp, expit, logit.
+kl_div, xlogy, xlog1py), and softmax, log_softmax, logsumexp, expit, logit; the hypergeometric
+1F1 and 2F1, Owen's T, the Faddeeva function wofz, bessel_jn and sph_harm_y (their own modules).
 Integer input becomes float first; scipy's edge values (0 at x == 0 in
 xlogy, inf outside the domain of rel_entr, ...) are kept.
 
@@ -396,12 +397,18 @@ def softmax(x, axis=None):
     return snp.true_divide(e, snp.sum(e, axis=axis, keepdims=True))
 
 
+from .bessel_j import bessel_jn  # noqa: E402
+from .faddeeva import wofz  # noqa: E402
 from .gamma_functions import bernoulli, boxcox, boxcox1p, comb, factorial, gammasgn, loggamma, poch  # noqa: E402
+from .hypergeometric import hyp1f1, hyp2f1  # noqa: E402
+from .owens_t import owens_t  # noqa: E402
 from .special_integrals import dawsn, erfcx, exp1, expi, expn, fresnel, sici, spence  # noqa: E402
+from .spherical_harmonics import sph_harm_y  # noqa: E402
 
 __all__ = [
     "bernoulli", "boxcox", "boxcox1p", "comb", "factorial", "gammasgn", "loggamma", "poch",
     "dawsn", "erfcx", "exp1", "expi", "expn", "fresnel", "sici", "spence",
+    "bessel_jn", "hyp1f1", "hyp2f1", "owens_t", "sph_harm_y", "wofz",
     "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
     "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta",

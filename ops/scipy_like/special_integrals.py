@@ -213,10 +213,14 @@ def _erfcx_slope(x):
     xf = snp.where(near, _ERFCX_FAR, x)
     tail = _erfcx_tail(xf)
     far = -2 * _RSQRT_PI * tail / (xf + tail)
-    return (snp.where(near, 2 * x * _erfcx(x) - 2 * _RSQRT_PI, far),)
+    return (snp.where(near, 2 * x * _erfcx_in_slope(x) - 2 * _RSQRT_PI, far),)
 
 
 _erfcx = with_partials("erfcx", _erfcx_value, _erfcx_slope)
+# erfcx inside its own slope: a second custom_vjp object, since inside _erfcx's backward a call of
+# _erfcx is its plain value, whose chain rule is nan where e^(x^2) overflows (x <= -26.6 in float64,
+# -9.4 in float32); through this one the second derivative is 2 erfcx + 2x erfcx' (+inf there)
+_erfcx_in_slope = with_partials("erfcx", _erfcx_value, _erfcx_slope)
 
 
 def erfcx(x):
@@ -484,11 +488,19 @@ def _spence_value(x):
     return snp.where((x < 0) | snp.isnan(x), math.nan, value)
 
 
+_SPENCE_NEAR_ONE = 1 / 64
+
+
 def _spence_slope(x):
-    """log x / (1 - x), -1 at x = 1 (its limit; the division sees x = 2 there, so no 0/0 reaches
-    the second derivative)."""
-    safe = snp.where(x == 1, 2.0, x)
-    return (snp.where(x == 1, -1.0, snp.log(safe) / (1 - safe)),)
+    """log x / (1 - x); within 1/64 of x = 1 the series -sum_k (-u)^k / (k + 1), u = x - 1 (-1 at
+    x = 1, and its slope 1/2 there, which a constant -1 spliced in would make 0)."""
+    near = snp.abs(x - 1) < _SPENCE_NEAR_ONE
+    u = snp.where(near, x - 1, 0.0)
+    series = snp.zeros_like(x)
+    for k in reversed(range(12)):  # |u|^12 / 13 < 1e-22
+        series = series * (-u) + 1 / (k + 1)
+    safe = snp.where(near, 2.0, x)
+    return (snp.where(near, -series, snp.log(safe) / (1 - safe)),)
 
 
 _spence = with_partials("spence", _spence_value, _spence_slope)

@@ -199,3 +199,30 @@ def test_vectorize_matches_a_loop():
         ]
     )
     np.testing.assert_allclose(got, loop, rtol=1e-12)
+
+
+def test_second_derivatives_where_erfcx_overflows_and_at_spence_one():
+    """erfcx'' = (2 + 4x^2) erfcx(x) - 4x / sqrt(pi) is +inf where erfcx overflows (was nan: the
+    chain rule of erfcx's own value inside its slope); spence'' at 1 is 1/2 (was 0: a constant -1
+    spliced into the slope there), and near 1 it is the closed form's."""
+
+    def second(f):
+        return sg.grad(lambda v: sg.grad(lambda u: f(u).sum())(v).sum())
+
+    left = np.array([-5.0, -9.0, -10.0, -20.0, -26.0, -27.0, -30.0, -100.0, -1e8, -np.inf])
+    ones = np.array([1.0, 1 - 1e-9, 1 + 1e-9, 1 - 0.01, 1 + 0.01, 1 + 0.02, 0.98])
+    u = ones - 1
+    # (log x / (1 - x))' = (1/x)/(1 - x) + log x / (1 - x)^2, from its series near 1: 1/2 - 2u/3 + 3u^2/4 - ...
+    spence2 = sum((k + 1) * (-u) ** k / (k + 2) for k in range(30))
+    for dt, finite in ((np.float64, -26.0), (np.float32, -9.0)):
+        got = run_graph(
+            lambda a, b: (second(sp.erfcx)(a), second(sp.spence)(b)), left.astype(dt), ones.astype(dt)
+        )
+        x = left.astype(dt).astype(np.float64)
+        with np.errstate(all="ignore"):
+            want = (2 + 4 * x * x) * ss.erfcx(x) - 4 * x / math.sqrt(math.pi)
+        want = np.where(x < finite, np.inf, want)
+        rtol = 1e-12 if dt == np.float64 else 2e-5
+        np.testing.assert_allclose(got[0], want, rtol=rtol)
+        np.testing.assert_allclose(got[1], spence2, rtol=rtol if dt == np.float64 else 1e-4)
+        assert got[1][0] == 0.5

@@ -1,0 +1,313 @@
+"""The confluent and Gauss hypergeometric functions 1F1(a; b; x) and 2F1(a, b; c; x) of real
+arguments, scipy.special.hyp1f1 and hyp2f1 (ops layer, user-facing through sg.scipy.special).
+
+Both are computed in float64 (float32 arguments are rounded once at the end) from their power
+series, summed in a fori_loop to a fixed number of terms (a term that reaches 0, as for a = -n,
+stays 0), moved first to where the series converges fast:
+
+- 1F1: Kummer's transformation 1F1(a; b; x) = e^x 1F1(b - a; b; -x) for x < 0 (the series of a
+  negative x cancels; jax's is wrong there), except for a terminating series (a = 0, -1, ...);
+  past x = 60 + 2 |a| + 2 |b| the asymptotic series Gamma(b) / Gamma(a) e^x x^(a - b)
+  sum_k (b - a)_k (1 - a)_k / (k! x^k), its prefactor in logarithms so that it overflows only
+  where the value does.
+- 2F1: Pfaff's transformation (1 - x)^(-a) 2F1(a, c - b; c; x / (x - 1)) for x < 0; the series
+  up to x = 0.95 (1000 terms); on (0.95, 1) the 1 - x transformation (two series in 1 - x, with
+  Gamma ratios) where c - a - b is not an integer, its limit (with digamma terms) where it is one
+  of -60 .. 60, a terminating series directly or after Euler's transformation; Gauss's sum at
+  x = 1.
+
+The derivative in x is the closed form d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x) and
+d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are not
+offered (nan: jax's are parameter series, not written here yet).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...graph import library
+from .. import numpy_like as snp
+from ..control_api import fori_loop
+from ..primitives import transcendental as tr
+from ..primitives.registry import bind
+from .float_args import float_args as _floats
+from .partials import with_partials
+
+
+def _lgamma(x):
+    return bind(tr.lgamma, x)
+
+
+def _nonpositive_integer(v):
+    return (v <= 0) & (v == snp.floor(v))
+
+
+def _gamma_sign(x):
+    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1."""
+    negative_odd = (x < 0) & (snp.remainder(snp.floor(x), 2) != 0)
+    return snp.where(negative_odd, -1.0, 1.0)
+
+
+def _rgamma(x):
+    """1 / Gamma(x), 0 at the poles."""
+    pole = _nonpositive_integer(x)
+    safe = snp.where(pole, 1.0, x)
+    return snp.where(pole, 0.0, _gamma_sign(safe) * snp.exp(-_lgamma(safe)))
+
+
+def _gamma(x):
+    """Gamma(x), inf at the poles."""
+    pole = _nonpositive_integer(x)
+    safe = snp.where(pole, 1.0, x)
+    return snp.where(pole, math.inf, _gamma_sign(safe) * snp.exp(_lgamma(safe)))
+
+
+def _series(ratio, like, terms: int):
+    """1 + sum_k t_k with t_0 = 1 and t_(k+1) = t_k * ratio(k) (a float64 k); a term that reaches
+    0 stays 0 (a terminating series, whose next ratio may be 0 / 0)."""
+
+    def body(i, carry):
+        term, total = carry
+        k = i.astype("float64")
+        term = snp.where(term == 0, 0.0, term * ratio(k))
+        return term, total + term
+
+    _, total = fori_loop(0, terms, body, (snp.ones_like(like), snp.ones_like(like)))
+    return total
+
+
+# -- 1F1 ----------------------------------------------------------------------------------------
+_1F1_TERMS = 500
+_1F1_ASYMPTOTIC_TERMS = 40
+
+
+def _m_series(a, b, x):
+    return _series(lambda k: (a + k) / (b + k) * x / (k + 1), x, _1F1_TERMS)
+
+
+def _m_asymptotic(a, b, x, log_prefactor):
+    """e^log_prefactor 1F1(a; b; x) for large x > 0 (a not a pole of Gamma)."""
+    term, total = snp.ones_like(x), snp.ones_like(x)
+    for k in range(_1F1_ASYMPTOTIC_TERMS):
+        term = term * (b - a + k) * (1 - a + k) / ((k + 1) * x)
+        total = total + term
+    log_size = log_prefactor + _lgamma(b) - _lgamma(a) + x + (a - b) * snp.log(x)
+    return _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size) * total
+
+
+def _hyp1f1_64(a, b, x):
+    terminating = _nonpositive_integer(a)
+    kummer = (x < 0) & ~terminating
+    a2 = snp.where(kummer, b - a, a)
+    x2 = snp.where(kummer, -x, x)
+    log_prefactor = snp.where(kummer, x, 0.0)
+    far = (x2 > 60 + 2 * snp.abs(a2) + 2 * snp.abs(b)) & ~_nonpositive_integer(a2) & snp.isfinite(x2)
+    series = snp.exp(log_prefactor) * _m_series(a2, b, snp.where(far | ~snp.isfinite(x2), 0.0, x2))
+    asymptotic = _m_asymptotic(
+        snp.where(far, a2, 0.5), snp.where(far, b, 1.0), snp.where(far, x2, 100.0), log_prefactor
+    )
+    value = snp.where(far, asymptotic, series)
+    # b a pole of Gamma: inf, unless the series ends first (a = -n > b)
+    ends_first = terminating & (a > b)
+    value = snp.where(_nonpositive_integer(b) & ~ends_first, math.inf, value)
+    value = snp.where(a == 0, snp.where(_nonpositive_integer(b), value, 1.0), value)
+    value = snp.where(b == math.inf, 1.0, value)
+    value = snp.where((x == math.inf) & (a > 0), math.inf, value)
+    value = snp.where((x == -math.inf) & (a > 0) & ~terminating, 0.0, value)
+    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | snp.isinf(a)
+    return snp.where(undefined, math.nan, value)
+
+
+def _hyp1f1_value(a, b, x):
+    return _hyp1f1_64(a.astype("float64"), b.astype("float64"), x.astype("float64")).astype(x.dtype)
+
+
+def _hyp1f1_partials(a, b, x):
+    nan = snp.full_like(x, math.nan)
+    return nan, nan, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
+
+
+_hyp1f1 = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+# 1F1 inside its own slope: a second custom_vjp object, so the second derivative in x is the closed
+# form again (inside _hyp1f1's backward a call of _hyp1f1 is its plain value)
+_hyp1f1_in_slope = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+
+
+@library()
+def hyp1f1(a, b, x):
+    """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k! of real
+    a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n > b ends the series,
+    Kummer's transformation for x < 0); derivative in x (a / b) 1F1(a + 1; b + 1; x), none in a, b."""
+    a, b, x = _floats(a, b, x)
+    return _hyp1f1(a, b, x)
+
+
+# -- 2F1 ----------------------------------------------------------------------------------------
+_2F1_TERMS = 3000
+_2F1_NEAR_TERMS = 200  # x <= 1/2: 2^-200
+_2F1_MIDDLE = 0.95
+_2F1_MIDDLE_TERMS = 1000  # 0.95^1000 = 5e-23
+
+
+def _f_series(a, b, c, x, terms: int):
+    return _series(lambda k: (a + k) * (b + k) / ((c + k) * (k + 1)) * x, x, terms)
+
+
+def _near_integer(v):
+    return snp.abs(v - snp.rint(v)) < 1e-9
+
+
+def _one_minus_x(a, b, c, x):
+    """2F1 for 1/2 < x < 1 with c - a - b not an integer: Gamma(c) Gamma(d) / (Gamma(c - a)
+    Gamma(c - b)) F(a, b; 1 - d; 1 - x) + (1 - x)^d Gamma(c) Gamma(-d) / (Gamma(a) Gamma(b))
+    F(c - a, c - b; 1 + d; 1 - x), d = c - a - b."""
+    d = c - a - b
+    y = 1 - x
+    first = (
+        _gamma(c) * _gamma(d) * _rgamma(c - a) * _rgamma(c - b) * _f_series(a, b, 1 - d, y, _2F1_NEAR_TERMS)
+    )
+    second = (
+        snp.power(y, d) * _gamma(c) * _gamma(-d) * _rgamma(a) * _rgamma(b)
+        * _f_series(c - a, c - b, 1 + d, y, _2F1_NEAR_TERMS)
+    )  # fmt: skip
+    return first + second
+
+
+_LOG_TERMS = 60  # (1 - x) <= 0.05: 0.05^60
+_FINITE_TERMS = 60  # the finite sum's terms: integer c - a - b up to 60
+
+
+def _digamma(x):
+    return bind(tr.digamma, x)
+
+
+def _integer_d(a, b, c, x):
+    """2F1 for 0.95 < x < 1 where m = c - a - b is an integer 0 <= m <= 60 (a, b, a + m, b + m no
+    poles): the limit of the 1 - x transformation (Abramowitz and Stegun 15.3.10-11),
+    Gamma(m) Gamma(c) / (Gamma(a + m) Gamma(b + m)) sum_(n<m) (a)_n (b)_n / (n! (1 - m)_n) y^n
+    - (-1)^m Gamma(c) / (Gamma(a) Gamma(b)) y^m sum_n (a + m)_n (b + m)_n / (n! (n + m)!) y^n
+    (log y - psi(n + 1) - psi(n + m + 1) + psi(a + n + m) + psi(b + n + m)), y = 1 - x."""
+    m = snp.rint(c - a - b)
+    y = 1 - x
+    log_y = snp.log(y)
+
+    def finite_body(i, carry):
+        term, total = carry
+        n = i.astype("float64")
+        total = total + snp.where(n < m, term, 0.0)
+        term = snp.where(n + 1 < m, term * (a + n) * (b + n) / ((n + 1) * (1 - m + n)) * y, 0.0)
+        return term, total
+
+    _, finite = fori_loop(0, _FINITE_TERMS, finite_body, (snp.ones_like(x), snp.zeros_like(x)))
+    finite = snp.where(
+        m > 0, _gamma(snp.maximum(m, 1.0)) * _gamma(c) * _rgamma(a + m) * _rgamma(b + m) * finite, 0.0
+    )
+
+    def log_body(i, carry):
+        term, total = carry
+        n = i.astype("float64")
+        psis = _digamma(n + 1 + 0 * x) + _digamma(n + m + 1) - _digamma(a + n + m) - _digamma(b + n + m)
+        total = total + term * (log_y - psis)
+        term = term * (a + m + n) * (b + m + n) / ((n + 1) * (n + m + 1)) * y
+        return term, total
+
+    first = snp.exp(-_lgamma(m + 1))  # 1 / m!
+    _, series = fori_loop(0, _LOG_TERMS, log_body, (first, snp.zeros_like(x)))
+    sign = snp.where(snp.remainder(m, 2) == 1, -1.0, 1.0)
+    return finite - sign * _gamma(c) * _rgamma(a) * _rgamma(b) * snp.power(y, m) * series
+
+
+def _near_one(a, b, c, x):
+    """2F1 for 0.95 < x < 1 with c - a - b an integer: _integer_d where it is 0 .. 60, after
+    Euler's transformation (1 - x)^(c - a - b) 2F1(c - a, c - b; c; x) where it is -60 .. -1."""
+    negative = snp.rint(c - a - b) < 0
+    a2, b2 = snp.where(negative, c - a, a), snp.where(negative, c - b, b)
+    value = _integer_d(a2, b2, c, x)
+    return snp.where(negative, snp.power(1 - x, c - a - b) * value, value)
+
+
+def _unit_interval(a, b, c, x):
+    """2F1 for 0 <= x < 1: the series to 200 terms up to 1/2, to 1000 up to 0.95; beyond, the 1 - x
+    transformation (whose two terms can cancel, so only where 1 - x is small), or the series to
+    3000 terms where c - a - b is an integer (its Gamma ratios have poles there)."""
+    near = x <= 0.5
+    middle = (x > 0.5) & (x <= _2F1_MIDDLE)
+    d = c - a - b
+    poles = (
+        _nonpositive_integer(a)
+        | _nonpositive_integer(b)
+        | _nonpositive_integer(c - a)
+        | _nonpositive_integer(c - b)
+    )
+    integer_d = _near_integer(d)
+    far = x > _2F1_MIDDLE
+    transformed = far & ~integer_d & ~poles
+    limit = far & integer_d & ~poles & (snp.abs(d) <= _FINITE_TERMS)
+    slow = far & ~transformed & ~limit
+    direct = _f_series(a, b, c, snp.where(near, x, 0.0), _2F1_NEAR_TERMS)
+    mid = _f_series(a, b, c, snp.where(middle, x, 0.0), _2F1_MIDDLE_TERMS)
+    # a terminating series (a or b a pole of Gamma) directly; one after Euler's transformation
+    # (c - a or c - b) times (1 - x)^(c - a - b)
+    euler = slow & ~(_nonpositive_integer(a) | _nonpositive_integer(b)) & poles
+    xs = snp.where(slow, x, 0.0)
+    long = _f_series(snp.where(euler, c - a, a), snp.where(euler, c - b, b), c, xs, _2F1_TERMS)
+    long = snp.where(euler, snp.power(1 - xs, d) * long, long)
+    other = _one_minus_x(
+        snp.where(transformed, a, 0.25), snp.where(transformed, b, 0.5), snp.where(transformed, c, 2.0),
+        snp.where(transformed, x, 0.975),
+    )  # fmt: skip
+    at_limit = _near_one(
+        snp.where(limit, a, 0.5), snp.where(limit, b, 0.5), snp.where(limit, snp.rint(d) + a + b, 1.0),
+        snp.where(limit, x, 0.975),
+    )  # fmt: skip
+    return snp.where(
+        near, direct, snp.where(middle, mid, snp.where(slow, long, snp.where(limit, at_limit, other)))
+    )
+
+
+def _hyp2f1_64(a, b, c, x):
+    terminating = _nonpositive_integer(a) | _nonpositive_integer(b)
+    pfaff = (x < 0) & ~terminating
+    z = snp.where(pfaff, x / (x - 1), x)
+    b2 = snp.where(pfaff, c - b, b)
+    inside = (z >= 0) & (z < 1)
+    value = _unit_interval(a, b2, c, snp.where(inside, z, 0.0))
+    value = snp.where(pfaff, snp.power(1 - x, -a) * value, value)
+    # a polynomial on x < 0: its series directly (no cancellation: (a)_k x^k keeps one sign per factor)
+    poly_neg = terminating & (x < 0)
+    polynomial = _f_series(a, b, c, snp.where(poly_neg, x, 0.0), _2F1_TERMS)
+    value = snp.where(poly_neg, polynomial, value)
+    # Gauss's sum at x = 1
+    d = c - a - b
+    gauss = _gamma(c) * _gamma(snp.where(d > 0, d, 1.0)) * _rgamma(c - a) * _rgamma(c - b)
+    value = snp.where(x == 1, snp.where(d > 0, gauss, math.inf), value)
+    value = snp.where(_nonpositive_integer(c) & ~terminating, math.inf, value)
+    value = snp.where((a == 0) | (b == 0), 1.0, value)
+    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(c) | snp.isnan(x) | (x > 1)
+    return snp.where(undefined, math.nan, value)
+
+
+def _hyp2f1_value(a, b, c, x):
+    wide = [v.astype("float64") for v in (a, b, c, x)]
+    return _hyp2f1_64(*wide).astype(x.dtype)
+
+
+def _hyp2f1_partials(a, b, c, x):
+    nan = snp.full_like(x, math.nan)
+    return nan, nan, nan, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
+
+
+_hyp2f1 = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+_hyp2f1_in_slope = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+
+
+@library()
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! of real
+    arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), none in
+    a, b, c."""
+    a, b, c, x = _floats(a, b, c, x)
+    return _hyp2f1(a, b, c, x)
+
+
+__all__ = ["hyp1f1", "hyp2f1"]

@@ -1,0 +1,364 @@
+"""sg.scipy.special's hyp1f1, hyp2f1, owens_t, wofz, bessel_jn and sph_harm_y against scipy.special in
+float64 (60-digit decimal series or quadrature where scipy is off), at random points and at the edges
+(0, -0, poles and terminating parameters, large |x|, +-inf, nan); float32 against the float64
+reference of the rounded inputs; derivatives against their closed forms and jax.grad; vectorize
+against a loop."""
+
+import math
+from decimal import Decimal, getcontext
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+import pytest
+import scipy.special as ss
+from scipy.integrate import quad
+
+import stablegraph as sg
+from stablegraph.test_util import run_graph
+
+pytestmark = pytest.mark.usefixtures("jax_x64")
+sp = sg.scipy.special
+snp = sg.numpy
+RNG = np.random.default_rng(2626)
+
+
+def _decimal_1f1(a: float, b: float, x: float, terms: int = 4000) -> float:
+    """1F1 from its series in 250-digit decimals (exact where the float64 series would cancel)."""
+    getcontext().prec = 250
+    a_, b_, x_ = Decimal(a), Decimal(b), Decimal(x)
+    term = total = Decimal(1)
+    for k in range(terms):
+        term = term * (a_ + k) / (b_ + k) * x_ / (k + 1)
+        total += term
+    return float(total)
+
+
+# -- 1F1 ------------------------------------------------------------------------------------------
+A1 = np.concatenate([RNG.uniform(-5, 5, 40), [0.0, 1.0, -2.0, -2.0, 1.0, 0.5, 2.0, -4.6, 0.5, 3.0, 1.0]])
+B1 = np.concatenate([RNG.uniform(0.1, 6, 40), [1.0, 0.0, -3.0, 2.0, 2.0, 1.0, 3.0, 4.5, 1.0, 2.0, np.inf]])
+X1 = np.concatenate(
+    [RNG.uniform(-60, 60, 40), [5.0, 1.0, 1.0, -1e8, -0.0, -1000.0, 800.0, 300.0, -200.0, 1e-300, 7.0]]
+)
+
+
+def test_hyp1f1_values_match_scipy_and_decimal_series():
+    got = run_graph(sp.hyp1f1, A1, B1, X1)
+    want = ss.hyp1f1(A1, B1, X1)
+    # scipy's overflow takes the wrong sign for a < 0 (1F1(-4.6; 4.5; 800) -> -inf: Gamma(b) / Gamma(a) < 0)
+    want[(A1 == -4.6) & (X1 == 800.0)] = -np.inf
+    exact = [(a, b, x) for a, b, x in zip(A1, B1, X1) if abs(x) <= 300 and np.isfinite(b) and b > 0]
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-12)
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    # the decimal series at a few points (scipy agrees there too; this checks the reference)
+    for a, b, x in exact[:6] + [(0.5, 1.0, -200.0), (-4.6, 4.5, 300.0)]:
+        (v,) = run_graph(lambda p, q, r: sp.hyp1f1(p, q, r), np.array([a]), np.array([b]), np.array([x]))
+        assert v == pytest.approx(_decimal_1f1(a, b, x), rel=2e-13), (a, b, x)
+    # jax agrees where its series is right (x > 0, moderate parameters)
+    right = (X1 > 0) & (X1 < 50) & (A1 > 0) & (B1 > 0) & np.isfinite(B1)
+    jx = np.asarray(jss.hyp1f1(jnp.asarray(A1[right]), jnp.asarray(B1[right]), jnp.asarray(X1[right])))
+    np.testing.assert_allclose(got[right], jx, rtol=1e-10)
+    assert got[X1 == 1e-300] == 1.0 and got[(A1 == 0)] == 1.0 and got[(X1 == -0.0) & (A1 == 1.0)] == 1.0
+
+
+def test_hyp1f1_float32_and_slopes_in_x():
+    got = run_graph(sp.hyp1f1, A1.astype(np.float32), B1.astype(np.float32), X1.astype(np.float32))
+    assert got.dtype == np.float32
+    a, b, x = (v.astype(np.float32).astype(np.float64) for v in (A1, B1, X1))
+    with np.errstate(all="ignore"):
+        want = ss.hyp1f1(a, b, x)
+    mid = np.isfinite(want) & (np.abs(want) < 1e30) & (np.abs(want) > 1e-30)
+    np.testing.assert_allclose(got[mid], want[mid], rtol=2e-5)
+    a, b = RNG.uniform(-3, 3, 12), RNG.uniform(0.5, 4, 12)
+    x = np.concatenate([RNG.uniform(-30, 30, 10), [0.0, -100.0]])
+
+    def slopes(p, q, r):
+        first = sg.grad(lambda u: sp.hyp1f1(p, q, u).sum())
+        return first(r), sg.grad(lambda u: first(u).sum())(r)
+
+    d1, d2 = run_graph(slopes, a, b, x)
+    np.testing.assert_allclose(d1, a / b * ss.hyp1f1(a + 1, b + 1, x), rtol=1e-12, atol=1e-300)
+    want2 = a * (a + 1) / (b * (b + 1)) * ss.hyp1f1(a + 2, b + 2, x)
+    np.testing.assert_allclose(d2, want2, rtol=1e-12, atol=1e-300)
+
+
+# -- 2F1 ------------------------------------------------------------------------------------------
+def _hyp2f1_points():
+    n = 40
+    a, b = RNG.uniform(-4, 4, n), RNG.uniform(-4, 4, n)
+    c, x = RNG.uniform(0.3, 7, n), RNG.uniform(-6, 0.99, n)
+    c[:8] = a[:8] + b[:8] + np.array([0, 1, 2, -1, 0, 1, 3, 2])  # c - a - b an integer
+    x[:8] = RNG.uniform(0.5, 0.98, 8)
+    a[8:12] = [-2.0, -3.0, 0.0, -1.0]  # terminating
+    edges = np.array(
+        [
+            [1.0, 2.0, 4.0, 1.0],  # Gauss: Gamma(4) Gamma(1) / (Gamma(3) Gamma(2)) = 3
+            [1.0, 2.0, 3.0, 1.0],  # c - a - b = 0: inf
+            [1.0, 2.0, -1.0, 0.5],  # c a pole: inf
+            [-2.0, 2.0, -3.0, 0.5],  # ... unless the series ends first
+            [-3.0, 1.5, 2.0, -10.0],  # a polynomial far left
+            [1.0, 1.0, 2.0, 0.999],  # -log(1 - x) / x
+            [0.5, 0.5, 1.5, -1.0],  # asinh(1)
+            [1.0, 2.0, 3.0, 1.5],  # x > 1: nan
+            [1.0, 2.0, 3.0, 0.0],
+            [1.0, 2.0, 3.0, np.nan],
+        ]
+    )
+    return [np.concatenate([v, edges[:, i]]) for i, v in enumerate((a, b, c, x))]
+
+
+def test_hyp2f1_values_float32_and_slope_in_x():
+    a, b, c, x = _hyp2f1_points()
+
+    def build(p, q, r, s, p32, q32, r32, s32):
+        first = sg.grad(lambda u: sp.hyp2f1(p, q, r, u).sum())
+        return sp.hyp2f1(p, q, r, s), sp.hyp2f1(p32, q32, r32, s32), first(s)
+
+    f32 = [v.astype(np.float32) for v in (a, b, c, x)]
+    got, got32, d1 = run_graph(build, a, b, c, x, *f32)
+    want = ss.hyp2f1(a, b, c, x)
+    want[-3] = np.nan  # scipy's real 2F1 past 1 (ours nan: the series diverges, the value is complex)
+    ok = np.isfinite(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-12)
+    np.testing.assert_array_equal(got[~ok], want[~ok])
+    assert got[-10] == pytest.approx(3.0, rel=1e-15) and got[-2] == 1.0
+    assert got[-4] == pytest.approx(math.asinh(1.0), rel=1e-15)
+    assert got[-5] == pytest.approx(-math.log(0.001) / 0.999, rel=1e-13)
+    assert got32.dtype == np.float32
+    r = [v.astype(np.float64) for v in f32]
+    want32 = ss.hyp2f1(*r)
+    ok32 = np.isfinite(want32) & (r[3] <= 1)
+    np.testing.assert_allclose(got32[ok32], want32[ok32], rtol=3e-5)
+    inside = x < 1
+    want_d1 = a * b / c * ss.hyp2f1(a + 1, b + 1, c + 1, x)
+    np.testing.assert_allclose(
+        d1[inside & np.isfinite(want_d1)], want_d1[inside & np.isfinite(want_d1)], rtol=1e-11
+    )
+
+
+# -- Owen's T ------------------------------------------------------------------------------------
+H = np.concatenate(
+    [
+        RNG.uniform(-8, 8, 30),
+        [0.0, -0.0, 0.0, 1.0, 2.0, np.inf, 1.0, 50.0, 3.0, 1.0, np.nan, 3.431752679614066],
+    ]
+)
+AT = np.concatenate(
+    [
+        RNG.uniform(-4, 4, 30),
+        [1.0, 2.0, np.inf, np.inf, -np.inf, 1.0, 1e300, 0.5, 1.0, 0.0, 1.0, -0.5111579785073159],
+    ]
+)
+
+
+def test_owens_t_values_and_partials():
+    def build(h, a, h32, a32):
+        return (
+            sp.owens_t(h, a),
+            sp.owens_t(h32, a32),
+            sg.grad(lambda u, v: sp.owens_t(u, v).sum(), argnums=(0, 1))(h, a),
+        )
+
+    got, got32, (dh, da) = run_graph(build, H, AT, H.astype(np.float32), AT.astype(np.float32))
+    want = ss.owens_t(H, AT)
+    # scipy's T(3.4318, -0.5112) is 4e-14 off: the integral by adaptive quadrature
+    h0, a0 = H[-1], -AT[-1]
+    integral = quad(
+        lambda t: np.exp(-h0 * h0 * (1 + t * t) / 2) / (1 + t * t), 0, a0, epsabs=0, epsrel=1e-13
+    )[0]
+    want[-1] = -integral / (2 * math.pi)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-300)
+    assert got[30] == 1 / 8 and got[32] == 0.25 and got[35] == 0.0 and np.isnan(got[40])
+    assert got[33] == pytest.approx(ss.ndtr(-1.0) / 2, rel=1e-15)  # T(h, inf) = Q(h) / 2
+    assert got32.dtype == np.float32
+    fin = np.isfinite(H) & np.isfinite(AT)
+    np.testing.assert_allclose(
+        got32[fin], ss.owens_t(H[fin].astype(np.float32), AT[fin].astype(np.float32)), rtol=1e-5, atol=1e-30
+    )
+    h, a = H[:30], AT[:30]
+    np.testing.assert_allclose(
+        dh[:30], -np.exp(-h * h / 2) / math.sqrt(2 * math.pi) * ss.erf(a * h / math.sqrt(2)) / 2, rtol=1e-13
+    )
+    np.testing.assert_allclose(
+        da[:30], np.exp(-h * h * (1 + a * a) / 2) / (2 * math.pi * (1 + a * a)), rtol=1e-13
+    )
+    jh, ja = jax.grad(lambda u, v: jss.owens_t(u, v).sum(), argnums=(0, 1))(jnp.asarray(h), jnp.asarray(a))
+    np.testing.assert_allclose(dh[:30], jh, rtol=1e-12)
+    np.testing.assert_allclose(da[:30], ja, rtol=1e-12)
+
+
+def test_owens_t_second_derivative_in_h_at_zero():
+    """d2T/dh2 at h = 0 is -a / (2 pi)."""
+    a = np.array([0.5, 1.0, -2.0])
+    got = run_graph(
+        lambda u, v: sg.grad(lambda w: sg.grad(lambda s: sp.owens_t(s, v).sum())(w).sum())(u), np.zeros(3), a
+    )
+    np.testing.assert_allclose(got, -a / (2 * math.pi), rtol=1e-14)
+
+
+# -- wofz -------------------------------------------------------------------------------------------
+Z = np.concatenate(
+    [
+        RNG.uniform(-12, 12, 40) + 1j * RNG.uniform(-4, 12, 40),
+        [0, 1, -3, 5.5, 1e-300j, 8j, -8j, 3 - 2j, 1e8 - 1j, 7.9 + 0.1j, 20 + 1j, -30 + 0.5j],
+        [
+            complex(np.inf, 0),
+            complex(-np.inf, 1),
+            complex(0, np.inf),
+            complex(0, -np.inf),
+            complex(np.nan, 0),
+        ],
+    ]
+)
+
+
+def test_wofz_values_float32_and_derivative():
+    def build(z, z32, x, y):
+        w = sp.wofz(x + 1j * y)
+        return (
+            sp.wofz(z),
+            sp.wofz(z32),
+            sg.grad(
+                lambda u, v: snp.sum(snp.real(sp.wofz(u + 1j * v)) + 2 * snp.imag(sp.wofz(u + 1j * v))),
+                argnums=(0, 1),
+            )(x, y),
+            w,
+        )
+
+    x, y = RNG.uniform(-6, 6, 16), RNG.uniform(-2, 4, 16)
+    got, got32, (gx, gy), _ = run_graph(build, Z, Z.astype(np.complex64), x, y)
+    want = ss.wofz(Z)
+    assert got.dtype == np.complex128 and got32.dtype == np.complex64
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(got[fin], want[fin], rtol=2e-14)
+    np.testing.assert_array_equal(got[~fin], want[~fin])
+    # on the real axis: e^(-x^2) + (2i / sqrt pi) F(x), exactly
+    real = (Z.imag == 0) & np.isfinite(Z.real)
+    np.testing.assert_allclose(got[real].real, np.exp(-(Z[real].real ** 2)), rtol=2.3e-16)
+    z32 = Z.astype(np.complex64).astype(np.complex128)
+    fin32 = np.isfinite(ss.wofz(z32)) & (np.abs(z32) < 1e4)
+    np.testing.assert_allclose(got32[fin32], ss.wofz(z32[fin32]), rtol=3e-6)
+    z = x + 1j * y
+    d = -2 * z * ss.wofz(z) + 2j / math.sqrt(math.pi)
+    np.testing.assert_allclose(
+        gx, d.real + 2 * d.imag, rtol=1e-12, atol=1e-13
+    )  # the sum cancels: absolute error of the terms (~1)
+    np.testing.assert_allclose(gy, -d.imag + 2 * d.real, rtol=1e-12, atol=1e-13)
+    jx = jax.grad(lambda u, v: jnp.sum(jnp.real(jss.wofz(u + 1j * v)) + 2 * jnp.imag(jss.wofz(u + 1j * v))))(
+        x, y
+    )
+    np.testing.assert_allclose(gx, jx, rtol=1e-9)
+
+
+# -- bessel_jn ------------------------------------------------------------------------------------
+ZJ = np.concatenate(
+    [
+        RNG.uniform(-40, 40, 40),
+        [0.0, -0.0, 1e-300, 1e-4, 1e-3, 24.99, 25.0, -3.0, 30.0, 1e4, 1e8, np.inf, np.nan],
+    ]
+)
+
+
+def test_bessel_jn_values_shapes_and_derivatives():
+    def build(z, z32):
+        first = sg.grad(lambda u: sp.bessel_jn(u, v=4)[2].sum())
+        second = sg.grad(lambda u: first(u).sum())
+        return (
+            sp.bessel_jn(z, v=4),
+            sp.bessel_jn(z32, v=4),
+            sp.bessel_jn(z.reshape(53, 1), v=0),
+            first(z),
+            second(z),
+        )
+
+    got, got32, column, d1, d2 = run_graph(build, ZJ, ZJ.astype(np.float32))
+    assert got.shape == (5, ZJ.size) and column.shape == (1, ZJ.size, 1) and got32.dtype == np.float32
+    want = np.stack([ss.jv(n, ZJ) for n in range(5)])
+    want[:, ZJ == np.inf] = 0.0  # the limit (scipy: nan)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=2e-16)
+    np.testing.assert_array_equal(got[:, ZJ == 0], [[1, 1], [0, 0], [0, 0], [0, 0], [0, 0]])
+    z32 = ZJ.astype(np.float32).astype(np.float64)
+    want32 = np.stack([ss.jv(n, z32) for n in range(5)])
+    fin = np.isfinite(z32)
+    np.testing.assert_allclose(got32[:, fin], want32[:, fin], rtol=1e-5, atol=2e-7)
+    fz = np.isfinite(ZJ)
+    np.testing.assert_allclose(d1[fz], ss.jvp(2, ZJ[fz], 1), rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(d2[fz], ss.jvp(2, ZJ[fz], 2), rtol=1e-11, atol=1e-15)
+    jvals = np.asarray(jss.bessel_jn(jnp.asarray(ZJ[:40]), v=4))
+    np.testing.assert_allclose(
+        got[:, :40][:, np.abs(ZJ[:40]) < 20], jvals[:, np.abs(ZJ[:40]) < 20], rtol=1e-9, atol=1e-13
+    )
+
+
+def test_bessel_jn_rejects_a_bad_order():
+    for bad in (-1, 2.5):
+        with pytest.raises(sg.GraphError, match="v must be an int"):
+            run_graph(lambda z, bad=bad: sp.bessel_jn(z, v=bad), np.ones(2))
+
+
+# -- sph_harm_y -------------------------------------------------------------------------------------
+N = np.array([0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 6, 2, 3, 7])
+M = np.array([0, -1, 1, 2, -2, 1, -3, 0, 4, -6, 5, 3, 0, -7])
+
+
+def test_sph_harm_y_values_and_angle_slopes():
+    theta = np.concatenate([RNG.uniform(0, np.pi, N.size - 4), [0.0, np.pi, np.pi / 2, 1e-300]])
+    phi = RNG.uniform(0, 2 * np.pi, N.size)
+
+    def total(t, p):
+        y = sp.sph_harm_y(N, M, t, p)
+        return snp.sum(snp.real(y) + 3 * snp.imag(y))
+
+    def build(t, p, t32, p32):
+        return sp.sph_harm_y(N, M, t, p), sp.sph_harm_y(N, M, t32, p32), sg.grad(total, argnums=(0, 1))(t, p)
+
+    got, got32, (dt, dp) = run_graph(build, theta, phi, theta.astype(np.float32), phi.astype(np.float32))
+    want = ss.sph_harm_y(N, M, theta, phi)
+    assert got.dtype == np.complex128 and got32.dtype == np.complex64
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(got[np.abs(M) > N], 0)
+    np.testing.assert_allclose(got32, want, rtol=1e-5, atol=1e-6)
+
+    def f(t, p):
+        y = ss.sph_harm_y(N, M, t, p)
+        return y.real + 3 * y.imag
+
+    eps = 1e-6
+    np.testing.assert_allclose(
+        dt, (f(theta + eps, phi) - f(theta - eps, phi)) / (2 * eps), rtol=1e-6, atol=1e-8
+    )
+    np.testing.assert_allclose(
+        dp, (f(theta, phi + eps) - f(theta, phi - eps)) / (2 * eps), rtol=1e-6, atol=1e-8
+    )
+
+
+def test_sph_harm_y_needs_n_max_for_a_graph_n():
+    with pytest.raises(sg.GraphError, match="n_max"):
+        run_graph(lambda n, t: sp.sph_harm_y(n, n, t, t), np.array([1, 2]), np.ones(2))
+    got = run_graph(lambda n, t: sp.sph_harm_y(n, n, t, t, n_max=2), np.array([1, 2]), np.ones(2))
+    np.testing.assert_allclose(got, ss.sph_harm_y([1, 2], [1, 2], 1.0, 1.0), rtol=1e-14)
+
+
+# -- vectorize -----------------------------------------------------------------------------------
+def test_vectorize_matches_a_loop():
+    x = RNG.uniform(-3, 3, (3, 4))
+    b = RNG.uniform(0.5, 3, (3, 4))
+
+    def per_row(u, q):
+        w = sp.wofz(u + 1j * q)
+        return (
+            sp.hyp1f1(0.5, q, u) + sp.hyp2f1(0.5, q, 2.5, u / 4) + sp.owens_t(u, q)
+            + snp.real(w) + sp.bessel_jn(u, v=2)[2] + snp.imag(sp.sph_harm_y(np.array([2, 3, 1, 2]), np.array([1, -2, 1, 0]), q, u))
+        )  # fmt: skip
+
+    got = run_graph(lambda u, q: sg.vectorize(per_row)(u, q), x, b)
+    loop = np.stack(
+        [
+            ss.hyp1f1(0.5, q, u) + ss.hyp2f1(0.5, q, 2.5, u / 4) + ss.owens_t(u, q) + ss.wofz(u + 1j * q).real
+            + ss.jv(2, u) + ss.sph_harm_y([2, 3, 1, 2], [1, -2, 1, 0], q, u).imag
+            for u, q in zip(x, b)
+        ]
+    )  # fmt: skip
+    np.testing.assert_allclose(got, loop, rtol=1e-11, atol=1e-14)
