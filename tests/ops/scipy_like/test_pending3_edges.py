@@ -4,6 +4,7 @@ near 38 loses 40 ulps; 10 ** log10(max) rounds below max), a float64 log10 an ul
 10 ** (y / 3) made 650 ulps, and NaN slopes where an exact end's discarded power overflowed."""
 
 import numpy as np
+import scipy.special
 
 import stablegraph as sg
 from stablegraph import numpy as snp
@@ -73,3 +74,67 @@ def test_slopes_at_an_end_of_max_are_finite():
         want_ds = 1 + 2 * (bl / al) ** (L(1) / 3) / 3 + (bl / al) ** (L(2) / 3) / 3
         np.testing.assert_allclose(ds[1], F64(want_ds[1]), rtol=4 * np.finfo(dtype).eps)
         assert np.all(np.isfinite(ds)), ds
+
+
+# -- float32 stats methods evaluated in float64 (stats/widened.py) ----------------------------------
+S = sg.scipy.stats
+
+
+def test_float32_cauchy_quantile_keeps_its_digits_through_loc_plus_scale():
+    q = np.array([0.9, 0.1, 0.75, 1e-7, 0.5], F32)
+    loc = np.array([-2.5, 2.5, -0.5, 3.0, 1.0], F32)
+    scale = np.array([1.0, 1.0, 1.0, 0.5, 2.0], F32)
+    ppf, isf = run_graph(lambda *a: (S.cauchy.ppf(*a), S.cauchy.isf(*a)), q, loc, scale)
+    assert ppf.dtype == F32
+    ql, ll, sl = q.astype(L), loc.astype(L), scale.astype(L)
+    pi = np.arccos(L(-1))
+    want_ppf = ll + sl * np.tan(pi * (ql - L(0.5)))
+    want_isf = ll - sl * np.tan(pi * (ql - L(0.5)))
+    # one rounding of ppf(q) = 3.0777 was 5 ulps of -2.5 + 3.0777 (0.57768226 for 0.57768275)
+    assert _ulps(ppf, want_ppf, F32).max() <= 1, (ppf, want_ppf)
+    assert _ulps(isf, want_isf, F32).max() <= 1, (isf, want_isf)
+
+
+def test_float32_vonmises_density_where_kappa_multiplies_cos_rounding():
+    x = np.array([1.0, -1.0, np.pi / 2, 1e4, 1e4, 0.3], F32)
+    kappa = np.array([30.0, 30.0, 10.0, 3.0, 30.0, 0.5], F32)
+    got = run_graph(S.vonmises.pdf, x, kappa)
+    xl, kl = x.astype(L), kappa.astype(L)
+    want = np.exp(kl * np.cos(xl)) / (2 * np.arccos(L(-1)) * L(scipy.special.i0(kappa.astype(F64))))
+    assert _ulps(got, want, F32).max() <= 2, (got, want)  # 5-10 ulps before (jax 4-5)
+
+
+def _wrapcauchy_long(x, c):
+    """wrapcauchy's density in long double."""
+    return (1 - c * c) / (2 * np.arccos(L(-1)) * (1 + c * c - 2 * c * np.cos(x)))
+
+
+def test_float32_wrapcauchy_second_derivatives_that_cancel():
+    # d2 logpdf / dc2 at x = 0 and pi: 4c / (1 - c**2)**2 and its negative, the difference of two
+    # terms near -2 and 2
+    c = np.array([1e-7, 1e-5, 0.01, 1e-7, 1e-5, 0.01], F32)
+    x = np.array([0.0, 0.0, 0.0, np.pi, np.pi, np.pi], F32)
+
+    def slopes(x, c):
+        dc = sg.gradients(snp.sum(S.wrapcauchy.logpdf(x, c)), [c])[0]
+        dx = sg.gradients(snp.sum(S.wrapcauchy.pdf(x, c)), [x])[0]
+        return sg.gradients(snp.sum(dc), [c])[0], sg.gradients(snp.sum(dx), [c])[0]
+
+    d2c, dxc = run_graph(slopes, x, c)
+    cl, xl = c.astype(L), x.astype(L)
+    want = np.sign(np.cos(xl)) * 4 * cl / (1 - cl * cl) ** 2
+    np.testing.assert_allclose(d2c, want.astype(F64), rtol=1e-5)  # -1.25e-6 for -4e-7 before
+    # d2 pdf / dx dc by a central difference of the long-double density (its error ~1e-9)
+    h = L(1e-5)
+    fd = (
+        _wrapcauchy_long(xl + h, cl + h) - _wrapcauchy_long(xl + h, cl - h)
+        - _wrapcauchy_long(xl - h, cl + h) + _wrapcauchy_long(xl - h, cl - h)
+    ) / (4 * h * h)
+    np.testing.assert_allclose(dxc, fd.astype(F64), rtol=1e-5, atol=1e-7)
+    at = run_graph(slopes, np.array([0.5], F32), np.array([0.75], F32))[1]
+    xl, cl = L(np.float32(0.5)), L(np.float32(0.75))
+    fd = (
+        _wrapcauchy_long(xl + h, cl + h) - _wrapcauchy_long(xl + h, cl - h)
+        - _wrapcauchy_long(xl - h, cl + h) + _wrapcauchy_long(xl - h, cl - h)
+    ) / (4 * h * h)
+    np.testing.assert_allclose(at, float(fd), rtol=1e-6)  # 0.0180099 for 0.0180101 before
