@@ -112,8 +112,9 @@ def _wrapcauchy_long(x, c):
 def test_float32_wrapcauchy_second_derivatives_that_cancel():
     # d2 logpdf / dc2 at x = 0 and pi: 4c / (1 - c**2)**2 and its negative, the difference of two
     # terms near -2 and 2
-    c = np.array([1e-7, 1e-5, 0.01, 1e-7, 1e-5, 0.01], F32)
-    x = np.array([0.0, 0.0, 0.0, np.pi, np.pi, np.pi], F32)
+    # the last point, (0.5, 0.75), checks d2 pdf / dx dc only: 0.0180099 for 0.0180101 before
+    c = np.array([1e-7, 1e-5, 0.01, 1e-7, 1e-5, 0.01, 0.75], F32)
+    x = np.array([0.0, 0.0, 0.0, np.pi, np.pi, np.pi, 0.5], F32)
 
     def slopes(x, c):
         dc = sg.gradients(snp.sum(S.wrapcauchy.logpdf(x, c)), [c])[0]
@@ -123,18 +124,12 @@ def test_float32_wrapcauchy_second_derivatives_that_cancel():
     d2c, dxc = run_graph(slopes, x, c)
     cl, xl = c.astype(L), x.astype(L)
     want = np.sign(np.cos(xl)) * 4 * cl / (1 - cl * cl) ** 2
-    np.testing.assert_allclose(d2c, want.astype(F64), rtol=1e-5)  # -1.25e-6 for -4e-7 before
+    np.testing.assert_allclose(d2c[:6], want[:6].astype(F64), rtol=1e-5)  # -1.25e-6 for -4e-7 before
     # d2 pdf / dx dc by a central difference of the long-double density (its error ~1e-9)
     h = L(1e-5)
     fd = (
         _wrapcauchy_long(xl + h, cl + h) - _wrapcauchy_long(xl + h, cl - h)
         - _wrapcauchy_long(xl - h, cl + h) + _wrapcauchy_long(xl - h, cl - h)
     ) / (4 * h * h)
-    np.testing.assert_allclose(dxc, fd.astype(F64), rtol=1e-5, atol=1e-7)
-    at = run_graph(slopes, np.array([0.5], F32), np.array([0.75], F32))[1]
-    xl, cl = L(np.float32(0.5)), L(np.float32(0.75))
-    fd = (
-        _wrapcauchy_long(xl + h, cl + h) - _wrapcauchy_long(xl + h, cl - h)
-        - _wrapcauchy_long(xl - h, cl + h) + _wrapcauchy_long(xl - h, cl - h)
-    ) / (4 * h * h)
-    np.testing.assert_allclose(at, float(fd), rtol=1e-6)  # 0.0180099 for 0.0180101 before
+    np.testing.assert_allclose(dxc[:6], fd[:6].astype(F64), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(dxc[6], float(fd[6]), rtol=1e-6)
