@@ -19,7 +19,7 @@ from .creation import linspace
 from .indexing import take
 from .manipulation import moveaxis, ravel, reshape, stack
 from .math_ufuncs import log10
-from .ufuncs import greater, logical_and, multiply, power, sign, true_divide, where
+from .ufuncs import greater, logical_and, logical_or, multiply, power, sign, true_divide, where
 
 
 def indices(dimensions, dtype=dtypes.int32, sparse: bool = False):
@@ -170,19 +170,28 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     """Numbers spaced evenly on a log scale between ``start`` and ``stop`` themselves (a
     geometric progression): ``sign * logspace(log10(|start|), log10(|stop|))`` with the ends
-    exact, as numpy computes it. Ends of opposite signs or at 0 give NaN (numpy refuses them)."""
+    exact, as numpy computes it. Ends of opposite signs or at 0 give NaN (numpy refuses them).
+
+    Float32 (and narrower) progressions are computed in float64 and rounded: 10 ** y multiplies
+    the rounding of y (up to 38) by y ln 10, 40 float32 ulps, and 10 ** log10(max) overflows.
+    The ends' exponents are 0 where the exact ends replace them, so an end whose power
+    overflows gives no inf * 0 = NaN in the derivatives."""
     lo, hi = asarray(start), asarray(stop)
-    work = lo.dtype if lo.dtype.is_floating else dtypes.float32
+    given = lo.dtype if lo.dtype.is_floating else dtypes.float32
+    work = dtypes.float64 if given in (dtypes.float16, dtypes.bfloat16, dtypes.float32) else given
     lo, hi = convert(lo, work), convert(hi, work)
     sgn = sign(lo)
-    y = logspace(log10(true_divide(lo, sgn)), log10(true_divide(hi, sgn)), num, endpoint=endpoint)
-    out = multiply(y, sgn)
+    exponent = linspace(log10(true_divide(lo, sgn)), log10(true_divide(hi, sgn)), num, endpoint=endpoint)
     if num > 0:  # the ends exactly, as numpy does, where defined (ends nonzero, of one sign)
-        first = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * max(lo.ndim, hi.ndim))
+        index = reshape(iota(dtypes.int32, (num,)), (num,) + (1,) * max(lo.ndim, hi.ndim))
         defined = logical_and(greater(multiply(lo, sgn), 0), greater(multiply(hi, sgn), 0))
-        out = where(logical_and(first == 0, defined), lo, out)
-        if endpoint and num > 1:
-            out = where(logical_and(first == num - 1, defined), hi, out)
+        first = logical_and(index == 0, defined)
+        last = logical_and(index == num - 1, defined) if endpoint and num > 1 else index < 0
+        exponent = where(logical_or(first, last), 0.0, exponent)
+        out = where(first, lo, where(last, hi, multiply(power(asarray(10.0, work), exponent), sgn)))
+    else:
+        out = multiply(power(asarray(10.0, work), exponent), sgn)
+    out = convert(out, given)
     if axis != 0:
         out = moveaxis(out, 0, axis)
     return out if dtype is None else convert(out, dtypes.dtype(dtype))

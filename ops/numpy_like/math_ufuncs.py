@@ -49,6 +49,7 @@ from .ufuncs import (
 )  # fmt: skip
 
 _LN2 = math.log(2.0)
+_INV_LN10 = 0.4342944819032518  # 1 / log(10), correctly rounded
 
 
 def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
@@ -91,8 +92,10 @@ def log2(x):
 
 
 def log10(x):
-    """Base-10 logarithm: log(x) / log(10)."""
-    return true_divide(log(_as_float(x)), math.log(10.0))
+    """Base-10 logarithm: log(x) times 1 / log(10) rounded to nearest (0.4342944819032518; Python's
+    1 / math.log(10) is an ulp below it). Dividing by log(10) left log10(2.2e-308) an ulp off,
+    which geomspace's 10 ** (y / 3) made 650 ulps."""
+    return multiply(log(_as_float(x)), _INV_LN10)
 
 
 def exp2(x):

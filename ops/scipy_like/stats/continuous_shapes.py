@@ -21,6 +21,7 @@ from ..log1mexp import log1mexp
 from ..partials import with_partials
 from ..special import gammainc, gammaincc, gammaln, i0e, log_ndtr
 from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
+from .widened import in_float64
 
 
 # -- gumbel_r, gumbel_l: the extreme value distributions of the maximum and of the minimum ---------
@@ -488,7 +489,7 @@ vonmises = Distribution(
     "vonmises",
     "The von Mises distribution of an angle x (any real, 2 pi periodic) with concentration kappa.",
     logpdf=_vonmises(True),
-    pdf=_vonmises(False),
+    pdf=in_float64(_vonmises(False)),  # exp(kappa (cos x - 1)) multiplies cos x's rounding by kappa
 )
 
 
@@ -545,8 +546,9 @@ def _wrapcauchy(log: bool):
 wrapcauchy = Distribution(
     "wrapcauchy",
     "The wrapped Cauchy distribution of an angle x in [0, 2 pi] with shape c in (0, 1).",
-    logpdf=_wrapcauchy(True),
-    pdf=_wrapcauchy(False),
+    # in float64 for float32: their second derivatives sum terms up to 100 times the result
+    logpdf=in_float64(_wrapcauchy(True)),
+    pdf=in_float64(_wrapcauchy(False)),
 )
 
 __all__ = ["gennorm", "gumbel_l", "gumbel_r", "pareto", "truncnorm", "vonmises", "wrapcauchy"]

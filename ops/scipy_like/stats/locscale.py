@@ -14,6 +14,7 @@ from ... import numpy_like as snp
 from ..log1mexp import log1mexp
 from ..special import expit
 from ._common import Distribution, const, floats, mirror, nan_where, standardize
+from .widened import in_float64
 
 
 def _softplus(x):
@@ -277,8 +278,9 @@ cauchy = Distribution(
     logcdf=_cauchy_log_tail(_cauchy_logcdf, -1.0),
     sf=_of_z(lambda z: _cauchy_cdf(-z)),
     logsf=_cauchy_log_tail(lambda z: _cauchy_logcdf(-z), 1.0),
-    ppf=_inverse(lambda q: _cauchy_ppf(q)),
-    isf=_inverse(lambda q: mirror(_cauchy_ppf(q))),
+    # in float64: loc + scale * ppf(q) cancels, and multiplies the quantile's float32 rounding
+    ppf=in_float64(_inverse(lambda q: _cauchy_ppf(q))),
+    isf=in_float64(_inverse(lambda q: mirror(_cauchy_ppf(q)))),
 )
 
 __all__ = ["cauchy", "expon", "laplace", "logistic", "uniform"]
