@@ -516,7 +516,7 @@ def to_numpy(array) -> np.ndarray:
 _OBJECT = np.dtype(object)
 
 
-def _host_result(array) -> np.ndarray:
+def host_result(array) -> np.ndarray:
     """A CPU result as numpy, viewed in place. A program that failed on the device leaves results
     that numpy (without jax's ``__array__``) would box as an object array: their error is raised
     (XlaRuntimeError) instead."""
@@ -598,7 +598,7 @@ class Executable:
                 kept[0].block_until_ready()  # results share one completion; reading one raises too)
         if self._copy_out:
             return [to_numpy(r) for r in host] + kept
-        return [_host_result(r) for r in host] + kept
+        return [host_result(r) for r in host] + kept
 
     def launch(self, values, token: bool = True) -> tuple[list, object]:
         """Start a run on ``values`` and return at once (``sess.run_async``): its results as
@@ -624,7 +624,7 @@ class Executable:
         host = results[: self._n_host]
         if self._copy_out:
             return [to_numpy(r) for r in host]
-        return [_host_result(r) for r in host]
+        return [host_result(r) for r in host]
 
     def direct(self, form=list):
         """A lean callable ``values -> numpy results`` for the common case, or None. ``form``
@@ -636,17 +636,10 @@ class Executable:
         the x64 flag lent around the call). It takes the values as given (a Session's
         feeds, unconverted): jaxlib's dispatcher checks their types in C++, and one it
         has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
-        if self._wide or self._copy_out or self._n_host != len(self._handlers):
-            return None
         leaf = form is None
-        if leaf and len(self._handlers) != 1:
-            return None
-        strict = self._strict.get(leaf)
+        strict = self.strict(leaf)
         if strict is None:
-            strict = self._strict[leaf] = _jax.pjit(
-                "stablegraph", self._run_in_python, functools.partial(self._strict_first_call, leaf), [], [],
-                ("stablegraph",), _TREES, self._put_other, _DISPATCH_CACHE,
-            )  # fmt: skip
+            return None
         asarray, modules = np.asarray, sys.modules
         keys = form if type(form) is tuple else None
         as_tuple = form is tuple
@@ -668,15 +661,32 @@ class Executable:
                     flag.set_local(old)
             if leaf:
                 out = asarray(results)
-                return out if out.dtype is not _OBJECT else _host_result(results)
+                return out if out.dtype is not _OBJECT else host_result(results)
             arrays = [asarray(r) for r in results]
             if any(a.dtype is _OBJECT for a in arrays):
-                arrays = [_host_result(r) for r in results]
+                arrays = [host_result(r) for r in results]
             if keys is not None:
                 return dict(zip(keys, arrays))
             return tuple(arrays) if as_tuple else arrays
 
         return call
+
+    def strict(self, leaf: bool):
+        """The C++ dispatcher ``direct`` calls (``leaf``: it gives the only result alone, not a list
+        of one), or None where ``direct`` does not apply. Called with exactly the types the program
+        takes (jax's x64 flag on, if jax is loaded: see ``direct``), it gives the results as device
+        arrays; any other arguments raise ArgumentMismatch."""
+        if self._wide or self._copy_out or self._n_host != len(self._handlers):
+            return None
+        if leaf and len(self._handlers) != 1:
+            return None
+        strict = self._strict.get(leaf)
+        if strict is None:
+            strict = self._strict[leaf] = _jax.pjit(
+                "stablegraph", self._run_in_python, functools.partial(self._strict_first_call, leaf), [], [],
+                ("stablegraph",), _TREES, self._put_other, _DISPATCH_CACHE,
+            )  # fmt: skip
+        return strict
 
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
