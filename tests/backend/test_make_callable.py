@@ -39,6 +39,7 @@ def test_a_callable_step_equals_run():
     with pytest.raises(sg.FeedError, match="closed"):
         f(a, b)
 
+
 def test_a_lean_step_gives_what_numpy_gives_and_sends_other_feeds_to_the_checked_path():
     import jax  # test-only: jax loaded, its x64 flag off: a 64-bit feed must still not be cast silently
 
