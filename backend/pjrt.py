@@ -630,7 +630,7 @@ class Executable:
         """A lean C++ dispatcher for the common case (a Session's repeat runs, program.Repeat.lean),
         or None. ``leaf``: it gives the only result alone, not a list of one.
 
-        It applies where ``__call__``'s branches cannot: results all host-bound, plain numpy
+        It applies where none of ``__call__``'s branches is needed: results all host-bound, plain numpy
         dtypes, one CPU device, no 64-bit values (which need the x64 flag lent around the
         call). Called with exactly the types the program takes (jax's x64 flag on, if jax is
         loaded), it gives the results as device arrays that numpy views in place; other
