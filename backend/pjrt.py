@@ -516,7 +516,7 @@ def to_numpy(array) -> np.ndarray:
 _OBJECT = np.dtype(object)
 
 
-def _host_result(array) -> np.ndarray:
+def host_result(array) -> np.ndarray:
     """A CPU result as numpy, viewed in place. A program that failed on the device leaves results
     that numpy (without jax's ``__array__``) would box as an object array: their error is raised
     (XlaRuntimeError) instead."""
@@ -579,7 +579,7 @@ class Executable:
         )  # fmt: skip
         if len(self._devices) > 1 and spans_processes(self._devices):
             self._dispatch = self._run_global  # jaxlib's C++ dispatcher takes only addressable arrays
-        self._strict: dict = {}  # ``direct``'s dispatchers, made on first use: one result alone? -> pjit
+        self._strict: dict = {}  # ``strict``'s dispatchers, made on first use: one result alone? -> pjit
 
     def __call__(self, values) -> list:
         """Run on ``values`` (raises XlaRuntimeError): numpy results, then device results."""
@@ -598,7 +598,7 @@ class Executable:
                 kept[0].block_until_ready()  # results share one completion; reading one raises too)
         if self._copy_out:
             return [to_numpy(r) for r in host] + kept
-        return [_host_result(r) for r in host] + kept
+        return [host_result(r) for r in host] + kept
 
     def launch(self, values, token: bool = True) -> tuple[list, object]:
         """Start a run on ``values`` and return at once (``sess.run_async``): its results as
@@ -624,21 +624,20 @@ class Executable:
         host = results[: self._n_host]
         if self._copy_out:
             return [to_numpy(r) for r in host]
-        return [_host_result(r) for r in host]
+        return [host_result(r) for r in host]
 
-    def direct(self, form=list):
-        """A lean callable ``values -> numpy results`` for the common case, or None. ``form``
-        shapes the results: None for the only result alone, ``list`` or ``tuple`` for a
-        sequence of them, a tuple of keys for a dict of them.
+    def strict(self, leaf: bool):
+        """A lean C++ dispatcher for the common case (a Session's repeat runs, program.Repeat.lean),
+        or None. ``leaf``: it gives the only result alone, not a list of one.
 
-        It skips ``__call__``'s branches when they cannot apply: results all
-        host-bound, plain numpy dtypes, one CPU device, no 64-bit values (which need
-        the x64 flag lent around the call). It takes the values as given (a Session's
-        feeds, unconverted): jaxlib's dispatcher checks their types in C++, and one it
-        has not seen raises ArgumentMismatch unless it is exactly what the program takes."""
+        It applies where none of ``__call__``'s branches is needed: results all host-bound, plain numpy
+        dtypes, one CPU device, no 64-bit values (which need the x64 flag lent around the
+        call). Called with exactly the types the program takes (jax's x64 flag on, if jax is
+        loaded), it gives the results as device arrays that numpy views in place; other
+        arguments raise ArgumentMismatch (jaxlib checks their types in C++, and a miss
+        comes back to Python)."""
         if self._wide or self._copy_out or self._n_host != len(self._handlers):
             return None
-        leaf = form is None
         if leaf and len(self._handlers) != 1:
             return None
         strict = self._strict.get(leaf)
@@ -647,36 +646,7 @@ class Executable:
                 "stablegraph", self._run_in_python, functools.partial(self._strict_first_call, leaf), [], [],
                 ("stablegraph",), _TREES, self._put_other, _DISPATCH_CACHE,
             )  # fmt: skip
-        asarray, modules = np.asarray, sys.modules
-        keys = form if type(form) is tuple else None
-        as_tuple = form is tuple
-
-        def call(values):
-            # jax's x64 flag off would let the dispatcher take 64-bit feeds as their 32-bit
-            # kind and cast them (wrapping ints, overflowing floats) instead of missing: with it
-            # on, such a feed is a miss, and the Session converts and checks it. This is
-            # ``_x64_for(True)`` written out: no object per call on this hot path
-            config = modules.get("jax._src.config")
-            if config is None:
-                results = strict(*values)
-            else:
-                flag = config.enable_x64
-                old = flag.swap_local(True)
-                try:
-                    results = strict(*values)
-                finally:
-                    flag.set_local(old)
-            if leaf:
-                out = asarray(results)
-                return out if out.dtype is not _OBJECT else _host_result(results)
-            arrays = [asarray(r) for r in results]
-            if any(a.dtype is _OBJECT for a in arrays):
-                arrays = [_host_result(r) for r in results]
-            if keys is not None:
-                return dict(zip(keys, arrays))
-            return tuple(arrays) if as_tuple else arrays
-
-        return call
+        return strict
 
     def _run_in_python(self, *values) -> list:
         with _x64_for(self._wide):
@@ -715,7 +685,7 @@ class Executable:
         return outs, (self._fast_path if self._exact(values) else None), False
 
     def _strict_first_call(self, leaf: bool, *values):
-        """``direct``'s cache miss: as ``_first_call``, for exactly the types the program takes."""
+        """``strict``'s cache miss: as ``_first_call``, for exactly the types the program takes."""
         if not self._exact(values):
             raise ArgumentMismatch
         results = self._run_in_python(*values)
@@ -754,7 +724,7 @@ _EXACT_TYPES = (np.ndarray, _jax.ArrayImpl)
 
 
 class ArgumentMismatch(Exception):
-    """An argument of ``Executable.direct`` is not of the type, shape or dtype the program takes."""
+    """An argument of ``Executable.strict``'s dispatcher is not of the type, shape or dtype the program takes."""
 
 
 def _host(value) -> np.ndarray:

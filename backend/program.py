@@ -8,6 +8,7 @@ path does no planning; a Repeat is its fast path for runs that repeat one. ``Low
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 
@@ -282,59 +283,102 @@ def _key(fetches, feeds):
 class Repeat:
     """The fast path for a run repeating an earlier one: same fetches, same feed keys.
 
-    ``direct``, when the program allows it, takes the feeds' values and returns the run's
-    result in the fetches' structure. If the last feeds went in unconverted (``raw``), it is
-    handed them as given: jaxlib's dispatcher checks their types, and one the program does not
-    take exactly raises pjrt.ArgumentMismatch. Otherwise, and after such a miss, ``values_for``
-    converts the feeds as the full path does (Python scalars, other dtypes) and lets them
-    through when they have the shapes fed last time.
+    When the program allows it (``_strict``), ``lean`` calls the executable's strict C++
+    dispatcher on the feeds' values and shapes its results as the fetches. If the last feeds
+    went in unconverted (``raw``), it is handed them as given: jaxlib's dispatcher checks their
+    types in C++, and one the program does not take exactly is a miss. Otherwise, and after
+    such a miss, ``values_for`` converts the feeds as the full path does (Python scalars, other
+    dtypes) and lets them through when they have the shapes fed last time.
     """
 
-    __slots__ = ("program", "tensors", "specs", "kind", "keys", "direct", "raw")
+    __slots__ = ("program", "tensors", "specs", "kind", "keys", "strict", "form", "raw")
 
     def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
         self.tensors = tuple(t for t, _ in fed)
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
-        self.kind = type(fetches)
-        self.keys = tuple(fetches) if self.kind is dict else None
+        self.kind = kind = type(fetches)
+        self.keys = tuple(fetches) if kind is dict else None
+        # the results' shape for ``lean``: None (the one result), list, tuple, or a dict's keys
+        self.form = self.keys if kind is dict else kind if kind is list or kind is tuple else None
         # every feed an array of the program's own dtype and shape (nothing was converted): the
         # executable's own dispatch can take such feeds straight
         self.raw = feeds is None or all(
             type(v) is np.ndarray and v.dtype == arr.dtype and v.shape == arr.shape
             for v, (_, arr) in zip(feeds.values(), fed)
         )
-        self.direct = self._direct(program, len(fed))
+        self.strict = self._strict(program, len(fed))
 
     def run(self, feeds, state, stats):
         """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""
-        return self.run_values(() if feeds is None else feeds.values(), state, stats)
+        given = () if feeds is None else feeds.values()
+        if self.raw and self.strict is not None:  # ``run_values``'s first step, one call less
+            out = self.lean(given)
+            if out is not MISSED:
+                stats.runs += 1
+                stats.cache_hits += 1
+                return out
+        return self.run_values(given, state, stats)
 
     def run_values(self, given, state, stats):
         """``run`` for the feeds' values alone, in the order of the feeds it was made for."""
-        direct = self.direct
-        if direct is not None and self.raw:
-            values = given
-        else:
-            values = self.values_for(given)
-            if values is None:
-                return MISSED
-        if direct is None:
-            return self.shape_results(self.program.execute(state, stats, values))
+        has_lean = self.strict is not None
+        if has_lean and self.raw:
+            out = self.lean(given)
+            if out is not MISSED:
+                stats.runs += 1
+                stats.cache_hits += 1
+                return out
+        values = self.values_for(given)
+        if values is None:
+            return MISSED
+        if has_lean:
+            out = self.lean(values)
+            if out is not MISSED:
+                stats.runs += 1
+                stats.cache_hits += 1
+                return out
+        return self.shape_results(self.program.execute(state, stats, values))
+
+    def lean(self, values):
+        """The run's result from the executable's strict dispatcher (the caller counts the run),
+        or MISSED when a value is not exactly of the type the program takes: then ``raw`` is
+        off, and the caller converts and checks the feeds (no miss per run from then on).
+
+        jax's x64 flag is on for the call, if jax is loaded: with it off the dispatcher would
+        take a 64-bit feed as its 32-bit kind and cast it (wrapping ints, overflowing floats)
+        instead of missing."""
+        global _x64
+        x64 = _x64
+        if x64 is None:
+            config = _modules.get("jax._src.config")
+            if config is not None:
+                x64 = _x64 = config.enable_x64
+        strict = self.strict
         try:
-            results = direct(values)
-        except pjrt.ArgumentMismatch:  # a feed of another type or shape: converted and checked here,
-            self.raw = False  # and from now on before the lean call (no miss per run)
-            values = self.values_for(given)
-            if values is None:
-                return MISSED
-            return self.shape_results(self.program.execute(state, stats, values))
+            if x64 is None:
+                results = strict(*values)
+            else:
+                old = x64.swap_local(True)
+                try:
+                    results = strict(*values)
+                finally:
+                    x64.set_local(old)
+            form = self.form
+            if form is None:
+                out = _asarray(results)
+                return out if out.dtype is not _OBJECT else pjrt.host_result(results)
+            out = [_asarray(r) for r in results]
+            if any(a.dtype is _OBJECT for a in out):
+                out = [pjrt.host_result(r) for r in results]
+            if form is list:
+                return out
+            return tuple(out) if form is tuple else dict(zip(form, out))
+        except pjrt.ArgumentMismatch:
+            self.raw = False
+            return MISSED
         except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
             raise_failed_run(self.program, e)
-        stats.runs += 1
-        stats.cache_hits += 1
-        self.program.runs += 1
-        return results
 
     def values_for(self, given) -> list | None:
         """The feeds' values as the program takes them (FeedError as the full path gives it), or
@@ -359,17 +403,22 @@ class Repeat:
             return dict(zip(self.keys, results))
         return results[0]
 
-    def _direct(self, program: Program, n_fed: int):
-        """The executable's lean call, shaped as the fetches, when a run of ``program`` is just
+    def _strict(self, program: Program, n_fed: int):
+        """The executable's strict dispatcher (see ``lean``) when a run of ``program`` is just
         that call: no variables, not run on a worker for Ctrl-C, every feed an argument in
-        order, every result a fetch."""
+        order, every result a fetch; else None."""
         plan = program.plan
         simple = (
             not plan.state_in and not plan.state_out and not program.interruptible
             and plan.fetch_slots is None and len(plan.arg_positions) == n_fed and not plan.checks_finite
         )  # fmt: skip
-        make = getattr(program.executable, "direct", None)
-        if not simple or make is None:
+        strict = getattr(program.executable, "strict", None)
+        if not simple or strict is None:
             return None
-        kind = self.kind
-        return make(self.keys if kind is dict else kind if kind is list or kind is tuple else None)
+        return strict(self.form is None)
+
+
+_x64 = None  # jax's x64 flag, once jax is loaded (``Repeat.lean``)
+_modules = sys.modules
+_asarray = np.asarray
+_OBJECT = np.dtype(object)  # what numpy makes of a result whose run failed on the device

@@ -50,10 +50,11 @@ from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
 from .profiling import Profile
-from .program import MISSED, Lowered, Program, Repeat, Repeats, compile_text, is_fetch_leaf, is_flat
+from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
 from .state import NonfiniteRun, State
 from .stats import CompileRecord, SessionStats, change_reason
+from .step_callable import StepCallable
 
 
 def _session_devices(n) -> list:
@@ -537,33 +538,3 @@ class Session(Unpicklable):
             }
         )
         return found
-
-
-class StepCallable:
-    """What ``sess.make_callable(fetches, feed_list)`` gives: ``step(*values)`` runs the fetches
-    with the feeds in ``feed_list`` order. After the first call it holds the run's Repeat and
-    calls it straight (no fetch flattening, no table lookup); a call with other shapes goes
-    through ``Session.run`` and takes that shape's Repeat."""
-
-    __slots__ = ("session", "fetches", "feeds", "repeat")
-
-    def __init__(self, session, fetches, feeds: tuple):
-        self.session, self.fetches, self.feeds = session, fetches, feeds
-        self.repeat: Repeat | None = None
-
-    def __call__(self, *values):
-        if len(values) != len(self.feeds):
-            names = ", ".join(t.name for t in self.feeds)
-            raise FeedError(f"this callable takes {len(self.feeds)} feed values ({names}), got {len(values)}")
-        session, repeat = self.session, self.repeat
-        if repeat is not None and not session.check_numerics and not session._closed:
-            out = repeat.run_values(values, session._state, session.stats)
-            if out is not MISSED:
-                return out
-        feeds = dict(zip(self.feeds, values))
-        out = session.run(self.fetches, feeds)
-        self.repeat = session._repeats.find(self.fetches, feeds)
-        return out
-
-    def __repr__(self) -> str:
-        return f"<step of the session: feeds {[t.name for t in self.feeds]}>"

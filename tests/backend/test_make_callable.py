@@ -7,6 +7,7 @@ import pytest
 
 import stablegraph as sg
 import stablegraph.numpy as snp
+from stablegraph.test_util import line_of
 
 
 def test_a_callable_step_equals_run():
@@ -37,3 +38,112 @@ def test_a_callable_step_equals_run():
             sess.make_callable(z, ["nope"])
     with pytest.raises(sg.FeedError, match="closed"):
         f(a, b)
+
+
+def test_a_lean_step_gives_what_numpy_gives_and_sends_other_feeds_to_the_checked_path():
+    import jax  # test-only: jax loaded, its x64 flag off: a 64-bit feed must still not be cast silently
+
+    assert not jax.config.jax_enable_x64
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4,), sg.float32, name="x")
+        y = sg.placeholder((4,), sg.float32, name="y")
+        n = sg.placeholder((2,), sg.int32, name="n")
+        z = x * y
+        k = n + 1
+    rng = np.random.default_rng(0)
+    with sg.Session(g) as sess:
+        step = sess.make_callable((z, k), [x, y, n])
+        by_name = sess.make_callable({"z": z, "k": k}, ["x", "y", "n"])
+        one = sess.make_callable(z, [x, y])
+        a, b = rng.normal(size=(2, 4)).astype(np.float32)
+        ints = np.array([-(2**31), 2**31 - 2], np.int32)  # the range's ends
+        step(a, b, ints), by_name(a, b, ints), one(a, b)
+        assert all(f.lean is not None for f in (step, by_name, one))  # lean from here
+        runs, compiles = sess.stats.runs, sess.stats.compiles
+        for _ in range(5):  # random points, each form of fetches
+            a, b = rng.normal(size=(2, 4)).astype(np.float32)
+            ints = rng.integers(-1000, 1000, size=2).astype(np.int32)
+            got_z, got_k = step(a, b, ints)
+            assert type(got_z) is np.ndarray and got_z.dtype == np.float32 and got_k.dtype == np.int32
+            np.testing.assert_array_equal(got_z, a * b)
+            np.testing.assert_array_equal(got_k, ints + 1)
+            named = by_name(a, b, ints)
+            assert sorted(named) == ["k", "z"]
+            np.testing.assert_array_equal(named["z"], a * b)
+            np.testing.assert_array_equal(one(a, b), a * b)
+        edge_a = np.array([0.0, -0.0, np.inf, np.nan], np.float32)
+        edge_b = np.array([-0.0, 1.0, -1.0, 2.0], np.float32)
+        got = one(edge_a, edge_b)
+        np.testing.assert_array_equal(got, edge_a * edge_b)  # nan where numpy has nan
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(edge_a * edge_b))
+        assert sess.stats.runs == runs + 16 and sess.stats.compiles == compiles  # 15 + 1 calls counted
+
+        # 64-bit feeds miss the lean call and are converted as run converts them
+        with pytest.raises(sg.FeedError, match=r"\bn\b") as err:
+            step(a, b, np.array([1, 2**40], np.int64))  # would wrap in int32: the error names n's line
+        assert f"test_make_callable.py:{line_of(__file__, N_LINE)}:" in str(err.value)
+        _, got_k = step(a, b, np.array([1, 2], np.int64))
+        np.testing.assert_array_equal(got_k, [2, 3])
+        np.testing.assert_array_equal(one(a.astype(np.float64), 2.0 * np.ones(4)), a * 2)
+
+        with pytest.raises(sg.FeedError, match=r"x.*\(5,\)") as err:
+            one(np.zeros(5, np.float32), b)  # a fixed shape fed another
+        assert f"test_make_callable.py:{line_of(__file__, X_LINE)}:" in str(err.value)
+        with pytest.raises(sg.FeedError, match=r"takes 2 feed values \(x, y\), got 3"):
+            one(a, b, b)
+        np.testing.assert_array_equal(one(a, b), a * b)  # the step goes on
+
+    with pytest.raises(sg.FeedError, match="closed"):
+        by_name(a, b, ints)
+    with sg.Session(g, check_numerics=True) as checked:
+        one = checked.make_callable(z, [x, y])
+        np.testing.assert_array_equal(one(a, b), a * b)
+        for _ in range(2):  # every call checked, the repeats too
+            with pytest.raises(sg.ExecutionError, match="nan"):
+                one(edge_a, edge_b)
+
+
+def test_a_lean_step_follows_shape_changes_raises_a_failed_callback_and_serves_threads():
+    import threading
+
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("n",), sg.float32, name="x")
+
+        def guard(v):
+            if v.size and v.max() > 10:
+                raise ValueError(f"too big: {v.max()}")
+
+        sg.debug.callback(guard, x)
+        z = snp.cos(x) + x
+    with sg.Session(g) as sess:
+        step = sess.make_callable(z, [x])
+        for size in (4, 3, 4, 0):  # back and forth, and empty
+            v = np.linspace(-2, 2, size).astype(np.float32)
+            got = step(v)
+            assert got.shape == (size,) and step.lean is not None
+            np.testing.assert_allclose(got, np.cos(v) + v, rtol=1e-6)
+        with pytest.raises(sg.ExecutionError, match="too big: 11"):
+            step(np.array([1, 11, 2, 3], np.float32))
+        np.testing.assert_allclose(step(np.ones(4, np.float32)), np.cos(1.0) + 1, rtol=1e-6)
+
+        failures = []
+
+        def worker(seed):
+            rng = np.random.default_rng(seed)
+            for _ in range(100):
+                v = rng.uniform(-5, 5, size=4).astype(np.float32)
+                if not np.allclose(step(v), np.cos(v) + v, rtol=1e-6):
+                    failures.append(seed)
+
+        threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert failures == []
+
+
+# the placeholders' lines, which their feed errors name (defined last: line_of finds the first line)
+N_LINE, X_LINE = 'sg.placeholder((2,), sg.int32, name="n")', 'sg.placeholder((4,), sg.float32, name="x")'
