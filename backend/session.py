@@ -139,11 +139,11 @@ class Session(Unpicklable):
         self.devices = mesh.device_list if mesh is not None else _session_devices(devices)
         self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
         self.seed = seed
-        self.check_numerics = bool(check_numerics)
         self.stats = SessionStats()
         self._cache: dict = {}
         self._repeats = Repeats()
         self._step_repeats: dict = {}  # the fast paths of steps=k runs (step_loop.StepsRepeat)
+        self._check_numerics = bool(check_numerics)
         self._last_signature: dict = {}
         root = np.array(seed_words(seed, "Session"), np.uint32)  # as sg.random.key(seed)
         self._state = State({SEED: root})
@@ -163,6 +163,22 @@ class Session(Unpicklable):
         self._cache.clear()
         self._repeats.clear()
         self._step_repeats.clear()
+
+    @property
+    def check_numerics(self) -> bool:
+        """Whether each run checks its values for nan and inf (see the class docstring)."""
+        return self._check_numerics
+
+    @check_numerics.setter
+    def check_numerics(self, value: bool) -> None:
+        """Turn the checks on or off: the programs compiled either way are dropped, so the next run
+        of each compiles (or finds on disk) the program that does what the flag now says."""
+        value = bool(value)
+        if value != self._check_numerics:
+            self._check_numerics = value
+            self._cache.clear()
+            self._repeats.clear()
+            self._step_repeats.clear()
 
     def _check_open(self) -> None:
         if self._closed:

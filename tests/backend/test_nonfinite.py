@@ -117,6 +117,15 @@ def test_a_session_that_checks_numerics_names_the_node_and_writes_nothing(deep):
         checked.set(bias, np.zeros((4,), np.float32))
         assert np.isfinite(checked.run(loss, {x: ones}))  # usable after
 
+        # the flag set on a Session that already ran the program: the next run checks (or not)
+        plain.set(bias, np.full((4,), -100.0, np.float32))
+        assert not np.isfinite(plain.run(loss, {x: ones}))
+        plain.check_numerics = True
+        with pytest.raises(sg.ExecutionError, match=r"nan or an infinity"):
+            plain.run(loss, {x: ones})
+        plain.check_numerics = False
+        assert not np.isfinite(plain.run(loss, {x: ones}))
+
 
 def test_the_users_checks_and_prints_do_not_stop_the_search(capsys):
     g = sg.Graph()
