@@ -70,13 +70,14 @@ def _poisson_logpmf(k, mu, loc=0):
     return nan_where(bad, on_integers(k, ok, out))
 
 
-_FEW = 8  # counts below this take poisson's cdf as e^-mu times its finite sum
-_FEW_MU = 600.0  # and mu up to this (e^-600 and 600^7 / 7! are both far inside float64)
+_FEW = 16  # counts below this take poisson's cdf as e^-mu times its finite sum
+_FEW_MU = 600.0  # and mu up to this (e^-600 and 600^15 / 15! are both far inside float64)
 
 
 def _few_counts_cdf_value(j, mu):
     """e^-mu sum_{i <= j} mu^i / i! for a count j < _FEW, by Horner's rule from the last term
-    (all terms positive: a few ulps, where the incomplete gamma function leaves ~6 at Q(1, 1.5))."""
+    (all terms positive: a few ulps, where the incomplete gamma function leaves ~6 at Q(1, 1.5)
+    and scipy's ~12 at Q(1, 30))."""
     total = snp.ones_like(mu)
     for i in range(_FEW - 1, 0, -1):
         total = snp.where(j >= const(float(i), j), const(1.0, mu) + mu / const(float(i), mu) * total, total)
@@ -99,7 +100,8 @@ _few_counts_cdf = with_partials("poisson_few_counts_cdf", _few_counts_cdf_value,
 def _poisson_cdf_of(kp1, mu):
     """Q(k + 1, mu) = P(K <= k): from the finite sum for few counts and moderate mu, else from the
     regularized incomplete gamma function."""
-    few = (kp1 <= const(float(_FEW), kp1)) & (mu <= const(_FEW_MU, mu))
+    top = _FEW_MU if mu.dtype.bits == 64 else 80.0  # float32 (ppf's search): e^-80 is still normal
+    few = (kp1 <= const(float(_FEW), kp1)) & (mu <= const(top, mu))
     j = snp.where(few, kp1 - const(1.0, kp1), const(0.0, kp1))
     by_sum = _few_counts_cdf(j, snp.where(few, mu, const(1.0, mu)))
     return snp.where(few, by_sum, gammaincc(kp1, mu))
@@ -108,7 +110,8 @@ def _poisson_cdf_of(kp1, mu):
 def _poisson_probability(fn, below: float):
     """cdf (fn = Q, below = 0) or sf (P, 1): ``below`` under k = 0, the other end at k = +inf
     (also for mu = inf, where Q(inf, inf) is nan), fn(floor(k) + 1, mu) between; off the finite
-    support fn sees mu = 1, so that its slope there (multiplied by 0) is no nan."""
+    support fn sees mu = 1, so that its slope there (multiplied by 0) is no nan. The cdf is
+    computed in float64 (wide.py), where the finite sum's mu^j and e^-mu stay in range."""
 
     def probability(k, mu, loc=0):
         k, mu, bad = _poisson_args(k, mu, loc)
@@ -162,8 +165,8 @@ poisson = Distribution(
     "The Poisson distribution with mean mu.",
     logpmf=in_float64(_poisson_logpmf),
     pmf=in_float64(exp_of(_poisson_logpmf, mass=True)),
-    cdf=_poisson_probability(_poisson_cdf_of, 0.0),
-    logcdf=log_of(_poisson_probability(_poisson_cdf_of, 0.0)),
+    cdf=in_float64(_poisson_probability(_poisson_cdf_of, 0.0)),
+    logcdf=in_float64(log_of(_poisson_probability(_poisson_cdf_of, 0.0))),
     sf=_poisson_probability(gammainc, 1.0),
     logsf=log_of(_poisson_probability(gammainc, 1.0)),
     ppf=_poisson_ppf,
@@ -208,8 +211,8 @@ def _bernoulli_ppf(q, p, loc=0):
 bernoulli = Distribution(
     "bernoulli",
     "The Bernoulli distribution: 1 with probability p, else 0.",
-    logpmf=in_float64(_bernoulli_logpmf),
-    pmf=in_float64(exp_of(_bernoulli_logpmf, mass=True)),
+    logpmf=_bernoulli_logpmf,
+    pmf=exp_of(_bernoulli_logpmf, mass=True),
     cdf=_bernoulli_cdf,
     logcdf=log_of(_bernoulli_cdf),
     sf=_bernoulli_sf,
