@@ -18,7 +18,6 @@ from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
 from .inverse import continuous_quantile, tails
-from .wide import in_float64
 
 
 def _z(x, loc, scale, *params):
@@ -179,7 +178,7 @@ t = Distribution(
     "t",
     "Student's t distribution with df degrees of freedom.",
     logpdf=_t_logpdf,
-    pdf=in_float64(exp_of(_t_logpdf)),  # float32's exp(logpdf) would scale logpdf's last ulp by |logpdf|
+    pdf=exp_of(_t_logpdf),
     cdf=_t_cdf,
     logcdf=log_of(_t_cdf),
     sf=_t_sf,
