@@ -56,12 +56,20 @@ def _lin(c, c0, x):
     return sum((ci * xi for ci, xi in zip(c, x) if ci), np.asarray(L(c0)))
 
 
+def _log_of(term, x):
+    """log v of an Xlogy term, log1p(cv . x) where v0 = 1: 1 - p rounds to 1 in long double at
+    p = 1e-30, where log1p(-p) = -1e-30 keeps a slope the pmf's derivatives need."""
+    if term.v0 == 1:
+        return np.log1p(_lin(term.cv, 0.0, x))
+    return np.log(_lin(term.cv, term.v0, x))
+
+
 def _value(term, x):
     if isinstance(term, Lgamma):
         return term.sign * np.asarray(sp.gammaln(np.asarray(_lin(term.c, term.c0, x), np.float64)), L)
     if isinstance(term, Xlogy):
-        u, v = _lin(term.cu, term.u0, x), _lin(term.cv, term.v0, x)
-        return term.sign * np.where(u == 0, L(0), u * np.log(v))
+        u = _lin(term.cu, term.u0, x)
+        return term.sign * np.where(u == 0, L(0), u * _log_of(term, x))
     return _lin(term.c, 0.0, x)
 
 
@@ -75,7 +83,7 @@ def _d1(term, x, i):
         return zero + (term.sign * term.c[i] * _psi(0, _lin(term.c, term.c0, x)) if term.c[i] else 0)
     if isinstance(term, Xlogy):
         u, v = _lin(term.cu, term.u0, x), _lin(term.cv, term.v0, x)
-        out = zero + (term.cu[i] * np.log(v) if term.cu[i] else 0)
+        out = zero + (term.cu[i] * _log_of(term, x) if term.cu[i] else 0)
         if term.cv[i]:
             out = out + np.where(u == 0, L(0), u * term.cv[i] / v)
         return term.sign * out

@@ -15,9 +15,11 @@ import numpy as np
 from ... import numpy_like as snp
 from ...control_api import fori_loop
 from ...primitives.elementwise import stop_gradient
+from ..partials import with_partials
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
+from .wide import in_float64
 
 
 def support(k, low, high):
@@ -68,10 +70,48 @@ def _poisson_logpmf(k, mu, loc=0):
     return nan_where(bad, on_integers(k, ok, out))
 
 
+_FEW = 16  # counts below this take poisson's cdf as e^-mu times its finite sum
+_FEW_MU = 600.0  # and mu up to this (e^-600 and 600^15 / 15! are both far inside float64)
+
+
+def _few_counts_cdf_value(j, mu):
+    """e^-mu sum_{i <= j} mu^i / i! for a count j < _FEW, by Horner's rule from the last term
+    (all terms positive: a few ulps, where the incomplete gamma function leaves ~6 at Q(1, 1.5)
+    and scipy's ~12 at Q(1, 30))."""
+    total = snp.ones_like(mu)
+    for i in range(_FEW - 1, 0, -1):
+        total = snp.where(j >= const(float(i), j), const(1.0, mu) + mu / const(float(i), mu) * total, total)
+    return snp.exp(-mu) * total
+
+
+def _few_counts_partials(j, mu):
+    """0 in j (a step function of k) and -e^-mu mu^j / j!: mu^j as a power, whose one rounding
+    keeps the digits that j log(mu) - mu - log(j!) would lose (mu^5 e^-mu = 4.5e-81 at mu = eps)."""
+    factorial = snp.ones_like(j)
+    for i in range(2, _FEW):
+        factorial = snp.where(j >= const(float(i), j), factorial * const(float(i), j), factorial)
+    power = snp.where(j == const(0.0, j), const(1.0, mu), snp.power(mu, j))
+    return snp.zeros_like(j), -(power / factorial) * snp.exp(-mu)
+
+
+_few_counts_cdf = with_partials("poisson_few_counts_cdf", _few_counts_cdf_value, _few_counts_partials)
+
+
+def _poisson_cdf_of(kp1, mu):
+    """Q(k + 1, mu) = P(K <= k): from the finite sum for few counts and moderate mu, else from the
+    regularized incomplete gamma function."""
+    top = _FEW_MU if mu.dtype.bits == 64 else 80.0  # float32 (ppf's search): e^-80 is still normal
+    few = (kp1 <= const(float(_FEW), kp1)) & (mu <= const(top, mu))
+    j = snp.where(few, kp1 - const(1.0, kp1), const(0.0, kp1))
+    by_sum = _few_counts_cdf(j, snp.where(few, mu, const(1.0, mu)))
+    return snp.where(few, by_sum, gammaincc(kp1, mu))
+
+
 def _poisson_probability(fn, below: float):
     """cdf (fn = Q, below = 0) or sf (P, 1): ``below`` under k = 0, the other end at k = +inf
     (also for mu = inf, where Q(inf, inf) is nan), fn(floor(k) + 1, mu) between; off the finite
-    support fn sees mu = 1, so that its slope there (multiplied by 0) is no nan."""
+    support fn sees mu = 1, so that its slope there (multiplied by 0) is no nan. The cdf is
+    computed in float64 (wide.py), where the finite sum's mu^j and e^-mu stay in range."""
 
     def probability(k, mu, loc=0):
         k, mu, bad = _poisson_args(k, mu, loc)
@@ -88,7 +128,7 @@ def _poisson_probability(fn, below: float):
 def _poisson_ppf(q, mu, loc=0):
     """the smallest k with cdf(k) >= q, by bisection over k (inverse.py); -1 + loc at q = 0, inf at 1"""
     q, mu, loc = floats(q, mu, loc)
-    k = discrete_quantile(_poisson_probability(gammaincc, 0.0), q, (mu,), poisson_high(mu), np.inf, loc)
+    k = discrete_quantile(_poisson_probability(_poisson_cdf_of, 0.0), q, (mu,), poisson_high(mu), np.inf, loc)
     return nan_where(~(mu >= const(0.0, mu)), k)
 
 
@@ -123,10 +163,10 @@ def _poisson_entropy(mu, loc=0):
 poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
-    logpmf=_poisson_logpmf,
-    pmf=exp_of(_poisson_logpmf, mass=True),
-    cdf=_poisson_probability(gammaincc, 0.0),
-    logcdf=log_of(_poisson_probability(gammaincc, 0.0)),
+    logpmf=in_float64(_poisson_logpmf),
+    pmf=in_float64(exp_of(_poisson_logpmf, mass=True)),
+    cdf=in_float64(_poisson_probability(_poisson_cdf_of, 0.0)),
+    logcdf=in_float64(log_of(_poisson_probability(_poisson_cdf_of, 0.0))),
     sf=_poisson_probability(gammainc, 1.0),
     logsf=log_of(_poisson_probability(gammainc, 1.0)),
     ppf=_poisson_ppf,
@@ -223,8 +263,8 @@ def _binom_ppf(q, n, p, loc=0):
 binom = Distribution(
     "binom",
     "The binomial distribution: successes in n trials of probability p.",
-    logpmf=_binom_logpmf,
-    pmf=exp_of(_binom_logpmf, mass=True),
+    logpmf=in_float64(_binom_logpmf),
+    pmf=in_float64(exp_of(_binom_logpmf, mass=True)),
     cdf=_binom_cdf,
     logcdf=log_of(_binom_cdf),
     sf=_binom_sf,

@@ -1,6 +1,7 @@
 """Discrete distributions of counts: geom, nbinom, betabinom, multinomial (ops layer).
 
-The functions and their arguments are jax.scipy.stats'; the values are
+The functions and their arguments are jax.scipy.stats'; float32 is computed in float64 and
+rounded once (wide.py: the log-gamma terms cancel far beyond float32's digits). The values are
 scipy.stats': 0 mass (-inf log) off the support, including a non-integer k,
 nan for invalid parameters (where jax.scipy.stats answers -inf or an
 unguarded formula's value instead). All are compositions of sg.numpy and
@@ -17,6 +18,7 @@ from ...numpy_like.core import error
 from ..special import betaln, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
 from .discrete import inside, log_factorial, on_integers, support
+from .wide import in_float64
 
 
 def _log_choose(n, k):
@@ -39,8 +41,8 @@ def _geom_logpmf(k, p, loc=0):
 geom = Distribution(
     "geom",
     "The geometric distribution: the number of trials of probability p up to the first success.",
-    logpmf=_geom_logpmf,
-    pmf=exp_of(_geom_logpmf, mass=True),
+    logpmf=in_float64(_geom_logpmf),
+    pmf=in_float64(exp_of(_geom_logpmf, mass=True)),
 )
 
 
@@ -59,8 +61,8 @@ def _nbinom_logpmf(k, n, p, loc=0):
 nbinom = Distribution(
     "nbinom",
     "The negative binomial distribution: failures before the n-th success of probability p.",
-    logpmf=_nbinom_logpmf,
-    pmf=exp_of(_nbinom_logpmf, mass=True),
+    logpmf=in_float64(_nbinom_logpmf),
+    pmf=in_float64(exp_of(_nbinom_logpmf, mass=True)),
 )
 
 
@@ -79,8 +81,8 @@ def _betabinom_logpmf(k, n, a, b, loc=0):
 betabinom = Distribution(
     "betabinom",
     "The beta-binomial distribution: successes in n trials whose probability is beta(a, b) distributed.",
-    logpmf=_betabinom_logpmf,
-    pmf=exp_of(_betabinom_logpmf, mass=True),
+    logpmf=in_float64(_betabinom_logpmf),
+    pmf=in_float64(exp_of(_betabinom_logpmf, mass=True)),
 )
 
 

@@ -113,3 +113,62 @@ def test_poisson_cdf_slope_off_the_support_is_zero():
     # below k = 0 the cdf is the constant 0: its slope in mu is 0 even at mu = inf
     k, mu = _f([-2.0, -1.0, np.inf], [np.inf, np.inf, 3.0])
     np.testing.assert_array_equal(_slope(S.poisson.cdf, 1, k, mu), 0.0)
+
+
+L = np.longdouble
+
+
+def _ulps(got, want, dtype):
+    """|got - want| in ulps of want rounded to dtype."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return np.abs(got - want) / np.spacing(np.abs(want).astype(dtype)).astype(np.float64)
+
+
+def _log_rising(x, m):
+    """log Gamma(x + m) / Gamma(x) = sum of log(x + j), j < m, in long double (m a whole number)."""
+    return sum((np.log(L(x) + j) for j in range(int(m))), L(0))
+
+
+def test_float32_log_pmfs_keep_the_digits_their_log_gamma_terms_cancel():
+    # float32 is computed in float64 and rounded once: betabinom's beta ratio at b = 1e4 is
+    # log(1e4 / 10001) = -1e-4 from two logs of ~9.2 (float32 gave -9.918e-5), at n = 0 exactly 0
+    # (float32 gave -4.8e-7); nbinom's gammaln(n + k) - gammaln(n) at n = 1e4 is ~18 out of two
+    # gammaln of ~8e4 (9 float32 ulps off). Oracles: the rising factorials' logs in long double.
+    def betabinom(k, n, a, b):
+        return (
+            _log_rising(L(k) + 1, n - k)
+            - _log_rising(1, n - k)
+            + _log_rising(a, k)
+            + _log_rising(b, n - k)
+            - _log_rising(L(a) + L(b), n)
+        )
+
+    def nbinom(k, n, p):
+        return _log_rising(n, k) - _log_rising(1, k) + L(n) * np.log(L(p)) + L(k) * np.log1p(-L(p))
+
+    k, n, a, b = _f([0, 0, 0, 3, 2], [1, 1, 0, 7, 1e4], [1, 1, 0.5, 0.3, 2.5], [1e4, 1, 0.5, 2.5, 1e4])
+    got, pmf = _run(lambda *x: (S.betabinom.logpmf(*x), S.betabinom.pmf(*x)), k, n, a, b)
+    want = np.array([betabinom(*map(float, z)) for z in zip(k, n, a, b)])
+    assert _ulps(got, want, np.float32).max() <= 1, (got, want)
+    assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
+    k, n, p = _f([2, 5, 3, 0], [1e4, 1e4, 2.5, 1e4], [0.9, 1 - 2.0**-24, 0.3, 0.5])
+    got, pmf = _run(lambda *x: (S.nbinom.logpmf(*x), S.nbinom.pmf(*x)), k, n, p)
+    want = np.array([nbinom(*map(float, z)) for z in zip(k, n, p)])
+    assert _ulps(got, want, np.float32).max() <= 1, (got, want)
+    assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
+
+
+def test_poisson_cdf_of_few_counts_is_its_finite_sum():
+    # Q(k + 1, mu) = e^-mu sum_{j <= k} mu^j / j!; its slope in mu is -e^-mu mu^k / k! (4.5e-81 at
+    # k = 5, mu = eps, where j log mu - mu - log j! loses digits)
+    k, mu = _f([0, 1, 1.5, 7, 5, 3], [1.5, 2.0, 2.0, 30.0, 2.0**-52, 0.0], dtype=np.float64)
+    cdf, slope = _run(
+        lambda *x: (S.poisson.cdf(*x), sg.grad(lambda m: sg.numpy.sum(S.poisson.cdf(x[0], m)))(x[1])), k, mu
+    )
+    j = np.floor(k)
+    terms = [[L(m) ** i / L(sp.factorial(i)) for i in range(int(jj) + 1)] for jj, m in zip(j, mu)]
+    want = np.array([np.exp(-L(m)) * sum(t) for t, m in zip(terms, mu)])
+    assert _ulps(cdf, want, np.float64).max() <= 2, (cdf, want)
+    want_slope = np.array([-np.exp(-L(m)) * t[-1] for t, m in zip(terms, mu)])
+    assert _ulps(slope, want_slope, np.float64).max() <= 4, (slope, want_slope)
+    np.testing.assert_allclose(cdf, st.poisson.cdf(k, mu), rtol=1e-14)
