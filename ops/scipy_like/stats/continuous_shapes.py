@@ -21,7 +21,7 @@ from ..log1mexp import log1mexp
 from ..partials import with_partials
 from ..special import gammainc, gammaincc, gammaln, i0e, log_ndtr
 from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
-from .widened import in_float64
+from .wide import in_float64
 
 
 # -- gumbel_r, gumbel_l: the extreme value distributions of the maximum and of the minimum ---------

@@ -14,7 +14,7 @@ from ... import numpy_like as snp
 from ..log1mexp import log1mexp
 from ..special import expit
 from ._common import Distribution, const, floats, mirror, nan_where, standardize
-from .widened import in_float64
+from .wide import in_float64
 
 
 def _softplus(x):

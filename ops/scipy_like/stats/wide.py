@@ -1,10 +1,13 @@
 """Float32 (and narrower) distributions computed in float64 and rounded once (ops layer).
 
-The discrete log-pmfs add and subtract log-gamma terms far larger than their result (binom's
-log-choose at n = 1e4 is ~5e3 for a log-pmf of -2; betabinom's beta ratio at b = 1e4 cancels two
-~9.2 to 1e-4): in float32 each term's rounding is a whole float32 ulp of the large term, hundreds
-of ulps of the result. float64 keeps those digits, and one rounding at the end leaves the result
-within an ulp; the derivatives flow through the casts.
+Some formulas lose float32 digits that no rearrangement in float32 keeps. The discrete log-pmfs
+add and subtract log-gamma terms far larger than their result (binom's log-choose at n = 1e4 is
+~5e3 for a log-pmf of -2; betabinom's beta ratio at b = 1e4 cancels two ~9.2 to 1e-4); loc + scale
+* ppf(q) cancels (cauchy's ppf at q = 0.9, loc = -2.5: one ulp of 3.08 is five of 0.578); exp(kappa
+(cos x - 1)) multiplies cos x's rounding by kappa (vonmises); wrapcauchy's second derivatives sum
+terms 100 times their result. In float32 each rounding is a whole ulp of the large term, many ulps
+of the result; float64 keeps those digits, and one rounding at the end leaves the result within an
+ulp. The derivatives flow through the casts.
 """
 
 from __future__ import annotations
