@@ -17,6 +17,7 @@ from ... import numpy_like as snp
 from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
+from .gamma_density import gamma_density, widened
 from .inverse import continuous_quantile, tails
 
 
@@ -218,6 +219,13 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     return _gamma_log_density(z, a, inside, snp.log(scale), bad)
 
 
+def _gamma_pdf(x, a, loc=0.0, scale=1.0):
+    """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
+    z, scale, a, bad, inside = _gamma_z(x, a, loc, scale)
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale)
+
+
 def _gamma_tail(fn, z, a, bad):
     """P(a, z) or Q(a, z) (fn: gammainc or gammaincc) of the standard gamma at z: clamped to the
     support below, and the support's end (1 or 0) at z = inf for every shape (P(inf, inf) is nan)."""
@@ -253,7 +261,7 @@ gamma = Distribution(
     "gamma",
     "The gamma distribution with shape a.",
     logpdf=_gamma_logpdf,
-    pdf=exp_of(_gamma_logpdf),
+    pdf=widened(_gamma_pdf),
     cdf=_gamma_probability(gammainc),
     logcdf=log_of(_gamma_probability(gammainc)),
     sf=_gamma_probability(gammaincc),
@@ -268,6 +276,14 @@ gamma = Distribution(
 def _chi2_logpdf(x, df, loc=0.0, scale=1.0):
     z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
     return _gamma_log_density(z, df * const(0.5, z), inside, snp.log(scale), bad, halved=True)
+
+
+def _chi2_pdf(x, df, loc=0.0, scale=1.0):
+    """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
+    z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
+    a = df * const(0.5, z)
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale, halved=True)
 
 
 def _chi2_probability(fn):
@@ -296,7 +312,7 @@ chi2 = Distribution(
     "chi2",
     "The chi-squared distribution with df degrees of freedom: gamma(df / 2, scale=2).",
     logpdf=_chi2_logpdf,
-    pdf=exp_of(_chi2_logpdf),
+    pdf=widened(_chi2_pdf),
     cdf=_chi2_probability(gammainc),
     logcdf=log_of(_chi2_probability(gammainc)),
     sf=_chi2_probability(gammaincc),
