@@ -337,6 +337,12 @@ def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     return nan_where(bad | snp.isnan(z), snp.where(inside, out, const(-np.inf, z)))
 
 
+def _beta_pdf(x, a, b, loc=0.0, scale=1.0):
+    """the density, exp(logpdf); in float64 for float32 arguments (gamma_density.widened): its
+    slope pdf * (a - 1) / x is 0 * inf in float32 at x = 1.2e-38 (9 / x overflows) where it is 0"""
+    return snp.exp(_beta_logpdf(x, a, b, loc, scale))
+
+
 def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
     return nan_where(bad, betainc(a, b, clamp(z, const(0.0, z), const(1.0, z))))
@@ -373,7 +379,7 @@ beta = Distribution(
     "beta",
     "The beta distribution with shapes a, b on [loc, loc + scale].",
     logpdf=_beta_logpdf,
-    pdf=exp_of(_beta_logpdf),
+    pdf=widened(_beta_pdf),
     cdf=_beta_cdf,
     logcdf=log_of(_beta_cdf),
     sf=_beta_sf,

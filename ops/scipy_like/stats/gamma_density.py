@@ -20,7 +20,7 @@ from ....graph import dtypes
 from ... import numpy_like as snp
 from ..lgamma1p import lgamma1p
 from ..partials import with_partials
-from ..special import digamma
+from ..special import digamma, gammaln, xlogy
 from ._common import const, floats
 
 _SMALL_SHAPE, _FAR = 8.0, 600.0
@@ -42,9 +42,10 @@ def gamma_of_small(a):
 
 def _product(halved: bool):
     """z^(a-1) e^-z / Gamma(a) (``halved``: at z / 2, halved, with (z/2)^(a-1) as z^(a-1) 2^(1-a), as
-    z / 2 flushes at the smallest normal z), with its partials written as the density times the log
-    density's slopes: the chain rule through z^(a-1) would form z^(a-2), which overflows at z = 2.2e-308
-    where the slope -a / z^2 * ... is finite."""
+    z / 2 flushes at the smallest normal z). Its partials are exp(log density) times the log
+    density's slopes, the chain rule exp(logpdf) had before (so the derivatives stay as they were):
+    the product's own chain rule forms z^(a-2), which overflows at z = 2.2e-308 where the slope is
+    finite."""
     half = 0.5 if halved else 1.0
 
     def value(z, a):
@@ -55,9 +56,10 @@ def _product(halved: bool):
         return power * snp.exp(-z * const(half, z)) / gamma_of_small(a) * const(half, z)
 
     def partials(z, a):
-        v = value(z, a)
         one = const(1.0, z)
         log_two = const(np.log(2.0) if halved else 0.0, z)
+        log_density = xlogy(a - one, z) - (a - one) * log_two - z * const(half, z) - gammaln(a) - log_two
+        v = snp.exp(log_density)
         return v * ((a - one) / z - const(half, z)), v * (snp.log(z) - log_two - digamma(a))
 
     return with_partials("chi2_density" if halved else "gamma_density", value, partials)
@@ -79,7 +81,9 @@ def gamma_density(z, a, valid, log_pdf, scale, halved: bool = False):
     z_p = snp.where(product, z, one)
     z_p, a_p = snp.broadcast_arrays(z_p, a_p)
     value = _PRODUCTS[halved](z_p, a_p)
-    return snp.where(product, value / snp.where(product, scale, one), snp.exp(log_pdf))
+    # times 1 / scale: XLA folds (v / Gamma(a)) / scale into one division by a product that overflows
+    # the quotient to inf at scale = 2.2e-308 (0.21 / 2.2e-308 is 9.3e306)
+    return snp.where(product, value * (one / snp.where(product, scale, one)), snp.exp(log_pdf))
 
 
 def widened(fn):
