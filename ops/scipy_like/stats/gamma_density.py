@@ -99,7 +99,11 @@ def widened(fn):
         if values[0].dtype is not dtypes.float32:
             return fn(*values)
         tiny = np.float32(np.finfo(np.float32).tiny)
-        values = [snp.where(snp.abs(v) < tiny, v * np.float32(0.0), v).astype(dtypes.float64) for v in values]
+        # only the nonzero subnormals: the flushing branch's slope is 0, which must not replace x's own at x = 0
+        values = [
+            snp.where((snp.abs(v) < tiny) & (v != np.float32(0.0)), v * np.float32(0.0), v).astype(dtypes.float64)
+            for v in values
+        ]
         return fn(*values).astype(dtypes.float32)
 
     wide.__doc__ = fn.__doc__
