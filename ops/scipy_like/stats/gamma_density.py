@@ -76,14 +76,15 @@ def gamma_density(z, a, valid, log_pdf, scale, halved: bool = False):
     one = const(1.0, z)
     zz = z * const(0.5, z) if halved else z
     product = valid & (z > const(0.0, z)) & (a < const(_SMALL_SHAPE, a)) & (zz < const(_FAR, z))
-    product = product & (a > const(0.0, a))
+    # XLA folds (v / Gamma(a)) / scale into v / (Gamma(a) scale), which overflows (or its reciprocal
+    # flushes) at the extreme scales: those keep exp(logpdf)
+    moderate = (scale > const(1e-270, scale)) & (scale < const(1e270, scale)) if z.dtype.bits == 64 else True
+    product = product & (a > const(0.0, a)) & moderate
     a_p = snp.where(product, a, one)
     z_p = snp.where(product, z, one)
     z_p, a_p = snp.broadcast_arrays(z_p, a_p)
     value = _PRODUCTS[halved](z_p, a_p)
-    # times 1 / scale: XLA folds (v / Gamma(a)) / scale into one division by a product that overflows
-    # the quotient to inf at scale = 2.2e-308 (0.21 / 2.2e-308 is 9.3e306)
-    return snp.where(product, value * (one / snp.where(product, scale, one)), snp.exp(log_pdf))
+    return snp.where(product, value / snp.where(product, scale, one), snp.exp(log_pdf))
 
 
 def widened(fn):
