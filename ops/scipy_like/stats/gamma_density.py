@@ -60,7 +60,12 @@ def _product(halved: bool):
         log_two = const(np.log(2.0) if halved else 0.0, z)
         log_density = xlogy(a - one, z) - (a - one) * log_two - z * const(half, z) - gammaln(a) - log_two
         v = snp.exp(log_density)
-        return v * ((a - one) / z - const(half, z)), v * (snp.log(z) - log_two - digamma(a))
+        # where the density underflows to 0 its slopes are 0: (a - 1) / z overflows at z = 2.2e-308
+        # (0 * inf), but the density falls faster than any power of z rises
+        zero = const(0.0, z)
+        slope_z = snp.where(v == zero, zero, v * ((a - one) / z - const(half, z)))
+        slope_a = snp.where(v == zero, zero, v * (snp.log(z) - log_two - digamma(a)))
+        return slope_z, slope_a
 
     return with_partials("chi2_density" if halved else "gamma_density", value, partials)
 
