@@ -13,8 +13,14 @@ of one tensor type:
 - ``igamma``: the regularized lower incomplete gamma P(a, x) by its power
   series where x < a + 1 and the upper Q(a, x) by Legendre's continued
   fraction (modified Lentz) elsewhere, each a ``stablehlo.while`` that runs
-  until every element it serves has converged. With ``derivative=True`` the
-  loops also carry d/da of every term (forward mode by hand), giving dP/da.
+  until every element it serves has converged (and, for dP/da only, its
+  d/da: more steps than the value needs round the value more). With
+  ``derivative=True`` the loops also carry d/da of every term (forward mode by
+  hand), giving dP/da. The factor x^a e^-x / Gamma(a) in front of both is a
+  product of pow, exp and Gamma(1 + a) (lgamma1p's series times exact factors)
+  for a < 8, Stirling's form with bd0 = a log(a/x) + x - a near a large a's
+  mode (gamma_fronts); exp(a log x - x - lgamma(a)) would round a log of
+  hundreds, and XLA's lgamma itself is up to 32 ulps off (at 1.5).
 - ``betainc``: the regularized incomplete beta I_x(a, b) by its continued
   fraction, on the side of the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where
   it converges fast.
