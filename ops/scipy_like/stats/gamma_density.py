@@ -18,6 +18,7 @@ import numpy as np
 
 from ....graph import dtypes
 from ... import numpy_like as snp
+from ...primitives.elementwise import stop_gradient
 from ..lgamma1p import lgamma1p
 from ..partials import with_partials
 from ..special import digamma, gammaln, xlogy
@@ -105,10 +106,10 @@ def widened(fn):
         if values[0].dtype is not dtypes.float32:
             return fn(*values)
         tiny = np.float32(np.finfo(np.float32).tiny)
-        # only the nonzero subnormals: the flushing branch's slope is 0, which must not replace x's own at x = 0
+        # the flushed value v - stop_gradient(v) is 0 with x's own slope 1: v * 0 would pass the density's
+        # -inf slope at x = 0 on as 0 * inf = nan
         values = [
-            snp.where((snp.abs(v) < tiny) & (v != np.float32(0.0)), v * np.float32(0.0), v).astype(dtypes.float64)
-            for v in values
+            snp.where(snp.abs(v) < tiny, v - stop_gradient(v), v).astype(dtypes.float64) for v in values
         ]
         return fn(*values).astype(dtypes.float32)
 
