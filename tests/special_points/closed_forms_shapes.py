@@ -13,6 +13,8 @@ d2 the Hessian's upper triangle row by row).
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
+import scipy.stats
 
 L = np.longdouble
 _TWO_PI = 2 * np.arccos(L(-1))
@@ -214,3 +216,65 @@ def _gennorm_cdf(x, beta):
 
 
 VALUES["gennorm.cdf"] = _gennorm_cdf
+
+
+def _gennorm_log_density(log: bool):
+    """log(beta / (2 Gamma(1/beta))) - |x|**beta, as -log 2 - log Gamma(1 + 1/beta) - |x|**beta in long
+    double: scipy's float64 log(beta) - gammaln(1/beta) cancels (both 18.4 at beta = 1e8, 6e-16 off)."""
+
+    def ref(x, beta):
+        x, beta = np.asarray(x, np.float64), np.asarray(beta, np.float64)
+        with np.errstate(all="ignore"):
+            bl = np.asarray(np.where((beta > 0) & np.isfinite(beta), beta, 1.0), L)
+            out = -np.log(L(2)) - _log_gamma_ld(1 + 1 / bl) - np.abs(np.asarray(x, L)) ** bl
+            out = np.asarray(out if log else np.exp(out), np.float64)
+            # beta = inf (and nan x) keep scipy's own value
+            theirs = (scipy.stats.gennorm.logpdf if log else scipy.stats.gennorm.pdf)(x, beta)
+            return np.where((beta > 0) & np.isfinite(beta) & ~np.isnan(x), out, theirs)
+
+    return ref
+
+
+VALUES["gennorm.logpdf"] = _gennorm_log_density(True)
+VALUES["gennorm.pdf"] = _gennorm_log_density(False)
+
+
+def gennorm(log: bool):
+    """The derivative forms of gennorm's log density (log) or density in x and beta: with
+    t = 1/beta, l = -log 2 - log Gamma(1 + t) - |x|**beta has l_beta = psi(1 + t) t**2 - |x|**beta
+    log|x| (jax's float64 1/beta + psi(1/beta)/beta**2 cancels: 2e-12 off at beta = 100) and
+    l_beta_beta = -t**4 psi'(1 + t) - 2 t**3 psi(1 + t) - |x|**beta log(|x|)**2; psi and psi' from scipy
+    in float64, the powers in long double. nan for beta <= 0 (the value's reference decides there)."""
+
+    def form(order: int):
+        def ref(x, beta):
+            with np.errstate(all="ignore"):
+                x64, b64 = np.asarray(x, np.float64), np.asarray(beta, np.float64)
+                t64 = 1 / b64
+                psi = np.asarray(scipy.special.digamma(1 + t64), L)
+                tri = np.asarray(scipy.special.polygamma(1, 1 + t64), L)
+                x, b, t = np.asarray(x64, L), np.asarray(b64, L), np.asarray(t64, L)
+                ax, sx = np.abs(x), np.sign(x)
+                pw, lg = ax**b, np.log(ax)
+                pw_lg = np.where(ax == 0, 0, pw * lg)  # |x|**beta log|x| -> 0 as x -> 0
+                l_x = -b * ax ** (b - 1) * sx
+                l_b = psi * t * t - pw_lg
+                l_xx = -b * (b - 1) * ax ** (b - 2)
+                l_xb = -sx * ax ** (b - 1) * (1 + b * lg)
+                l_bb = -(t**4) * tri - 2 * t**3 * psi - np.where(ax == 0, 0, pw_lg * lg)
+                if log:
+                    out = [l_x, l_b] if order == 1 else [l_xx, l_xb, l_bb]
+                else:
+                    p = np.exp(-np.log(L(2)) - _log_gamma_ld(1 + t) - pw)
+                    if order == 1:
+                        out = [p * l_x, p * l_b]
+                    else:
+                        out = [p * (l_xx + l_x * l_x), p * (l_xb + l_x * l_b), p * (l_bb + l_b * l_b)]
+                return _f64(*(np.where(b64 > 0, v, np.nan) for v in out))
+
+        return ref
+
+    return form
+
+
+FORMS.update({"gennorm.pdf": gennorm(False), "gennorm.logpdf": gennorm(True)})

@@ -16,6 +16,7 @@ import scipy.special as sp
 
 from . import closed_forms_beta as cfb
 from . import closed_forms_discrete as cfd
+from . import closed_forms_gamma as cfg
 from . import closed_forms_pareto as cfp
 from . import closed_forms_shapes as cfsh
 from . import closed_forms_special as cfs
@@ -370,4 +371,4 @@ FORMS = {
 }
 
 # value references where scipy's float64 value is off (signatures_stats uses them instead of scipy's)
-VALUES = {**cfp.VALUES, **cfsh.VALUES, **cfb.VALUES}
+VALUES = {**cfp.VALUES, **cfsh.VALUES, **cfb.VALUES, **cfg.VALUES}

@@ -17,7 +17,9 @@ from ... import numpy_like as snp
 from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
 from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
+from .gamma_density import gamma_density
 from .inverse import continuous_quantile, tails
+from .wide import in_float64
 
 
 def _z(x, loc, scale, *params):
@@ -218,6 +220,13 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     return _gamma_log_density(z, a, inside, snp.log(scale), bad)
 
 
+def _gamma_pdf(x, a, loc=0.0, scale=1.0):
+    """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
+    z, scale, a, bad, inside = _gamma_z(x, a, loc, scale)
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale)
+
+
 def _gamma_tail(fn, z, a, bad):
     """P(a, z) or Q(a, z) (fn: gammainc or gammaincc) of the standard gamma at z: clamped to the
     support below, and the support's end (1 or 0) at z = inf for every shape (P(inf, inf) is nan)."""
@@ -253,7 +262,7 @@ gamma = Distribution(
     "gamma",
     "The gamma distribution with shape a.",
     logpdf=_gamma_logpdf,
-    pdf=exp_of(_gamma_logpdf),
+    pdf=in_float64(_gamma_pdf, flush_subnormals=True),
     cdf=_gamma_probability(gammainc),
     logcdf=log_of(_gamma_probability(gammainc)),
     sf=_gamma_probability(gammaincc),
@@ -268,6 +277,14 @@ gamma = Distribution(
 def _chi2_logpdf(x, df, loc=0.0, scale=1.0):
     z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
     return _gamma_log_density(z, df * const(0.5, z), inside, snp.log(scale), bad, halved=True)
+
+
+def _chi2_pdf(x, df, loc=0.0, scale=1.0):
+    """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
+    z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
+    a = df * const(0.5, z)
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale, halved=True)
 
 
 def _chi2_probability(fn):
@@ -296,7 +313,7 @@ chi2 = Distribution(
     "chi2",
     "The chi-squared distribution with df degrees of freedom: gamma(df / 2, scale=2).",
     logpdf=_chi2_logpdf,
-    pdf=exp_of(_chi2_logpdf),
+    pdf=in_float64(_chi2_pdf, flush_subnormals=True),
     cdf=_chi2_probability(gammainc),
     logcdf=log_of(_chi2_probability(gammainc)),
     sf=_chi2_probability(gammaincc),
@@ -319,6 +336,12 @@ def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     one = const(1.0, z)
     out = xlogy(a - one, zc) + xlog1py(b - one, -zc) - betaln(a, b) - snp.log(scale)
     return nan_where(bad | snp.isnan(z), snp.where(inside, out, const(-np.inf, z)))
+
+
+def _beta_pdf(x, a, b, loc=0.0, scale=1.0):
+    """the density, exp(logpdf); in float64 for float32 arguments (wide.in_float64): its
+    slope pdf * (a - 1) / x is 0 * inf in float32 at x = 1.2e-38 (9 / x overflows) where it is 0"""
+    return snp.exp(_beta_logpdf(x, a, b, loc, scale))
 
 
 def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
@@ -357,7 +380,7 @@ beta = Distribution(
     "beta",
     "The beta distribution with shapes a, b on [loc, loc + scale].",
     logpdf=_beta_logpdf,
-    pdf=exp_of(_beta_logpdf),
+    pdf=in_float64(_beta_pdf, flush_subnormals=True),
     cdf=_beta_cdf,
     logcdf=log_of(_beta_cdf),
     sf=_beta_sf,
