@@ -69,7 +69,9 @@ def _reference(name: str, method: str, halved: bool):
     theirs = getattr(getattr(scipy.stats, name), method)
 
     def ref(x, shape, loc=0.0, scale=1.0):
-        x, shape, loc, scale = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (x, shape, loc, scale)))
+        x, shape, loc, scale = np.broadcast_arrays(
+            *(np.asarray(v, np.float64) for v in (x, shape, loc, scale))
+        )
         with np.errstate(all="ignore"):
             z = (x - loc) / scale
             a, y = (shape / 2, z / 2) if halved else (shape, z)
@@ -88,7 +90,9 @@ def _density_reference(name: str, halved: bool):
     theirs = getattr(scipy.stats, name).pdf
 
     def ref(x, shape, loc=0.0, scale=1.0):
-        x, shape, loc, scale = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (x, shape, loc, scale)))
+        x, shape, loc, scale = np.broadcast_arrays(
+            *(np.asarray(v, np.float64) for v in (x, shape, loc, scale))
+        )
         with np.errstate(all="ignore"):
             z = (x - loc) / scale
             a, y = (shape / 2, z / 2) if halved else (shape, z)
@@ -97,7 +101,9 @@ def _density_reference(name: str, halved: bool):
             al = np.asarray(np.where(ok, a, 1.0), L)
             zl = np.asarray(np.where(ok, z, 1.0), L)
             yl = zl / 2 if halved else zl
-            out = np.exp((al - 1) * np.log(yl) - yl - _log_gamma_ld(al)) / np.asarray(np.where(ok, scale, 1.0), L)
+            out = np.exp((al - 1) * np.log(yl) - yl - _log_gamma_ld(al)) / np.asarray(
+                np.where(ok, scale, 1.0), L
+            )
             out = out / 2 if halved else out
             return np.where(ok, np.asarray(out, np.float64), theirs(x, shape, loc, scale))
 

@@ -230,10 +230,12 @@ SKIPPED: dict[str, str] = {
         "composite platform_dependent scatter_apply".split(), "runs the user's function: no values of its own"
     ),
     **dict.fromkeys(
-        "optimization_barrier stage dce_sink".split(), "the identity on values (or no value): nothing at points"
+        "optimization_barrier stage dce_sink".split(),
+        "the identity on values (or no value): nothing at points",
     ),
     **dict.fromkeys(
-        "rng_bit_generator rng_uniform".split(), "random bits from a key or XLA's state: no function of points"
+        "rng_bit_generator rng_uniform".split(),
+        "random bits from a key or XLA's state: no function of points",
     ),
     "shape_as_value": "builds from shapes: no array argument",
     **dict.fromkeys(
