@@ -347,11 +347,17 @@ def gamma_fronts(e: Emitter, a, x):
     product = sh.and_(small, e.cmp(x, e.const(_PRODUCT_X), "LT"))
     a_p = e.select(product, a, one)
     x_p = e.select(product, x, one)
-    by_product = sh.divide(sh.multiply(sh.power(x_p, a_p), sh.exponential(sh.negate(x_p))), _gamma1p_small(e, a_p))
+    by_product = sh.divide(
+        sh.multiply(sh.power(x_p, a_p), sh.exponential(sh.negate(x_p))), _gamma1p_small(e, a_p)
+    )
     a_l = e.select(small, e.const(LARGE_A), a)
     x_l = e.select(small, e.const(LARGE_A), x)
-    log_s = sh.subtract(sh.negate(_bd0(e, a_l, x_l)), sh.add(
-        sh.multiply(e.const(0.5), sh.log(sh.multiply(e.const(2 * math.pi), a_l))), _stirling_w(e, a_l)))
+    log_s = sh.subtract(
+        sh.negate(_bd0(e, a_l, x_l)),
+        sh.add(
+            sh.multiply(e.const(0.5), sh.log(sh.multiply(e.const(2 * math.pi), a_l))), _stirling_w(e, a_l)
+        ),
+    )
     by_stirling_s = sh.exponential(log_s)
     by_stirling_f = sh.exponential(sh.add(log_s, sh.log(a_l)))
     safe_x = e.select(e.cmp(x, e.const(0.0), "GT"), x, one)

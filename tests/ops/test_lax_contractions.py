@@ -139,7 +139,9 @@ def test_ragged_dots_match_jax_in_every_mode():
     check_vectorize(lambda a: slax.ragged_dot(a, rhs[:2, :, :3], np.array([1, 2], np.int32)), [lhs[:4]])
     # jax has no gradient of the contracting mode: finite differences are the oracle
     contracting = slax.RaggedDotDimensionNumbers((((1,), (0,)), ((), ())), [1], [])
-    check_grads(lambda a, b: slax.ragged_dot_general(a, b, gc, contracting), [lc.astype(np.float64), rc], order=1)
+    check_grads(
+        lambda a, b: slax.ragged_dot_general(a, b, gc, contracting), [lc.astype(np.float64), rc], order=1
+    )
 
 
 def test_ragged_dot_errors_name_the_line():

@@ -58,7 +58,9 @@ def _chi2_density_ld(x, df):
 def test_gamma_and_chi2_densities_are_products_not_exp_of_a_large_log():
     x = np.array([2.2250738585072014e-308, 2.2250738585072014e-308, 0.5, 1.0, 2.0, 7.0, 3.0])
     df = np.array([0.5, 1.0, 2.220446049250313e-16, 2.220446049250313e-16, 0.001, 3.0, 5.0])
-    chi, gam = run_graph(lambda x, d: (sg.scipy.stats.chi2.pdf(x, d), sg.scipy.stats.gamma.pdf(x, d / 2)), x, df)
+    chi, gam = run_graph(
+        lambda x, d: (sg.scipy.stats.chi2.pdf(x, d), sg.scipy.stats.gamma.pdf(x, d / 2)), x, df
+    )
     want = np.array([_chi2_density_ld(v, d) for v, d in zip(x, df)])
     # gamma(a, x) at x = 2 z is chi2(2 a) at 2 z times 2
     want_gamma = np.array([_chi2_density_ld(2 * L(v), d) * 2 for v, d in zip(x, df)])
@@ -80,7 +82,9 @@ def _lgamma1p_ld(t):
 def test_gennorm_density_at_large_shapes():
     x = np.array([0.0, 1.0, 0.5, -1.0, 1.0 + 2**-52, 0.3, 0.9])
     beta = np.array([1e8, 1e8, 1e4, 100.0, 1e8, 2.0, 3.0])
-    logs, dens = run_graph(lambda x, b: (sg.scipy.stats.gennorm.logpdf(x, b), sg.scipy.stats.gennorm.pdf(x, b)), x, beta)
+    logs, dens = run_graph(
+        lambda x, b: (sg.scipy.stats.gennorm.logpdf(x, b), sg.scipy.stats.gennorm.pdf(x, b)), x, beta
+    )
     want = np.array([-np.log(L(2)) - _lgamma1p_ld(1 / L(b)) - np.abs(L(v)) ** L(b) for v, b in zip(x, beta)])
     assert _ulps(logs, want).max() <= 2, _ulps(logs, want)
     assert _ulps(dens, np.exp(want)).max() <= 2, _ulps(dens, np.exp(want))

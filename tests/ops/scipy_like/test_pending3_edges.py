@@ -29,7 +29,9 @@ def _long_geomspace(a, b, num=4):
 
 
 def _progressions(dtype, starts, stops):
-    return run_graph(lambda a, b: snp.geomspace(a, b, 4, axis=-1), np.array(starts, dtype), np.array(stops, dtype))
+    return run_graph(
+        lambda a, b: snp.geomspace(a, b, 4, axis=-1), np.array(starts, dtype), np.array(stops, dtype)
+    )
 
 
 def test_float32_progressions_are_rounded_from_float64():
@@ -128,8 +130,10 @@ def test_float32_wrapcauchy_second_derivatives_that_cancel():
     # d2 pdf / dx dc by a central difference of the long-double density (its error ~1e-9)
     h = L(1e-5)
     fd = (
-        _wrapcauchy_long(xl + h, cl + h) - _wrapcauchy_long(xl + h, cl - h)
-        - _wrapcauchy_long(xl - h, cl + h) + _wrapcauchy_long(xl - h, cl - h)
+        _wrapcauchy_long(xl + h, cl + h)
+        - _wrapcauchy_long(xl + h, cl - h)
+        - _wrapcauchy_long(xl - h, cl + h)
+        + _wrapcauchy_long(xl - h, cl - h)
     ) / (4 * h * h)
     np.testing.assert_allclose(dxc[:6], fd[:6].astype(F64), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(dxc[6], float(fd[6]), rtol=1e-6)
