@@ -17,6 +17,7 @@ import sys as _sys
 
 from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
+    _module_aliases,
     data,
     summary,
     test_util,
@@ -137,12 +138,9 @@ _sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".nn"] = nn
 _sys.modules[__name__ + ".optim"] = optim
 _sys.modules[__name__ + ".scipy"] = scipy
-_sys.modules[__name__ + ".scipy.special"] = scipy.special
-_sys.modules[__name__ + ".scipy.linalg"] = scipy.linalg
-_sys.modules[__name__ + ".scipy.stats"] = scipy.stats
-_ARRAY_NAMESPACES = "signal fft integrate interpolate ndimage cluster cluster.vq spatial spatial.transform"
-for _sub in _ARRAY_NAMESPACES.split():  # jax.scipy's array namespaces, importable as modules too
-    _sys.modules[f"{__name__}.scipy.{_sub}"] = _sys.modules[f"{scipy.__name__}.{_sub}"]
+# sg.scipy's namespaces (special, linalg, stats, signal, fft, ..., cluster.vq, spatial.transform) load
+# on first use: `import stablegraph.scipy.signal` then gives stablegraph.ops.scipy_like.signal itself
+_module_aliases.alias_package(__name__ + ".scipy", scipy.__name__)
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
 _sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
