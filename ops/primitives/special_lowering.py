@@ -248,7 +248,9 @@ def _zeta_minus_one(k: int) -> float:
 def _lgamma1p_coefficients() -> tuple[float, ...]:
     """lgamma(1 + a) = -euler a + sum_k (-a)^k zeta(k) / k, |a| <= 1/2: 55 terms reach 0.5^55 ~ 3e-17.
     Computed at the first lowering that needs them (55 sums of a thousand powers: ~20 ms at import)."""
-    return (0.0, -0.5772156649015329) + tuple((-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57))
+    return (0.0, -0.5772156649015329) + tuple(
+        (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
+    )
 
 
 SMALL_A, SMALL_X, _SMALL_TERMS = 0.5, 1.5, 32

@@ -113,5 +113,9 @@ def test_namespaces_load_on_first_use_as_one_module_each():
     assert lines["DIR"] == ["True True True"]
     assert lines["SAME"] == ["True True True True stablegraph.ops.scipy_like.signal"]
     assert lines["NAMES"] == ["Dataset Loop EarlyStopping draw from_jax run_graph"]
-    assert lines["MISSING"] == ["stablegraph True", "stablegraph.ops.scipy_like True", "stablegraph.train True"]
+    assert lines["MISSING"] == [
+        "stablegraph True",
+        "stablegraph.ops.scipy_like True",
+        "stablegraph.train True",
+    ]
     assert lines["VALUES"] == ["True"]
