@@ -43,7 +43,7 @@ def test_import_loads_only_what_a_first_result_needs():
     assert lines["HEAVY"] == "[]"
     assert lines["GC"] == "True"  # the collector's threshold, raised while importing, is put back
     built, total, transpose = lines["BUILT"].split()
-    assert int(total) > 100 and int(built) <= 2  # (module_call rebuilds its model itself at import)
+    assert int(total) > 100 and int(built) == 0
     assert transpose == "True"  # built for the first transpose node
     assert lines["DRAW"] == "Digraph True"  # drawing still works: graphviz comes when asked
     assert lines["RUN"] == "[0.0, 2.0, -0.0, inf, 1.0, -3.0] True"  # lowering loads jaxlib's MLIR
@@ -54,13 +54,14 @@ LAZY_SCRIPT = textwrap.dedent(
     import gc
     import sys
     import numpy as np
-    import scipy.special
     import stablegraph as sg
     lazy = ("stablegraph.ops.scipy_like.stats", "stablegraph.ops.scipy_like.signal",
             "stablegraph.ops.scipy_like.linalg", "stablegraph.ops.scipy_like.cluster", "stablegraph.data",
             "stablegraph.summary", "stablegraph.viz", "stablegraph.test_util", "stablegraph.train.loop",
-            "stablegraph.backend.jax_interop", "flatbuffers")
+            "stablegraph.backend.jax_interop", "flatbuffers",
+            "importlib.metadata")  # (pydantic's plugin lookup, made when a first schema is built)
     print("LOADED", sorted(m for m in lazy if m in sys.modules))
+    import scipy.special  # the oracle (it loads importlib.metadata itself)
     print("FROZEN", gc.get_freeze_count() > 10_000)
     first_use = ("data", "summary", "viz", "draw", "test_util", "from_jax", "import_jax_exported")
     print("DIR", all(n in dir(sg) for n in first_use), all(n in dir(sg.scipy) for n in sg.scipy.__all__),
