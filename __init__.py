@@ -20,7 +20,7 @@ from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
     _module_aliases,
 )
-from .backend import Compiled, Exported, ExportError, Lowered, Session, export, load_exported
+from .backend import Compiled, Lowered, Session
 from .graph import (
     CheckpointError,
     CompileError,
@@ -174,6 +174,10 @@ _ON_FIRST_USE = {
     "draw": ("stablegraph.viz", "draw"),
     "from_jax": ("stablegraph.backend.jax_interop", "from_jax"),
     "import_jax_exported": ("stablegraph.backend.jax_interop", "import_jax_exported"),
+    "Exported": ("stablegraph.backend.exported", "Exported"),
+    "ExportError": ("stablegraph.backend.export_file", "ExportError"),
+    "export": ("stablegraph.backend.loading", "export"),
+    "load_exported": ("stablegraph.backend.loading", "load_exported"),
 }
 
 

@@ -58,12 +58,14 @@ LAZY_SCRIPT = textwrap.dedent(
     lazy = ("stablegraph.ops.scipy_like.stats", "stablegraph.ops.scipy_like.signal",
             "stablegraph.ops.scipy_like.linalg", "stablegraph.ops.scipy_like.cluster", "stablegraph.data",
             "stablegraph.summary", "stablegraph.viz", "stablegraph.test_util", "stablegraph.train.loop",
-            "stablegraph.backend.jax_interop", "flatbuffers",
+            "stablegraph.backend.jax_interop", "stablegraph.backend.exported", "stablegraph.backend.exporting",
+            "stablegraph.backend.loading", "flatbuffers",
             "importlib.metadata")  # (pydantic's plugin lookup, made when a first schema is built)
     print("LOADED", sorted(m for m in lazy if m in sys.modules))
     import scipy.special  # the oracle (it loads importlib.metadata itself)
     print("FROZEN", gc.get_freeze_count() > 10_000)
-    first_use = ("data", "summary", "viz", "draw", "test_util", "from_jax", "import_jax_exported")
+    first_use = ("data", "summary", "viz", "draw", "test_util", "from_jax", "import_jax_exported", "Exported",
+                 "ExportError", "export", "load_exported")
     print("DIR", all(n in dir(sg) for n in first_use), all(n in dir(sg.scipy) for n in sg.scipy.__all__),
           "Loop" in dir(sg.train))
     import stablegraph.scipy.signal as signal
@@ -75,8 +77,9 @@ LAZY_SCRIPT = textwrap.dedent(
           vq is real["stablegraph.ops.scipy_like.cluster.vq"] is real["stablegraph.scipy.cluster.vq"],
           linalg is sg.scipy.linalg, norm is sg.scipy.stats.norm, signal.__name__)
     print("NAMES", sg.data.Dataset.__name__, sg.train.Loop.__name__, sg.train.EarlyStopping.__name__,
-          sg.draw.__name__, sg.from_jax.__name__, sg.test_util.run_graph.__name__)
-    for owner in (sg, sg.scipy, sg.train):
+          sg.draw.__name__, sg.from_jax.__name__, sg.test_util.run_graph.__name__, sg.Exported.__name__,
+          sg.ExportError.__name__, sg.export.__name__, sg.load_exported.__name__, sg.backend.Signature.__name__)
+    for owner in (sg, sg.scipy, sg.train, sg.backend):
         try:
             owner.no_such_name
         except AttributeError as e:
@@ -113,10 +116,12 @@ def test_namespaces_load_on_first_use_as_one_module_each():
     assert lines["FROZEN"] == ["True"]
     assert lines["DIR"] == ["True True True"]
     assert lines["SAME"] == ["True True True True stablegraph.ops.scipy_like.signal"]
-    assert lines["NAMES"] == ["Dataset Loop EarlyStopping draw from_jax run_graph"]
+    names = "Dataset Loop EarlyStopping draw from_jax run_graph Exported ExportError export load_exported Signature"
+    assert lines["NAMES"] == [names]
     assert lines["MISSING"] == [
         "stablegraph True",
         "stablegraph.ops.scipy_like True",
         "stablegraph.train True",
+        "stablegraph.backend True",
     ]
     assert lines["VALUES"] == ["True"]
