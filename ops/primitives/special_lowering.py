@@ -244,23 +244,17 @@ def _zeta_minus_one(k: int) -> float:
     return math.fsum([m ** -float(k) for m in range(2, n)] + tail)
 
 
-@functools.cache
-def _lgamma1p_coefficients() -> tuple[float, ...]:
-    """lgamma(1 + a) = -euler a + sum_k (-a)^k zeta(k) / k, |a| <= 1/2: 55 terms reach 0.5^55 ~ 3e-17.
-    Computed at the first lowering that needs them (55 sums of a thousand powers: ~20 ms at import)."""
-    return (0.0, -0.5772156649015329) + tuple(
-        (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
-    )
-
-
+# lgamma(1 + a) = -euler a + sum_k (-a)^k zeta(k) / k, |a| <= 1/2: 55 terms reach 0.5^55 ~ 3e-17
+_LGAMMA1P = (0.0, -0.5772156649015329) + tuple(
+    (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
+)
 SMALL_A, SMALL_X, _SMALL_TERMS = 0.5, 1.5, 32
 
 
 def _lgamma1p(e: Emitter, a):
     """log Gamma(1 + a) for |a| <= 1/2 by its Taylor series: exact where 1 + a would round."""
-    coefficients = _lgamma1p_coefficients()
-    total = e.const(coefficients[-1])
-    for c in coefficients[-2::-1]:
+    total = e.const(_LGAMMA1P[-1])
+    for c in _LGAMMA1P[-2::-1]:
         total = sh.add(sh.multiply(total, a), e.const(c))
     return total
 
