@@ -13,17 +13,14 @@
 This module only re-exports the public API.
 """
 
+import importlib as _importlib
 import sys as _sys
 
 from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
-    data,
-    summary,
-    test_util,
-    viz,
+    _module_aliases,
 )
-from .backend import Compiled, Exported, ExportError, Lowered, Session, export, load_exported
-from .backend.jax_interop import from_jax, import_jax_exported
+from .backend import Compiled, Lowered, Session
 from .graph import (
     CheckpointError,
     CompileError,
@@ -113,7 +110,6 @@ from .transforms import (
     vjp,
     vmap,
 )
-from .viz import draw
 
 # sg.scipy is the ops layer's scipy_like; its optimize needs gradients, so it is made in the train
 # layer above transforms and hung here, where scipy users look for it
@@ -137,12 +133,9 @@ _sys.modules[__name__ + ".random"] = random
 _sys.modules[__name__ + ".nn"] = nn
 _sys.modules[__name__ + ".optim"] = optim
 _sys.modules[__name__ + ".scipy"] = scipy
-_sys.modules[__name__ + ".scipy.special"] = scipy.special
-_sys.modules[__name__ + ".scipy.linalg"] = scipy.linalg
-_sys.modules[__name__ + ".scipy.stats"] = scipy.stats
-_ARRAY_NAMESPACES = "signal fft integrate interpolate ndimage cluster cluster.vq spatial spatial.transform"
-for _sub in _ARRAY_NAMESPACES.split():  # jax.scipy's array namespaces, importable as modules too
-    _sys.modules[f"{__name__}.scipy.{_sub}"] = _sys.modules[f"{scipy.__name__}.{_sub}"]
+# sg.scipy's namespaces (special, linalg, stats, signal, fft, ..., cluster.vq, spatial.transform) load
+# on first use: `import stablegraph.scipy.signal` then gives stablegraph.ops.scipy_like.signal itself
+_module_aliases.alias_package(__name__ + ".scipy", scipy.__name__)
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
 _sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
@@ -171,7 +164,40 @@ from .ops.spmd import spmd  # noqa: E402
 from .sharding import Mesh, NamedSharding, PartitionSpec, devices, make_mesh  # noqa: E402
 from .transforms import shard  # noqa: E402
 
-_env.gc.set_threshold(*_env.GC_THRESHOLD)  # the import is done (see _env.py)
+# What a training program seldom touches loads on first use (PEP 562): name -> (module, attribute or
+# None for the module itself). tests/backend/test_import_cost.py checks that each resolves.
+_ON_FIRST_USE = {
+    "data": ("stablegraph.data", None),
+    "summary": ("stablegraph.summary", None),
+    "test_util": ("stablegraph.test_util", None),
+    "viz": ("stablegraph.viz", None),
+    "draw": ("stablegraph.viz", "draw"),
+    "from_jax": ("stablegraph.backend.jax_interop", "from_jax"),
+    "import_jax_exported": ("stablegraph.backend.jax_interop", "import_jax_exported"),
+    "Exported": ("stablegraph.backend.exported", "Exported"),
+    "ExportError": ("stablegraph.backend.export_file", "ExportError"),
+    "export": ("stablegraph.backend.loading", "export"),
+    "load_exported": ("stablegraph.backend.loading", "load_exported"),
+}
+
+
+def __getattr__(name: str):
+    """Loads a name of ``_ON_FIRST_USE`` when first read, and keeps it as a module attribute."""
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, attribute = _ON_FIRST_USE[name]
+    module = _importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The loaded names and those loaded on first use, as an eager package would list them."""
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
+
+_env.import_done()  # the import is done: freeze its objects, collector as before (see _env.py)
 
 __all__ = [
     "data", "summary", "lax", "nn", "optim", "Variable", "assign", "assign_add", "assign_sub", "global_step", "global_variables", "group",

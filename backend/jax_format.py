@@ -21,12 +21,15 @@ argument's shape gives, and a baked value of the wrong type.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import flatbuffers
 import numpy as np
 
 from ..graph import GraphError, dims, located, user_location
 from . import jax_module
+
+if TYPE_CHECKING:
+    import flatbuffers
 
 # jax.export's calling convention: version 10 (jax accepts 9..10 today) has @main take the
 # platform index (multi-platform exports only), then the arrays; dims are solved by the caller.
@@ -266,6 +269,8 @@ def _symbols_or_none(d: str) -> tuple[str, ...]:
 # -- the flatbuffer ---------------------------------------------------------------
 def _flatbuffer(name, in_avals, out_avals, result_names, platforms, nr_devices, module, polymorphic) -> bytes:
     """The Exported table of jax's schema (fields by slot number; see serialization.fbs)."""
+    import flatbuffers  # noqa: PLC0415  (only an export to jax needs it: not loaded by `import stablegraph`)
+
     b = flatbuffers.Builder(1024 + len(module))
     unique = list(dict.fromkeys(in_avals + out_avals))
     index = {a: k for k, a in enumerate(unique)}

@@ -42,7 +42,7 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import async_run, checkpoint, distributed, exporting, nonfinite, pjrt, plan_store, profiling, step_loop
+from . import async_run, checkpoint, distributed, nonfinite, pjrt, plan_store, profiling, step_loop
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
@@ -419,6 +419,8 @@ class Session(Unpicklable):
         self._check_open()
         self._initialize_missing()
         values = self._state.values
+        from . import exporting  # noqa: PLC0415  (the export modules load with the first export)
+
         return exporting.from_session(
             self, fetches, feeds, include_variables=include_variables, vjp=vjp, state_values=values
         )

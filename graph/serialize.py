@@ -60,7 +60,8 @@ _BAD_INPUT = (TypeError, ValueError, IndexError, KeyError, AttributeError, Arith
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: the schemas are built at the first (de)serialization, not at import
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class LocationModel(_Model):

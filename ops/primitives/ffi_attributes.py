@@ -56,7 +56,7 @@ class FfiAttribute(BaseModel):
     """One named attribute of an FFI call: its kind (``i32``, ``f64``, ``bool``, ``str``,
     ``dtype``, ``array:<kind>``) and its value (a number, a string, or a tuple of numbers)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)  # built at its first use, not at import
 
     name: str
     kind: str

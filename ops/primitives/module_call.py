@@ -87,9 +87,6 @@ class ModuleCallAttrs(Attrs):
         return [TensorType(s, d) for s, d in zip(self.out_shapes, self.out_dtypes)]
 
 
-ModuleCallAttrs.model_rebuild()
-
-
 def _module_call_infer(attrs: ModuleCallAttrs, *xs: TensorType) -> tuple[TensorType, ...]:
     if len(xs) != len(attrs.in_shapes):
         raise GraphError(f"module_call {attrs.name} takes {len(attrs.in_shapes)} arguments, got {len(xs)}")

@@ -18,7 +18,7 @@ from .counts import __all__ as _counts_all
 from .distributions import *  # noqa: F403
 from .distributions import __all__ as _dist_all
 from .generator import Generator, default_generator  # noqa: E402  (after keys: it builds on them)
-from .kde_resample import resample as _kde_resample  # noqa: F401  (sets gaussian_kde.resample)
+from .kde_resample import resample as _kde_resample  # noqa: F401  (provides gaussian_kde.resample)
 from .multivariate import *  # noqa: F403
 from .multivariate import __all__ as _multi_all
 from .transformed_samplers import *  # noqa: F403

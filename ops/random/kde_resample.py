@@ -1,7 +1,7 @@
 """gaussian_kde.resample: draws from a kernel density estimate (ops layer, sg.random).
 
 The estimate lives in sg.scipy.stats, a layer below sg.random, so its one method that draws is
-made here and set on the class: an index per draw by the weights, plus a normal offset with
+made here and handed to late_bound, which the class's method calls: an index per draw by the weights, plus a normal offset with
 the kernel covariance, as jax's resample (the same numbers for one key).
 """
 
@@ -11,7 +11,7 @@ import numbers
 
 from .. import numpy_like as snp
 from ..random_keys import split
-from ..scipy_like.stats.kde import gaussian_kde
+from ..scipy_like import late_bound
 from .distributions import choice
 from .multivariate import multivariate_normal
 
@@ -26,4 +26,4 @@ def resample(self, key, shape=()):
     return snp.take(self.dataset, ind, axis=1) + snp.moveaxis(eps, -1, 0)
 
 
-gaussian_kde.resample = resample
+late_bound.provide("gaussian_kde.resample", resample)  # sg.scipy.stats.gaussian_kde calls it

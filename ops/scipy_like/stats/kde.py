@@ -18,6 +18,7 @@ import numpy as np
 from ....graph import Tensor
 from ... import numpy_like as snp
 from ...numpy_like.core import asarray, error
+from .. import late_bound
 from ..linalg import cho_factor, cho_solve
 from ..special import logsumexp, ndtr
 
@@ -186,8 +187,10 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
         small, large = (self, other) if self.n < other.n else (other, self)
         return self._convolve(chol, small.dataset, small.weights, large.dataset, large.weights)
 
-    # resample(key, shape=()) draws with sg.random, a layer above this one: ops/random/kde_resample.py
-    # sets it on the class.
+    def resample(self, key, shape=()) -> Tensor:
+        """Draws from the estimate: shape (d, *shape). sg.random, a layer above this one, draws
+        (ops/random/kde_resample.py hands its function to late_bound)."""
+        return late_bound.provided("gaussian_kde.resample")(self, key, shape)
 
 
 __all__ = ["gaussian_kde"]
