@@ -243,6 +243,7 @@ def _zeta_minus_one(k: int) -> float:
 _LGAMMA1P = (0.0, -0.5772156649015329) + tuple(
     (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
 )
+LGAMMA1P_SERIES = _LGAMMA1P  # for the ops layer's gammaln near its zeros (gamma_functions.py)
 SMALL_A, SMALL_X, _SMALL_TERMS = 0.5, 1.5, 32
 
 
