@@ -20,6 +20,7 @@ import numpy as np
 from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
+from ..primitives.elementwise import stop_gradient
 from ..primitives.registry import bind
 from ..primitives.special_lowering import LGAMMA1P_SERIES as _LGAMMA1P
 from .float_args import float_args as _floats
@@ -144,11 +145,8 @@ def _comb_with_repetition(N, k):
     value = snp.where(large, by_ratio, value)
     # a whole k: the product of (N + j) / (j + 1), j < k, a rounding or two per factor
     short = _integer(k_safe) & (k_safe <= _SHORT)
-    value = snp.where(
-        short,
-        _binom_product(snp.where(short, n_safe, 1.0), snp.where(short, k_safe, 0.0), rising=True),
-        value,
-    )
+    product = _binom_product(snp.where(short, n_safe, 1.0), snp.where(short, k_safe, 0.0), rising=True)
+    value = snp.where(short, _product_value(product, value), value)
     limit = snp.where(snp.isfinite(N) & (N < 1), 0.0, snp.where(N == 1, 1.0, math.inf))
     value = snp.where(finite, value, limit)
     return snp.where((k == 0) & (N >= 0), 1.0, snp.where(inside, value, 0.0)).astype(N.dtype)
@@ -159,7 +157,8 @@ def _comb(N, k):
     finite = inside & snp.isfinite(N)
     value = _binom(snp.where(finite, N, 1.0), snp.where(finite, k, 0.0))
     short = finite & _integer(k) & (k <= _SHORT)
-    value = snp.where(short, _binom_product(snp.where(short, N, 1.0), snp.where(short, k, 0.0)), value)
+    product = _binom_product(snp.where(short, N, 1.0), snp.where(short, k, 0.0))
+    value = snp.where(short, _product_value(product, value), value)
     value = snp.where(finite, value, snp.where(k == 0, 1.0, math.inf))
     return snp.where(inside, value, 0.0).astype(N.dtype)
 
@@ -176,6 +175,17 @@ def _binom_product(N, k, rising: bool = False):
 
 
 _SHORT = 16
+
+
+def _product_value(product, formula):
+    """The product's value with the smooth formula's derivatives: a product over a whole m or k has
+    no slope in m or k (d/dm poch(1, m) = psi(1 + m) poch(1, m), not 0). formula + (product - formula)
+    is the product exactly where the two are within a factor 2 (Sterbenz); the product alone where
+    the formula is not finite."""
+    finite = snp.isfinite(formula)
+    safe = snp.where(finite, formula, 1.0)
+    carried = safe + stop_gradient(snp.where(finite, product, 1.0) - safe)
+    return snp.where(finite, carried, product)
 
 
 def _rising_product(z, m):
@@ -217,7 +227,8 @@ def _poch(z, m):
     )
     value = snp.where(reflect, reflected, regular)
     short = _integer(m) & (snp.abs(m) <= _SHORT) & snp.isfinite(z)
-    value = snp.where(short, _rising_product(snp.where(short, z, 0.5), snp.where(short, m, 0.0)), value)
+    product = _rising_product(snp.where(short, z, 0.5), snp.where(short, m, 0.0))
+    value = snp.where(short, _product_value(product, value), value)
     value = snp.where((m == 0) & _pole(z), 1.0, value)
     # Gamma(z + m) / Gamma(z) -> sign(Gamma(z)) inf as m -> inf (0 for a pole z: (-n)_m = 0 for m > n)
     at_inf = snp.where(_pole(z), 0.0, _sign(snp.where(_pole(z), 0.5, z)) * math.inf)

@@ -110,3 +110,21 @@ def test_float32_beta_to_the_last_digit():
     got = run_graph(lambda x, y: S.beta(x, y), a, b)
     want = scipy.special.beta(a.astype(np.float64), b.astype(np.float64))
     assert np.all(_ulps(got, want, np.float32) <= 1), (got, want, _ulps(got, want, np.float32))
+
+
+def test_slopes_in_a_whole_m_or_k():
+    """The products over a whole m or k carry the smooth formula's slopes: d/dm poch(z, m) = poch(z, m)
+    (psi(z + m)), d/dk comb(N, k) = comb(N, k) (psi(N - k + 1) - psi(k + 1)), d/dk of comb with
+    repetition = comb (psi(N + k) - psi(k + 1)) (closed forms with scipy's digamma), not 0."""
+    z = np.array([1.0, 1.0, 0.5, 2.5], np.float64)
+    m = np.array([1.0, 2.0, 3.0, 2.0], np.float64)
+    dm = run_graph(lambda a, b: sg.grad(lambda t: S.poch(a, t).sum())(b), z, m)
+    psi = scipy.special.digamma
+    np.testing.assert_allclose(dm, scipy.special.poch(z, m) * psi(z + m), rtol=1e-12)
+    N = np.array([5.0, 3.5, 10.0], np.float64)
+    k = np.array([2.0, 1.0, 3.0], np.float64)
+    dk = run_graph(lambda a, b: sg.grad(lambda t: S.comb(a, t).sum())(b), N, k)
+    np.testing.assert_allclose(dk, scipy.special.comb(N, k) * (psi(N - k + 1) - psi(k + 1)), rtol=1e-12)
+    dk = run_graph(lambda a, b: sg.grad(lambda t: S.comb(a, t, repetition=True).sum())(b), N, k)
+    want = scipy.special.comb(N, k, repetition=True) * (psi(N + k) - psi(k + 1))
+    np.testing.assert_allclose(dk, want, rtol=1e-12)
