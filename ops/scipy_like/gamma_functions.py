@@ -211,10 +211,11 @@ def poch(z, m):
 
 
 def _poch(z, m):
-    """poch's value (its docstring); an integer m with z + m <= 0 (z not whole) takes the reflection
-    too, which stays finite where z + m rounds onto a pole (poch(1e-38, -1) = -1, not inf)."""
+    """poch's value (its docstring); a whole m where z + m rounds onto a pole and z is not whole takes
+    the reflection too, which stays finite there (poch(1e-38, -1) = -1, not inf). Only there: its
+    slope in m, psi(1 - z - m), is not psi(z + m) (they differ by pi cot(pi (z + m)))."""
     both = _pole(z) & _pole(z + m) & snp.isfinite(z)
-    reflect = both | (_integer(m) & (z + m <= 0) & snp.isfinite(z) & ~_integer(z))
+    reflect = both | (_integer(m) & _pole(z + m) & snp.isfinite(z) & ~_integer(z))
     safe_z = snp.where(_pole(z), 0.5, z)
     safe_zm = snp.where(_pole(z + m), 0.5, z + m)
     regular = _sign(safe_zm) * _sign(safe_z) * snp.exp(_gammaln(safe_zm) - _gammaln(safe_z))

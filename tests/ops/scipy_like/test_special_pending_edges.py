@@ -128,3 +128,13 @@ def test_slopes_in_a_whole_m_or_k():
     dk = run_graph(lambda a, b: sg.grad(lambda t: S.comb(a, t, repetition=True).sum())(b), N, k)
     want = scipy.special.comb(N, k, repetition=True) * (psi(N + k) - psi(k + 1))
     np.testing.assert_allclose(dk, want, rtol=1e-12)
+
+
+def test_poch_slope_in_m_at_negative_z_plus_m():
+    """d/dm poch(z, m) = poch(z, m) psi(z + m) also where z + m < 0 (the reflection's slope in m,
+    psi(1 - z - m), differs by pi cot(pi (z + m)): it must not be used there)."""
+    z = np.array([0.5, 2.5, -0.3], np.float64)
+    m = np.array([-1.0, -3.0, -2.0], np.float64)
+    dm = run_graph(lambda a, b: sg.grad(lambda t: S.poch(a, t).sum())(b), z, m)
+    want = scipy.special.poch(z, m) * scipy.special.digamma(z + m)
+    np.testing.assert_allclose(dm, want, rtol=1e-12)
