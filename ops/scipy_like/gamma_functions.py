@@ -156,6 +156,12 @@ def _comb(N, k):
     inside = (k <= N) & (N >= 0) & (k >= 0)
     finite = inside & snp.isfinite(N)
     value = _binom(snp.where(finite, N, 1.0), snp.where(finite, k, 0.0))
+    # large N: log Gamma(N + 1) - log Gamma(N + 1 - k) by Stirling's ratio, where the two gammaln would
+    # cancel to 0 (float64 N = 3.4e38: N - k + 1 rounds to N, and the difference gave 1 / Gamma(k + 1))
+    large = finite & (N >= 8) & (N - k >= 7)
+    n_l, k_l = snp.where(large, N, 8.0), snp.where(large, k, 0.0)
+    by_ratio = snp.exp(gamma_ratio_log(snp.negative(k_l), n_l + 1) - _gammaln(k_l + 1))
+    value = snp.where(large, by_ratio, value)
     short = finite & _integer(k) & (k <= _SHORT)
     product = _binom_product(snp.where(short, N, 1.0), snp.where(short, k, 0.0))
     value = snp.where(short, _product_value(product, value), value)
