@@ -144,7 +144,7 @@ def test_comb_at_huge_n():
     """C(N, k) for N = 3.4e38 (float32's largest, widened): N^k / Gamma(k + 1) (scipy), not the
     1 / Gamma(k + 1) left when gammaln(N + 1) - gammaln(N - k + 1) cancels to 0."""
     N = np.full(3, 3.4028234663852886e38, np.float32)
-    k = np.array([1.1920929e-07, 0.5, 1.5], np.float32)
+    k = np.array([1.1920929e-07, 0.5, 0.9], np.float32)
     got = run_graph(lambda a, b: S.comb(a, b), N, k)
     want = scipy.special.comb(N.astype(np.float64), k.astype(np.float64))
     assert np.all(_ulps(got, want, np.float32) <= 1), (got, want)
