@@ -20,12 +20,32 @@ import numpy as np
 from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
+from ..primitives.elementwise import stop_gradient
 from ..primitives.registry import bind
+from ..primitives.special_lowering import LGAMMA1P_COEFFICIENTS as _LGAMMA1P
 from .float_args import float_args as _floats
+from .log_beta import gamma_ratio_log
+from .partials import with_partials
 
 
-def _gammaln(x):
-    return bind(tr.lgamma, x)
+def _gammaln_value(x):
+    """log |Gamma(x)|, by the Taylor series of log Gamma(1 + a) on [1/2, 9/2] (log Gamma(n + 1 + a) =
+    log((1 + a) ... (n + a)) + log Gamma(1 + a)), where XLA's float64 lgamma keeps no digit near its
+    zeros (lgamma(1 + eps): 8.9e-16, not -1.3e-16) and 11 ulps at 3; the primitive elsewhere."""
+    shift = snp.clip(snp.ceil(x - 0.5), 1.0, 4.0) - 1  # 0 ... 3 on [1/2, 9/2]; |a| <= 1/2
+    near = (x >= 0.5) & (x <= 4.5)
+    a = snp.where(near, x - (shift + 1), 0.0)  # exact: Sterbenz
+    series = snp.zeros_like(a) + _LGAMMA1P[-1]
+    for c in _LGAMMA1P[-2::-1]:
+        series = series * a + c
+    factors = snp.where(near & (shift >= 1), x - 1, 1.0) * snp.where(near & (shift >= 2), x - 2, 1.0)
+    factors = factors * snp.where(near & (shift >= 3), x - 3, 1.0)
+    return snp.where(near, snp.log(factors) + series, bind(tr.lgamma, x))
+
+
+# its derivative is digamma's primitive: the series' own chain rule would grow every derivative
+# graph by its 55 terms
+_gammaln = with_partials("gammaln", _gammaln_value, lambda x: (bind(tr.digamma, x),))
 
 
 def _sign(x):
@@ -54,6 +74,20 @@ def loggamma(x):
     return snp.where((x < 0) | snp.isnan(x), math.nan, value).astype(x.dtype)
 
 
+def _widened(fn, *xs):
+    """fn of float64 copies of xs, rounded to their dtype where that is narrower: exp of a gammaln
+    difference multiplies the absolute error of float32's gammaln (1e-7 at 2) into relative error
+    (factorial(pi) 16 ulps off), float64's rounds to the last float32 digit."""
+    if xs[0].dtype.bits >= 64:
+        return fn(*xs)
+    return fn(*(x.astype("float64") for x in xs)).astype(xs[0].dtype)
+
+
+def _integer(x):
+    """Finite whole numbers."""
+    return snp.isfinite(x) & (x == snp.floor(x))
+
+
 def factorial(n, exact: bool = False):
     """n! = Gamma(n + 1) for real n >= 0 and 0 for n < 0 (scipy's exact=False); exact=True is not
     offered (a graph's values are fixed-width numbers)."""
@@ -62,6 +96,10 @@ def factorial(n, exact: bool = False):
             located("sg.scipy.special.factorial(exact=True) is not offered: use exact=False", user_location())
         )
     (n,) = _floats(n)
+    return _widened(_factorial, n)
+
+
+def _factorial(n):
     value = snp.exp(_gammaln(snp.where(n >= 0, n + 1, 1.0)))
     return snp.where(n < 0, 0.0, snp.where(snp.isnan(n), math.nan, value)).astype(n.dtype)
 
@@ -76,36 +114,133 @@ def comb(N, k, *, repetition: bool = False):
     0 <= k <= N; with ``repetition``, C(N + k - 1, k) (1 for k == 0 and N >= 0); C(inf, k) = inf
     for k > 0, as scipy (jax: nan)."""
     N, k = _floats(N, k)
-    if repetition:  # C(N + k - 1, k), inside where k <= N + k - 1, i.e. N >= 1 (exact, unlike the sum)
-        inside = (N >= 1) & (k >= 0)
-        finite = inside & snp.isfinite(N) & snp.isfinite(k)
-        value = _binom(snp.where(finite, N + k - 1, 1.0), snp.where(finite, k, 0.0))
-        value = snp.where(finite, value, math.inf)
-        return snp.where((k == 0) & (N >= 0), 1.0, snp.where(inside, value, 0.0)).astype(N.dtype)
+    return _widened(_comb_with_repetition if repetition else _comb, N, k)
+
+
+def _comb_with_repetition(N, k):
+    """C(N + k - 1, k) = Gamma(N + k) / (Gamma(k + 1) Gamma(N)) for N > 0, k >= 0 (scipy's binom,
+    also for 0 < N < 1, where N + k - 1 < k), written in N and k so that N + k - 1 is never rounded;
+    for an infinite k it tends to 0, 1, inf as N < 1, = 1, > 1."""
+    inside = (N > 0) & (k >= 0)
+    finite = inside & snp.isfinite(N) & snp.isfinite(k)
+    n_safe, k_safe = snp.where(finite, N, 1.0), snp.where(finite, k, 0.0)
+    value = snp.exp(_gammaln(n_safe + k_safe) - _gammaln(k_safe + 1) - _gammaln(n_safe))
+    # for N < 1, Gamma(N + k) / Gamma(N) = N / (N + k) Gamma(N + k + 1) / Gamma(N + 1): no gammaln near
+    # its pole at 0, whose large values (708 at N = 2e-308) would cancel
+    below_one = snp.true_divide(n_safe, n_safe + k_safe) * snp.exp(
+        _gammaln(n_safe + k_safe + 1) - _gammaln(k_safe + 1) - _gammaln(n_safe + 1)
+    )
+    value = snp.where(n_safe < 1, below_one, value)
+    # large k: log Gamma(k + N) - log Gamma(k + 1) by Stirling's series, not as a difference of two
+    # gammaln near 1.7e9 (k = 1e8) that keeps 8 digits
+    large = k_safe >= 8
+    ratio = snp.negative(
+        gamma_ratio_log(snp.where(large, n_safe - 1, 0.0), snp.where(large, k_safe + 1, 8.0))
+    )
+    by_ratio = snp.where(
+        n_safe < 1,
+        n_safe * snp.exp(ratio - _gammaln(n_safe + 1)),
+        snp.exp(ratio - _gammaln(n_safe)),
+    )
+    value = snp.where(large, by_ratio, value)
+    # a whole k: the product of (N + j) / (j + 1), j < k, a rounding or two per factor
+    short = _integer(k_safe) & (k_safe <= _SHORT)
+    product = _binom_product(snp.where(short, n_safe, 1.0), snp.where(short, k_safe, 0.0), rising=True)
+    value = snp.where(short, _product_value(product, value), value)
+    limit = snp.where(snp.isfinite(N) & (N < 1), 0.0, snp.where(N == 1, 1.0, math.inf))
+    value = snp.where(finite, value, limit)
+    return snp.where((k == 0) & (N >= 0), 1.0, snp.where(inside, value, 0.0)).astype(N.dtype)
+
+
+def _comb(N, k):
     inside = (k <= N) & (N >= 0) & (k >= 0)
     finite = inside & snp.isfinite(N)
     value = _binom(snp.where(finite, N, 1.0), snp.where(finite, k, 0.0))
+    # large N: log Gamma(N + 1) - log Gamma(N + 1 - k) by Stirling's ratio, where the two gammaln would
+    # cancel to 0 (float64 N = 3.4e38: N - k + 1 rounds to N, and the difference gave 1 / Gamma(k + 1))
+    large = finite & (N >= 8) & (N - k >= 7)
+    n_l, k_l = snp.where(large, N, 8.0), snp.where(large, k, 0.0)
+    by_ratio = snp.exp(gamma_ratio_log(snp.negative(k_l), n_l + 1) - _gammaln(k_l + 1))
+    value = snp.where(large, by_ratio, value)
+    short = finite & _integer(k) & (k <= _SHORT)
+    product = _binom_product(snp.where(short, N, 1.0), snp.where(short, k, 0.0))
+    value = snp.where(short, _product_value(product, value), value)
     value = snp.where(finite, value, snp.where(k == 0, 1.0, math.inf))
     return snp.where(inside, value, 0.0).astype(N.dtype)
+
+
+def _binom_product(N, k, rising: bool = False):
+    """C(N, k) for a whole 0 <= k <= _SHORT as the product of (N - j) / (j + 1), j < k (with
+    ``rising``, C(N + k - 1, k) as that of (N + j) / (j + 1)): a rounding or two per factor
+    (C(1 + eps, 1) = 1 + eps), where exp of a gammaln difference carries gammaln's absolute error
+    (8 ulps there)."""
+    product = snp.ones_like(N)
+    for j in range(_SHORT):
+        product = product * snp.where(j < k, ((N + j) if rising else (N - j)) / (j + 1), 1.0)
+    return product
+
+
+_SHORT = 16
+
+
+def _product_value(product, formula):
+    """The product's value with the smooth formula's derivatives: a product over a whole m or k has
+    no slope in m or k (d/dm poch(1, m) = psi(1 + m) poch(1, m), not 0). formula + (product - formula)
+    is the product exactly where the two are within a factor 2 (Sterbenz); the product alone where
+    the formula is not finite."""
+    finite = snp.isfinite(formula)
+    safe = snp.where(finite, formula, 1.0)
+    carried = safe + stop_gradient(snp.where(finite, product, 1.0) - safe)
+    return snp.where(finite, carried, product)
+
+
+def _rising_product(z, m):
+    """(z)_m for a whole |m| <= _SHORT as its product: z (z + 1) ... (z + m - 1), or 1 / ((z - 1) ...
+    (z - |m|)) for m < 0 (inf where a factor is 0: a pole of Gamma(z + m)); a rounding per factor,
+    where exp of a gammaln difference carries gammaln's absolute error (13 ulps at (-1 - eps, -1))."""
+    product = snp.ones_like(z)
+    for j in range(_SHORT):
+        factor = snp.where(m > 0, z + j, z - (j + 1))
+        product = product * snp.where(j < snp.abs(m), factor, 1.0)
+    zero = product == 0
+    inverse = 1.0 / snp.where(zero, 1.0, product)
+    return snp.where(m >= 0, product, snp.where(zero, math.inf, inverse))
 
 
 def poch(z, m):
     """The rising factorial (z)_m = Gamma(z + m) / Gamma(z) (1 for m == 0); where z and z + m are both
     poles of Gamma (non-positive integers), the finite limit (-1)^m Gamma(1 - z) / Gamma(1 - z - m)
-    (scipy's; jax: nan); 0 where only z is a pole, inf where only z + m is; nan for an infinite m."""
+    (scipy's; jax: nan); 0 where only z is a pole, inf where only z + m is; sign(Gamma(z)) inf for
+    m = inf (0 for a pole z), nan for m = -inf."""
     z, m = _floats(z, m)
+    return _widened(_poch, z, m)
+
+
+def _poch(z, m):
+    """poch's value (its docstring); a whole m where z + m rounds onto a pole and z is not whole takes
+    the reflection too, which stays finite there (poch(1e-38, -1) = -1, not inf). Only there: its
+    slope in m, psi(1 - z - m), is not psi(z + m) (they differ by pi cot(pi (z + m)))."""
     both = _pole(z) & _pole(z + m) & snp.isfinite(z)
+    reflect = both | (_integer(m) & _pole(z + m) & snp.isfinite(z) & ~_integer(z))
     safe_z = snp.where(_pole(z), 0.5, z)
     safe_zm = snp.where(_pole(z + m), 0.5, z + m)
     regular = _sign(safe_zm) * _sign(safe_z) * snp.exp(_gammaln(safe_zm) - _gammaln(safe_z))
     regular = snp.where(_pole(z), 0.0, snp.where(_pole(z + m), math.inf, regular))
-    one_minus_z = snp.where(both, 1 - z, 1.0)
-    reflected = snp.where(snp.remainder(m, 2) == 0, 1.0, -1.0) * snp.exp(
-        _gammaln(one_minus_z) - _gammaln(snp.where(both, one_minus_z - m, 1.0))
+    one_minus_z = snp.where(reflect, 1 - z, 1.0)
+    reflected = (
+        snp.where(snp.remainder(m, 2) == 0, 1.0, -1.0)
+        * _sign(one_minus_z)
+        * snp.exp(_gammaln(one_minus_z) - _gammaln(snp.where(reflect, one_minus_z - m, 1.0)))
     )
-    value = snp.where(both, reflected, regular)
+    value = snp.where(reflect, reflected, regular)
+    short = _integer(m) & (snp.abs(m) <= _SHORT) & snp.isfinite(z)
+    product = _rising_product(snp.where(short, z, 0.5), snp.where(short, m, 0.0))
+    value = snp.where(short, _product_value(product, value), value)
     value = snp.where((m == 0) & _pole(z), 1.0, value)
-    return snp.where(snp.isfinite(m), value, math.nan).astype(z.dtype)
+    # Gamma(z + m) / Gamma(z) -> sign(Gamma(z)) inf as m -> inf (0 for a pole z: (-n)_m = 0 for m > n)
+    at_inf = snp.where(_pole(z), 0.0, _sign(snp.where(_pole(z), 0.5, z)) * math.inf)
+    value = snp.where(m == math.inf, snp.where(snp.isfinite(z), at_inf, math.nan), value)
+    return snp.where(snp.isfinite(m) | (m == math.inf), value, math.nan).astype(z.dtype)
 
 
 def bernoulli(n: int):

@@ -249,6 +249,22 @@ def beta(order: int):
     return ref
 
 
+def comb_with_repetition(n, k):
+    """The value reference of comb(N, k, repetition=True): scipy's binom(N + k - 1, k) where N + k - 1
+    keeps N, else (scipy's then rounds N away: 0 at N = 1e-38, k = 1e-7, where the value is N / k;
+    1 at N = 1.5, k = 1.8e19, where it is 4.8e9) Gamma(N + k) / (Gamma(k + 1) Gamma(N)) as
+    poch(k + 1, N - 1) / Gamma(N), or N / (N + k) poch(k + 1, N) / Gamma(N + 1) for N < 1 (no
+    gammaln near its pole at 0)."""
+    n, k = np.asarray(n, np.float64), np.asarray(k, np.float64)
+    with np.errstate(all="ignore"):
+        below_one = n / (n + k) * sp.poch(k + 1, n) / sp.gamma(n + 1)
+        above_one = sp.poch(k + 1, n - 1) / sp.gamma(n)
+        scipy_value = sp.comb(n, k, repetition=True)
+        rounded = ((n + k - 1) - (k - 1) != n) | np.isnan(scipy_value)
+    mine = rounded & (n > 0) & (k > 0) & np.isfinite(n) & np.isfinite(k)
+    return np.where(mine, np.where(n < 1, below_one, above_one), scipy_value)
+
+
 # -- information measures, logit ------------------------------------------------------------------
 def entr(order: int):
     def ref(x):
