@@ -22,8 +22,8 @@ from .. import numpy_like as snp
 from ..primitives import transcendental as tr
 from ..primitives.elementwise import stop_gradient
 from ..primitives.registry import bind
-from ..primitives.special_lowering import LGAMMA1P_COEFFICIENTS as _LGAMMA1P
 from .float_args import float_args as _floats
+from .lgamma1p import lgamma1p
 from .log_beta import gamma_ratio_log
 from .partials import with_partials
 
@@ -35,9 +35,7 @@ def _gammaln_value(x):
     shift = snp.clip(snp.ceil(x - 0.5), 1.0, 4.0) - 1  # 0 ... 3 on [1/2, 9/2]; |a| <= 1/2
     near = (x >= 0.5) & (x <= 4.5)
     a = snp.where(near, x - (shift + 1), 0.0)  # exact: Sterbenz
-    series = snp.zeros_like(a) + _LGAMMA1P[-1]
-    for c in _LGAMMA1P[-2::-1]:
-        series = series * a + c
+    series = lgamma1p(a)
     factors = snp.where(near & (shift >= 1), x - 1, 1.0) * snp.where(near & (shift >= 2), x - 2, 1.0)
     factors = factors * snp.where(near & (shift >= 3), x - 3, 1.0)
     return snp.where(near, snp.log(factors) + series, bind(tr.lgamma, x))
