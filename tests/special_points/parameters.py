@@ -14,7 +14,8 @@ domain of their own (points.py crosses them like "x").
 - "k": the integer argument of a pmf/cdf (negative, 0, small, large, non-integers, +-inf, nan);
 - "angle": an angle: 0, -0, pi/2, pi, 2 pi and its neighbours, negative, large, +-inf, nan;
 - "order": an integer order (polygamma's n): 0 .. 5, 10, and negative;
-- "bx": the "x" points without 0 < |x| <= eps, where jax's exp1 family loops (see _bounded_x).
+- "bx": the "x" points without 0 < |x| <= eps, where jax's exp1 family loops (see _bounded_x);
+- "hx": the "x" points without +max, +inf, where scipy's hyp1f1 does not return (see _hyp1f1_x).
 
 Each kind has a long list for functions of one or two arguments, a shorter one for three, and a
 short one for four or more (crossed, they stay a few thousand points).
@@ -134,6 +135,16 @@ def _bounded_x(dtype, arity):
     return [v for v in float_points(dtype, arity).tolist() if not 0 < abs(v) <= eps]
 
 
+def _hyp1f1_x(dtype, arity):
+    """Kind "hx": the "x" points without +max and +inf. scipy's hyp1f1 (the float64 reference) does
+    not return there (its C loop ran past 3 s per point, and one past 200 s, at (a, b) of "ashape"
+    such as (0.5, 2), (2, 0.1), (3, 1e4); a per-point alarm cannot stop C code). Ours there (inf for
+    a > 0, b > 0) is checked in tests/ops/scipy_like/test_hypergeometric.py."""
+    from .points import float_points
+
+    return [v for v in float_points(dtype, arity).tolist() if not v >= np.finfo(dtype).max]
+
+
 def _orders(dtype, arity):
     return [0, 1, 2, 3, 4, 5, 10, -1, -2]
 
@@ -149,6 +160,7 @@ PARAMETER_KINDS: dict[str, Kind] = {
     "angle": Kind(True, ANGLE),
     "order": Kind(False, _orders),
     "bx": Kind(True, _bounded_x),
+    "hx": Kind(True, _hyp1f1_x),
 }
 
 
