@@ -86,7 +86,7 @@ def _sph_call(xp, theta, phi):
 
 def _hypergeometric() -> dict[str, Sig]:
     """owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/owens_t.py, faddeeva.py, bessel_j.py,
-    spherical_harmonics.py; hyp1f1 and hyp2f1 are in SKIPPED). wofz's and bessel_jn's derivatives
+    spherical_harmonics.py; hyp1f1 and hyp2f1, in x only: ours has no slope in a, b, c). wofz's and bessel_jn's derivatives
     are compared with closed forms on scipy's values."""
     sp = scipy.special
 
@@ -128,6 +128,7 @@ def _hypergeometric() -> dict[str, Sig]:
         "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
         # ours has no derivative in a, b, c (jax's has): the slopes in x only
         "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(2,)),
+        "hyp2f1": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(3,)),
     }
 
 
@@ -184,10 +185,6 @@ _GAMMA_FAMILY = {
 }
 
 SKIPPED: dict[str, str] = {
-    "hyp2f1": "jax's hyp2f1 does not return at some of the sweep's special points (its float32 value on the "
-    "7680 points of (ashape, ashape, ashape, x) ran past 120 s: loops at infinite or nan parameters); "
-    "tests/ops/scipy_like/test_hypergeometric.py checks ours against scipy at random points and the edges "
-    "(poles of c, terminating a, Gauss's sum at 1, an integer c - a - b near 1, x > 1, nan): open",
     "bernoulli": "a table of numbers for an int n (no array argument): tests/ops/scipy_like/test_gamma_functions.py "
     "checks it against scipy",
 }
@@ -338,6 +335,15 @@ PENDING: dict[str, str] = {
         ("hyp1f1:value:nan", "hyp1f1:value:inf", "hyp1f1:value:ulps", "hyp1f1:value:zero sign",
          "hyp1f1:d1:nan", "hyp1f1:d1:inf", "hyp1f1@float64:d1:ulps", "hyp1f1:d2:nan", "hyp1f1:d2:inf",
          "hyp1f1@float64:d2:ulps"),
+        OPEN,
+    ),  # fmt: skip
+    # hyp2f1 over (fshape x3, x), added by issue 26: not gone through yet. Seen: the slopes at x = -1 are
+    # 1e-3 relative off (likely ours wrong: (0.5, 0.5, 2.5, -1) d1 ours 0.0615852 ref 0.0616384, d2 ours
+    # 0.0232629 ref 0.0364649); at c = 0 (pole) ours 1 or inf where jax and scipy give inf or nan;
+    # for x > 1 ours nan where they give inf; at x = -max ours 5.4e-20 (float32) where the ref is 2.9e-39
+    **dict.fromkeys(
+        ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
+         "hyp2f1:d1:ulps", "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1:d2:ulps"),
         OPEN,
     ),  # fmt: skip
     "beta:d1:inf": OPEN,  # (1.1754943508222875e-38, 1.1754943508222875e-38) ours np.float32(inf) jax np.float32(nan) ref np.float64(nan)
