@@ -337,9 +337,11 @@ PENDING: dict[str, str] = {
          "hyp1f1@float64:d2:ulps"),
         OPEN,
     ),  # fmt: skip
-    # hyp2f1 over (fshape x3, x), added by issue 26: not gone through yet. Seen: the slopes at x = -1 are
-    # 1e-3 relative off (likely ours wrong: (0.5, 0.5, 2.5, -1) d1 ours 0.0615852 ref 0.0616384, d2 ours
-    # 0.0232629 ref 0.0364649); at c = 0 (pole) ours 1 or inf where jax and scipy give inf or nan;
+    # hyp2f1 over (fshape x3, x), added by issue 26: not gone through yet. Seen: the slopes at x = -1 differ
+    # from jax's (the reference) by 1e-3 relative and more, where ours is right: (0.5, 0.5, 2.5, -1) d1 ours
+    # 0.0615852180 = 0.1 2F1(1.5, 1.5; 3.5; -1) by Pfaff's series and by scipy (jax 0.0616384), d2 ours
+    # 0.0232629406 (Pfaff and scipy; jax 0.0364649): a DIFFERENCES line once every point of these keys is
+    # looked at; at c = 0 (pole) ours 1 or inf where jax and scipy give inf or nan;
     # for x > 1 ours nan where they give inf; at x = -max ours 5.4e-20 (float32) where the ref is 2.9e-39
     **dict.fromkeys(
         ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
