@@ -13,7 +13,9 @@ domain of their own (points.py crosses them like "x").
 - "count": the integer n of binom/betabinom (integer-valued floats >= 0, and 0.5, -1, inf, nan);
 - "k": the integer argument of a pmf/cdf (negative, 0, small, large, non-integers, +-inf, nan);
 - "angle": an angle: 0, -0, pi/2, pi, 2 pi and its neighbours, negative, large, +-inf, nan;
-- "order": an integer order (polygamma's n): 0 .. 5, 10, and negative.
+- "order": an integer order (polygamma's n): 0 .. 5, 10, and negative;
+- "bx": the "x" points without 0 < |x| <= eps, where jax's exp1 family loops (see _bounded_x);
+- "hx": the "x" points without +max, +inf, where scipy's hyp1f1 does not return (see _hyp1f1_x).
 
 Each kind has a long list for functions of one or two arguments, a shorter one for three, and a
 short one for four or more (crossed, they stay a few thousand points).
@@ -119,6 +121,37 @@ ANGLE = _by_arity(lambda fi, d: _angles(fi, d, False), lambda fi, d: _angles(fi,
                   lambda fi, d: _angles(fi, d, True))  # fmt: skip
 
 
+def _bounded_x(dtype, arity):
+    """Kind "bx": the "x" points (points.float_points) without those of 0 < |x| <= eps (the
+    subnormal, the smallest normal, eps). jax's exp1, expi and expn evaluate every branch on every
+    point of a batch (jnp.piecewise under jnp.vectorize), and their continued fraction for x > 1 run
+    at such an x does not end: a batch holding eps (float32) or the smallest normal or eps (float64)
+    ran past 20 s (a lone point does not: vectorize makes it a scalar and only its own branch runs).
+    Ours at those points is checked against scipy and 60-digit references in
+    tests/ops/scipy_like/test_special_integrals.py."""
+    from .points import float_points
+
+    eps = np.finfo(dtype).eps
+    return [v for v in float_points(dtype, arity).tolist() if not 0 < abs(v) <= eps]
+
+
+def _hyp1f1_x(dtype, arity):
+    """Kind "hx": the "x" points without +max and +inf. scipy's hyp1f1 (the float64 reference) does
+    not return there (its C loop ran past 3 s per point, and one past 200 s, at (a, b) of "ashape"
+    such as (0.5, 2), (2, 0.1), (3, 1e4); a per-point alarm cannot stop C code). Ours there (inf for
+    a > 0, b > 0) is checked in tests/ops/scipy_like/test_hypergeometric.py."""
+    from .points import float_points
+
+    return [v for v in float_points(dtype, arity).tolist() if not v >= np.finfo(dtype).max]
+
+
+def _finite_shape(dtype, arity):
+    """Kind "fshape": "ashape" without +-inf and nan: jax's hyp2f1 (the derivatives' reference) loops
+    without end at infinite or nan parameters (its float32 value at them ran past 120 s). Ours there
+    is checked in tests/ops/scipy_like/test_hypergeometric.py (nan in, nan out)."""
+    return [v for v in _bounded(SHAPE)(dtype, arity) if np.isfinite(v)]
+
+
 def _orders(dtype, arity):
     return [0, 1, 2, 3, 4, 5, 10, -1, -2]
 
@@ -133,6 +166,9 @@ PARAMETER_KINDS: dict[str, Kind] = {
     "k": Kind(True, K),
     "angle": Kind(True, ANGLE),
     "order": Kind(False, _orders),
+    "bx": Kind(True, _bounded_x),
+    "hx": Kind(True, _hyp1f1_x),
+    "fshape": Kind(True, _finite_shape),
 }
 
 
