@@ -1,6 +1,7 @@
 """Batch rules of the factorization primitives: vectorize equals a loop over lanes.
 
-Every primitive (cholesky, triangular_solve, eigh, eig, svd, qr, lu) takes
+Every primitive (cholesky, triangular_solve, eigh, eig, svd, qr, lu, schur, hessenberg,
+tridiagonal, householder_product, ormqr) takes
 leading batch dims, so its rule moves the batch axis to the front; one
 check_vectorize call covers them all (every in_axes choice, one graph, one run).
 """
@@ -22,6 +23,8 @@ def _all_factorizations(a, b):
     lu, pivots, perm = fz.lu(a)
     w, v = fz.eig(a)
     vectors, values = fz.eigh(spd)
+    t, z = fz.schur(a)
+    packed, taus = fz.hessenberg(a)
     return {
         "cholesky": low,
         "triangular_solve": fz.triangular_solve(low, b, left_side=True, lower=True),
@@ -33,6 +36,11 @@ def _all_factorizations(a, b):
         "svd": (s, snp.abs(u), snp.abs(vh)),
         "qr": (snp.abs(q), snp.abs(r)),
         "lu": (lu, pivots, perm),
+        "schur": (t, z),  # the same LAPACK call per lane: the same (non-unique) form
+        "hessenberg": (packed, taus),
+        "tridiagonal": fz.tridiagonal(spd),
+        "householder_product": fz.householder_product(packed, taus),
+        "ormqr": fz.ormqr(packed, taus, b),
     }
 
 
