@@ -25,6 +25,8 @@ file holds), and read them back; the loaded program is the stored artifact.
 
 from __future__ import annotations
 
+import functools
+
 from ..graph import Graph, GraphError, StablegraphError, function, located, placeholder
 from ..ops.primitives import hlo
 from ..ops.primitives.ad_util import zeros_like
@@ -36,24 +38,30 @@ BATCH_SYMBOL = "sg_export_batch"  # the leading axis of the vectorized program (
 _NO_MESH = "export lowers the program on one device without a mesh (so that it runs anywhere), where it fails"
 
 
-def program_call(fn, name: str, *, vjp: bool, where, shared: int = 0) -> ModuleCallAttrs:
+def program_call(fn, name: str, *, vjp: bool, where, session_class, shared: int = 0) -> ModuleCallAttrs:
     """The module_call attributes of ``fn`` (one result per result of ``fn``) with the programs
-    exported beside it (see the module docstring). The last ``shared`` params (the variables)
+    exported beside it (see the module docstring), lowered through Sessions of ``session_class``
+    (passed in: the Session module imports this one). The last ``shared`` params (the variables)
     stay unbatched in the vectorized programs: vectorizing a call does not copy the weights."""
+    lowered = functools.partial(_lowered, session_class=session_class)
     unbatched = set(range(len(fn.in_types) - shared, len(fn.in_types)))
-    attrs = _with_batched(_lowered(fn, name, where), _batched(fn, unbatched, name, where), unbatched, fn)
+    attrs = _with_batched(
+        lowered(fn, name, where), _batched(lowered, fn, unbatched, name, where), unbatched, fn
+    )
     if not vjp:
         return attrs
     backward_fn = _backward_fn(fn)
-    backward = _lowered_backward(fn, name, where)
+    backward = _lowered_backward(lowered, fn, name, where)
     backward = _with_batched(
-        backward, _batched(backward_fn, unbatched, f"vjp_{name}", where), unbatched, backward_fn
+        backward, _batched(lowered, backward_fn, unbatched, f"vjp_{name}", where), unbatched, backward_fn
     )
     batched = attrs.batched_call
     if batched is not None:
         try:  # an extra, like the vectorized form: without it, sg.grad of the vectorized call says so
             batched = batched.model_copy(
-                update={"vjp_call": _lowered_backward(_vectorized(fn, unbatched), f"vmap_{name}", where)}
+                update={
+                    "vjp_call": _lowered_backward(lowered, _vectorized(fn, unbatched), f"vmap_{name}", where)
+                }
             )
         except StablegraphError:
             pass
@@ -66,17 +74,15 @@ def _with_batched(attrs: ModuleCallAttrs, batched, unbatched: set, fn) -> Module
     return attrs.model_copy(update={"batched_call": batched, "batched_args": args})
 
 
-def _lowered(fn, name: str, where) -> ModuleCallAttrs:
+def _lowered(fn, name: str, where, session_class) -> ModuleCallAttrs:
     """``fn`` as one module: @main takes the params ``fn`` uses and returns each of its results (a
     run without train ops returns every fetch, repeated ones too)."""
-    from .session import Session  # the Session module imports the export modules
-
     graph = Graph(f"export_{name}")
     with graph:
         params = [placeholder(t.shape, t.dtype, name=f"arg{k}") for k, t in enumerate(fn.in_types)]
         outs = fn(*params)
     outs = list(outs) if isinstance(outs, list | tuple) else [outs]
-    with Session(graph) as sess:
+    with session_class(graph) as sess:
         text, plan, kept = lowered_program(sess, tuple(outs), params, where, who="export", context=_NO_MESH)
         platform = sess.devices[0].platform
     if plan.state_in or plan.state_out:  # fn's state reads are params: this is a stablegraph bug
@@ -102,10 +108,10 @@ def _vectorized(fn, unbatched: set):
     return vectorize(fn, in_axes=in_axes, axis_size=BATCH_SYMBOL)
 
 
-def _batched(fn, unbatched: set, name: str, where) -> ModuleCallAttrs | None:
+def _batched(lowered, fn, unbatched: set, name: str, where) -> ModuleCallAttrs | None:
     """The module of ``fn`` vectorized; None (vectorizing the call then says so) when it cannot be."""
     try:
-        return _lowered(_vectorized(fn, unbatched), f"vmap_{name}", where)
+        return lowered(_vectorized(fn, unbatched), f"vmap_{name}", where)
     except StablegraphError:
         return None
 
@@ -132,10 +138,10 @@ def _backward_fn(fn):
     return function(backward, types, name=f"vjp_{fn.name}")
 
 
-def _lowered_backward(fn, name: str, where) -> ModuleCallAttrs:
+def _lowered_backward(lowered, fn, name: str, where) -> ModuleCallAttrs:
     """The module of ``fn``'s backward program; a GraphError at the export when it has none."""
     try:
-        return _lowered(_backward_fn(fn), f"vjp_{name}", where)
+        return lowered(_backward_fn(fn), f"vjp_{name}", where)
     except StablegraphError as e:
         raise GraphError(
             located(f"export(vjp=True): the program's gradient cannot be exported: {e}", where)

@@ -74,7 +74,7 @@ def build(fn, in_ports, state, values, out_names, mesh, vjp, session_class, out_
     """An Exported of ``fn`` (params: the inputs, then the state), its program lowered to StableHLO;
     a GraphError at ``where`` when it holds a custom call outside the stable list."""
     where = where or user_location()
-    call = program_call(fn, name, vjp=vjp, where=where, shared=len(state))
+    call = program_call(fn, name, vjp=vjp, where=where, session_class=session_class, shared=len(state))
     refuse_unstable_custom_calls(call, where)
     out_specs = out_specs or [None] * len(fn.out_types)
     out_ports = tuple(Port(n, t, spec) for n, t, spec in zip(out_names, fn.out_types, out_specs))

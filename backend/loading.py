@@ -80,7 +80,7 @@ def _program_of_graph(header: dict, name: str, shared: int):
     program = Graph.from_json(header["program"])
     ins, outs = ([program.tensor(str(t)) for t in part] for part in header["tensors"])
     fn = extract(program, outs, ins, name=name)
-    return program_call(fn, name, vjp=True, where=user_location(), shared=shared)
+    return program_call(fn, name, vjp=True, where=user_location(), session_class=Session, shared=shared)
 
 
 def _check_program(call, inputs, outputs, variables) -> None:

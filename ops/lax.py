@@ -386,7 +386,7 @@ reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or = (
 def reduce(operands, init_values, computation, dimensions):  # noqa: A001
     """jax.lax.reduce of one operand with sg.lax.add, mul, max, min, bitwise_and or bitwise_or (or
     their sg.numpy spellings): the reduction over ``dimensions``, combined with ``init_values``."""
-    kind = _REDUCE_COMPUTATIONS.get(computation)
+    kind = _REDUCE_COMPUTATIONS.get(_plain(computation))
     if kind is None or isinstance(operands, list | tuple):
         raise _error(
             "sg.lax.reduce supports one operand and the computations sg.lax.add, mul, max, min, bitwise_and, "
@@ -447,6 +447,12 @@ _REDUCE_COMPUTATIONS = {
 }  # fmt: skip
 
 
+def _plain(computation):
+    """The function a computation stands for: sg.numpy's ufunc objects (sg.numpy.add, ...) wrap the
+    plain functions these tables name."""
+    return getattr(computation, "__wrapped__", computation)
+
+
 # -- creation ----------------------------------------------------------------------
 def iota(dtype, size):
     return constants.iota(dtype, (size,), 0)
@@ -478,7 +484,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     """Reduce over sliding windows, as jax.lax.reduce_window: ``computation`` is sg.lax.add,
     sg.lax.max or sg.lax.min (or sg.numpy.add / maximum / minimum); ``init_value`` a number (or
     a constant Tensor) that fills the padding and starts every window."""
-    kind = _WINDOW_COMPUTATIONS.get(computation)
+    kind = _WINDOW_COMPUTATIONS.get(_plain(computation))
     if kind is None:
         raise _error(
             f"sg.lax.reduce_window supports the computations sg.lax.add, sg.lax.max, sg.lax.min (or "

@@ -22,6 +22,10 @@ FUNCTION_LEVEL = {
         "the coordinator runs as its own process (python -m): process 0 imports the module to "
         "start it and must not load jaxlib for that; only the child's serve() needs pjrt"
     ),
+    ("backend.session", "backend.exporting"): (
+        "the export modules (StableHLO artifacts, the export file, jax's format) load with the first "
+        "sess.export: a process that only trains does not pay their import"
+    ),
 }
 
 

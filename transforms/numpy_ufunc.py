@@ -33,6 +33,7 @@ class ufunc:  # noqa: N801  (numpy's and jax's name)
         if not callable(func):
             raise error(f"ufunc wants a callable, got {func!r}")
         self._func = func
+        self.__wrapped__ = func  # the plain function (sg.lax.reduce and reduce_window look it up)
         self.nin, self.nout = int(nin), int(nout)
         self.nargs = self.nin if nargs is None else int(nargs)
         self.identity = identity

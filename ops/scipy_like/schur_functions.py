@@ -36,6 +36,7 @@ from ..numpy_like.core import asarray, broadcast_shapes, broadcast_to, result_dt
 from ..numpy_like.creation import arange, eye, triu, zeros_like
 from ..numpy_like.linalg_decomp import adjoint, matrix_operand
 from ..numpy_like.linalg_products import matmul
+from ..numpy_like.linalg_solve import inv, solve
 from ..numpy_like.manipulation import concatenate, expand_dims, swapaxes
 from ..numpy_like.math_ufuncs import conjugate as conj
 from ..numpy_like.math_ufuncs import real
@@ -307,11 +308,9 @@ def _sylvester_schur(a, b, c):
 def _sylvester_eigen(a, b, c):
     wa, va = factorizations.eig(a)
     wb, vb = factorizations.eig(b)
-    from ..numpy_like import linalg as nla  # noqa: PLC0415  (numpy.linalg's solve, a sibling namespace)
-
-    f = nla.solve(va, matmul(c, vb))
+    f = solve(va, matmul(c, vb))
     y = f / (expand_dims(wa, -1) + expand_dims(wb, -2))
-    return matmul(matmul(va, y), nla.inv(vb)), wa, wb
+    return matmul(matmul(va, y), inv(vb)), wa, wb
 
 
 def _sylvester(a, b, c, method: str = "schur"):

@@ -216,6 +216,7 @@ def test_reduce_window_accepts_numpy_computations_and_names_the_supported_ones()
         outs = [
             slax.reduce_window(p, -np.inf, snp.maximum, (2, 2), (2, 2), "VALID"),
             slax.reduce_window(p, sg.constant(np.float32(1.0)), snp.add, (3, 1), (1, 1), "SAME"),
+            slax.reduce(p, np.float32(0.0), snp.add, (1,)),  # sg.numpy.add is a ufunc object
         ]
         with pytest.raises(sg.GraphError) as e:
             line = inspect.currentframe().f_lineno + 1
@@ -233,6 +234,7 @@ def test_reduce_window_accepts_numpy_computations_and_names_the_supported_ones()
     )
     want = jax.lax.reduce_window(a, np.float32(1.0), jax.lax.add, (3, 1), (1, 1), "SAME")
     np.testing.assert_allclose(got[1], want, rtol=1e-6)
+    np.testing.assert_allclose(got[2], a.sum(1), rtol=1e-6)
 
 
 def test_a_conv_pool_slice_program_ports_by_changing_the_import():
