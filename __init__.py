@@ -13,11 +13,11 @@
 This module only re-exports the public API.
 """
 
-import importlib as _importlib
 import sys as _sys
 
 from . import (
     _env,  # noqa: F401  (first: settings jaxlib reads when it loads)
+    _lazy,
     _module_aliases,
 )
 from .backend import Compiled, Lowered, Session
@@ -181,20 +181,7 @@ _ON_FIRST_USE = {
 }
 
 
-def __getattr__(name: str):
-    """Loads a name of ``_ON_FIRST_USE`` when first read, and keeps it as a module attribute."""
-    if name not in _ON_FIRST_USE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module_name, attribute = _ON_FIRST_USE[name]
-    module = _importlib.import_module(module_name)
-    value = module if attribute is None else getattr(module, attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The loaded names and those loaded on first use, as an eager package would list them."""
-    return sorted(set(globals()) | set(_ON_FIRST_USE))
+__getattr__, __dir__ = _lazy.on_first_use(__name__, _ON_FIRST_USE)
 
 
 _env.import_done()  # the import is done: freeze its objects, collector as before (see _env.py)

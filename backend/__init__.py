@@ -1,7 +1,6 @@
 """Lowering to StableHLO, the PJRT glue, and the Session (backend layer)."""
 
-import importlib
-
+from .._lazy import on_first_use
 from ..sharding import set_device_provider
 from . import pjrt
 from .program import Compiled, Lowered
@@ -20,19 +19,9 @@ _ON_FIRST_USE = {
 }
 
 
-def __getattr__(name: str):
-    """Imports the module that defines ``name`` of ``_ON_FIRST_USE`` when first read."""
-    if name not in _ON_FIRST_USE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_ON_FIRST_USE[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The loaded names and those loaded on first use."""
-    return sorted(set(globals()) | set(_ON_FIRST_USE))
-
+__getattr__, __dir__ = on_first_use(
+    __name__, {name: (f".{module}", name) for name, module in _ON_FIRST_USE.items()}
+)
 
 __all__ = [
     "Session",

@@ -9,19 +9,10 @@ program that never touches sg.scipy does not pay for its forty modules at
 import.
 """
 
-import importlib
+from ..._lazy import on_first_use
 
 __all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "spatial", "special",
            "stats"]  # fmt: skip
 
 
-def __getattr__(name: str):
-    """Imports the namespace ``name`` on first access (the import also sets it as an attribute)."""
-    if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    """The loaded names and the namespaces not loaded yet, as an eager package would list them."""
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = on_first_use(__name__, {name: (f".{name}", None) for name in __all__})
