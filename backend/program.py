@@ -227,6 +227,18 @@ def is_flat(tree, fetches) -> bool:
 MISSED = object()  # Repeat.run's answer when the feeds' shapes changed: the full path finds the program
 
 
+def shaped(results: list, kind, keys=None):
+    """A run's results in its fetches' flat form: ``kind`` list, tuple or dict (with ``keys``), or
+    anything else for one fetch (a repeat path's shaping without the tree walk)."""
+    if kind is list:
+        return results
+    if kind is tuple:
+        return tuple(results)
+    if kind is dict:
+        return dict(zip(keys, results))
+    return results[0]
+
+
 class Repeats:
     """A Session's fast-path table: the Repeat of each run seen before, by its fetches and feed keys.
 
@@ -394,14 +406,7 @@ class Repeat:
         return values
 
     def shape_results(self, results: list):
-        kind = self.kind
-        if kind is list:
-            return results
-        if kind is tuple:
-            return tuple(results)
-        if kind is dict:
-            return dict(zip(self.keys, results))
-        return results[0]
+        return shaped(results, self.kind, self.keys)
 
     def _strict(self, program: Program, n_fed: int):
         """The executable's strict dispatcher (see ``lean``) when a run of ``program`` is just

@@ -33,7 +33,7 @@ from . import pjrt
 from .lowering import LoweringPass, ModuleText, _lowering, _partition
 from .placement import named_from_tiling
 from .planning import Plan, plan_run
-from .program import MISSED, Program, compile_text, is_fetch_leaf, is_flat
+from .program import MISSED, Program, compile_text, is_fetch_leaf, is_flat, shaped
 from .stats import CompileRecord, change_reason
 
 
@@ -422,13 +422,6 @@ class StepsRepeat:
             elif not pjrt.is_device_array(v) or pjrt.type_of(v) != (shape, dt):
                 return MISSED
         results = self.program.execute(state, stats, values)
-        kind = self.kind
-        if kind is list:
-            return results
-        if kind is tuple:
-            return tuple(results)
-        if kind is dict:
-            return dict(zip(self.keys, results))
-        if kind is None:
+        if self.kind is None:
             return unflatten(self.tree, results)
-        return results[0]
+        return shaped(results, self.kind, self.keys)
