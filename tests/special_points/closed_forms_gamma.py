@@ -14,35 +14,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
-from .closed_forms_shapes import _log_gamma_ld
+from .closed_forms_shapes import _log_gamma_ld, _lower_upper_ld
 
 L = np.longdouble
-_MAX_A, _MAX_Y, _TERMS = 200.0, 1000.0, 4000
-
-
-def _lower_upper_ld(a, y):
-    """P(a, y) by its series and Q(a, y) by its fraction in long double, for 0 < a <= 200 and
-    0 < y <= 1000 (arrays), and where the series is the one that converges (y < a + 1)."""
-    a, y = np.asarray(a, L), np.asarray(y, L)
-    prefix = np.exp(a * np.log(y) - y - _log_gamma_ld(a))
-    term, total = 1 / a, 1 / a
-    for n in range(1, _TERMS):
-        term = term * y / (a + n)
-        total = total + term
-    lower = prefix * total
-    tiny = L(1e-300)
-    b = y + 1 - a
-    c, d = 1 / tiny, 1 / np.where(b == 0, tiny, b)
-    h = d
-    for n in range(1, _TERMS):
-        an, b = -n * (n - a), b + 2
-        d = an * d + b
-        d = 1 / np.where(d == 0, tiny, d)
-        c = b + an / c
-        c = np.where(c == 0, tiny, c)
-        h = h * d * c
-    upper = prefix * h
-    return lower, upper, y < a + 1
+_MAX_A, _MAX_Y = 200.0, 1000.0
 
 
 def _method_ld(method: str, a, y):

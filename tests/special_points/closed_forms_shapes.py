@@ -163,6 +163,9 @@ FORMS.update({"vonmises.pdf": vonmises(False), "vonmises.logpdf": vonmises(True)
 
 
 # -- gennorm: cdf 1/2 + sign(x) P(1/beta, |x|**beta) / 2 ----------------------------------------------
+_LD_TERMS = 4000  # terms of the long double series and fraction (each converges to 1e-19)
+
+
 def _log_gamma_ld(a):
     """log Gamma(a) for a > 0 in long double: shifted up past 100 by the recurrence, then Stirling."""
     a = np.asarray(a, L)
@@ -176,22 +179,21 @@ def _log_gamma_ld(a):
     return (a - L(0.5)) * np.log(a) - a + np.log(2 * np.arccos(L(-1))) / 2 + series - shift
 
 
-def _upper_gamma_ld(a, y):
-    """Q(a, y) in long double: 1 - the power series below a + 1, Legendre's continued fraction above
-    (each to 1e-19); scipy's float64 gammaincc is 26 ulps off at (0.5, 1)."""
+def _lower_upper_ld(a, y):
+    """P(a, y) by its series and Q(a, y) by its fraction in long double, for 0 < a <= 200 and
+    0 < y <= 1000 (arrays), and where the series is the one that converges (y < a + 1)."""
     a, y = np.asarray(a, L), np.asarray(y, L)
     prefix = np.exp(a * np.log(y) - y - _log_gamma_ld(a))
     term, total = 1 / a, 1 / a
-    for n in range(1, 3000):
+    for n in range(1, _LD_TERMS):
         term = term * y / (a + n)
         total = total + term
-    lower = 1 - prefix * total
-    # modified Lentz on y + 1 - a - 1(1 - a)/(y + 3 - a - ...)
+    lower = prefix * total
     tiny = L(1e-300)
     b = y + 1 - a
     c, d = 1 / tiny, 1 / np.where(b == 0, tiny, b)
     h = d
-    for n in range(1, 3000):
+    for n in range(1, _LD_TERMS):
         an, b = -n * (n - a), b + 2
         d = an * d + b
         d = 1 / np.where(d == 0, tiny, d)
@@ -199,7 +201,14 @@ def _upper_gamma_ld(a, y):
         c = np.where(c == 0, tiny, c)
         h = h * d * c
     upper = prefix * h
-    return np.where(y < a + 1, lower, upper)
+    return lower, upper, y < a + 1
+
+
+def _upper_gamma_ld(a, y):
+    """Q(a, y) in long double: 1 - the power series below a + 1, Legendre's continued fraction above
+    (each to 1e-19); scipy's float64 gammaincc is 26 ulps off at (0.5, 1)."""
+    lower, upper, series = _lower_upper_ld(a, y)
+    return np.where(series, 1 - lower, upper)
 
 
 def _gennorm_cdf(x, beta):
