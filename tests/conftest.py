@@ -30,6 +30,21 @@ settings.load_profile("stablegraph")
 os.environ.setdefault("STABLEGRAPH_CACHE_DIR", tempfile.mkdtemp(prefix="stablegraph-test-cache-"))
 
 
+@pytest.fixture(scope="session")
+def ffi_cache(tmp_path_factory):
+    """One sg.ffi build cache for the whole test process: every test module that builds the
+    example kernels gets the same shared library, so registering its handlers again is a no-op
+    (a different library under a registered target name is a GraphError: XLA keeps the first)."""
+    before = os.environ.get("STABLEGRAPH_FFI_CACHE")
+    path = tmp_path_factory.mktemp("ffi-cache")
+    os.environ["STABLEGRAPH_FFI_CACHE"] = str(path)
+    yield path
+    if before is None:
+        del os.environ["STABLEGRAPH_FFI_CACHE"]
+    else:
+        os.environ["STABLEGRAPH_FFI_CACHE"] = before
+
+
 @pytest.fixture(scope="module")
 def jax_x64():
     """jax computes in float64 for the module's tests (jax's switch is global: put back after).

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,19 +33,13 @@ def reference(x, eps=EPS):
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """A build cache of this module's own, with both kernels built in it at once (g++ runs on
-    two cores), so that the fixtures below find them there."""
-    before = os.environ.get("STABLEGRAPH_FFI_CACHE")
-    os.environ["STABLEGRAPH_FFI_CACHE"] = str(tmp_path_factory.mktemp("ffi-cache"))
+def cache(ffi_cache):
+    """The process's build cache (conftest.py), with both kernels built in it at once (g++ runs
+    on two cores), so that the fixtures below find them there."""
     sources = [("rms_norm", ROOT / "examples" / "ffi" / "rms_norm.cc"), ("echo", ECHO)]
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda named: sg.ffi.build(*named, extra_flags=QUICK), sources))
-    yield Path(os.environ["STABLEGRAPH_FFI_CACHE"])
-    if before is None:
-        del os.environ["STABLEGRAPH_FFI_CACHE"]
-    else:
-        os.environ["STABLEGRAPH_FFI_CACHE"] = before
+    return ffi_cache
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ vmap_method and module_call (sg.from_jax: jax's exported vmap) equal a loop over
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import jax.numpy as jnp
@@ -19,21 +18,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def rms_norm(tmp_path_factory):
-    """examples/ffi/rms_norm.py with its kernel built (-O0: faster) into a cache of this module's."""
-    before = os.environ.get("STABLEGRAPH_FFI_CACHE")
-    os.environ["STABLEGRAPH_FFI_CACHE"] = str(tmp_path_factory.mktemp("ffi-cache"))
+def rms_norm(ffi_cache):
+    """examples/ffi/rms_norm.py with its kernel built (-O0: faster) into the process's build cache
+    (conftest.py: the same library test_ffi.py builds, when both run in one process)."""
     spec = importlib.util.spec_from_file_location(
         "examples_ffi_rms_norm_batch", ROOT / "examples/ffi/rms_norm.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.load(extra_flags=["-O0"])
-    yield module
-    if before is None:
-        del os.environ["STABLEGRAPH_FFI_CACHE"]
-    else:
-        os.environ["STABLEGRAPH_FFI_CACHE"] = before
+    return module
 
 
 @pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
