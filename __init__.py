@@ -13,6 +13,7 @@
 This module only re-exports the public API.
 """
 
+import importlib as _importlib
 import sys as _sys
 
 from . import (
@@ -42,6 +43,7 @@ from .graph import (
     promote_types,
     result_type,
 )  # fmt: skip
+from .graph import display as _display
 from .graph.dtypes import (
     bfloat16,
     bool_,
@@ -182,6 +184,8 @@ _ON_FIRST_USE = {
 
 
 __getattr__, __dir__ = _lazy.on_first_use(__name__, _ON_FIRST_USE)
+# Jupyter shows graphs through viz, which loads at the first display (graph/display.py)
+_display.register_display_loader(lambda: _importlib.import_module(".viz", __name__))
 
 
 _env.import_done()  # the import is done: freeze its objects, collector as before (see _env.py)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 
 _display_hooks: list = []
+_loaders: list = []
 
 
 def register_display(hook) -> None:
@@ -17,7 +18,15 @@ def register_display(hook) -> None:
     _display_hooks.append(hook)
 
 
+def register_display_loader(load) -> None:
+    """Let the package load the drawing layer at the first display (it is not imported eagerly:
+    a process that never shows a graph does not pay for it); ``load()`` registers its hooks."""
+    _loaders.append(load)
+
+
 def display_html(obj) -> str:
+    while _loaders:
+        _loaders.pop()()
     for hook in reversed(_display_hooks):
         out = hook(obj)
         if out is not None:
@@ -30,4 +39,4 @@ def display_bundle(obj) -> dict:
     return {"text/plain": repr(obj), "text/html": display_html(obj)}
 
 
-__all__ = ["display_bundle", "display_html", "register_display"]
+__all__ = ["display_bundle", "display_html", "register_display", "register_display_loader"]
