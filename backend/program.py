@@ -323,14 +323,7 @@ class Repeat:
 
     def run(self, feeds, state, stats):
         """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""
-        given = () if feeds is None else feeds.values()
-        if self.raw and self.strict is not None:  # ``run_values``'s first step, one call less
-            out = self.lean(given)
-            if out is not MISSED:
-                stats.runs += 1
-                stats.cache_hits += 1
-                return out
-        return self.run_values(given, state, stats)
+        return self.run_values(() if feeds is None else feeds.values(), state, stats)
 
     def run_values(self, given, state, stats):
         """``run`` for the feeds' values alone, in the order of the feeds it was made for."""

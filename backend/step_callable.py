@@ -36,7 +36,7 @@ class StepCallable:
 
     def __call__(self, *values):
         lean, session = self.lean, self.session
-        if lean is not None and not session._closed and not session.check_numerics:
+        if lean is not None and not session._closed and not session._check_numerics:
             out = lean.lean(values)
             if out is not MISSED:
                 stats = session.stats
@@ -53,7 +53,7 @@ class StepCallable:
             names = ", ".join(t.name for t in self.feeds)
             raise FeedError(f"this callable takes {len(self.feeds)} feed values ({names}), got {len(values)}")
         session, repeat = self.session, self.repeat
-        if repeat is not None and not session.check_numerics and not session._closed:
+        if repeat is not None and not session._check_numerics and not session._closed:
             out = repeat.run_values(values, session._state, session.stats)
             if out is not MISSED:
                 return out
