@@ -38,18 +38,24 @@ def _method_ld(method: str, a, y):
     return np.where(own_side, direct, 1 - other), own_side | (other <= L(0.9))
 
 
+def _standardized(x, shape, loc, scale, halved: bool):
+    """The arguments as float64 arrays of one shape, with z = (x - loc) / scale and the gamma's
+    (a, y): (shape, z), or (shape / 2, z / 2) for chi2 (``halved``)."""
+    x, shape, loc, scale = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (x, shape, loc, scale)))
+    with np.errstate(all="ignore"):
+        z = (x - loc) / scale
+    a, y = (shape / 2, z / 2) if halved else (shape, z)
+    return x, shape, loc, scale, z, a, y
+
+
 def _reference(name: str, method: str, halved: bool):
     """The reference of ``name.method`` (x, shape[, loc[, scale]]): long double inside the range,
     scipy's value elsewhere. chi2 (``halved``) is the gamma of df / 2 at z / 2."""
     theirs = getattr(getattr(scipy.stats, name), method)
 
     def ref(x, shape, loc=0.0, scale=1.0):
-        x, shape, loc, scale = np.broadcast_arrays(
-            *(np.asarray(v, np.float64) for v in (x, shape, loc, scale))
-        )
+        x, shape, loc, scale, z, a, y = _standardized(x, shape, loc, scale, halved)
         with np.errstate(all="ignore"):
-            z = (x - loc) / scale
-            a, y = (shape / 2, z / 2) if halved else (shape, z)
             tiny = np.finfo(np.float64).tiny
             ok = (scale > 0) & (a >= tiny) & (a <= _MAX_A) & (y >= tiny) & (y <= _MAX_Y)
             out, exact = _method_ld(method, np.where(ok, a, 1.0), np.where(ok, y, 1.0))
@@ -65,12 +71,8 @@ def _density_reference(name: str, halved: bool):
     theirs = getattr(scipy.stats, name).pdf
 
     def ref(x, shape, loc=0.0, scale=1.0):
-        x, shape, loc, scale = np.broadcast_arrays(
-            *(np.asarray(v, np.float64) for v in (x, shape, loc, scale))
-        )
+        x, shape, loc, scale, z, a, y = _standardized(x, shape, loc, scale, halved)
         with np.errstate(all="ignore"):
-            z = (x - loc) / scale
-            a, y = (shape / 2, z / 2) if halved else (shape, z)
             tiny = np.finfo(np.float64).tiny
             ok = (scale > 0) & (a >= tiny) & (a <= _MAX_A) & (z >= tiny) & (y <= _MAX_Y)
             al = np.asarray(np.where(ok, a, 1.0), L)
