@@ -61,7 +61,6 @@ HOST_CALLBACK_TARGETS = ("xla_python_cpu_callback", "xla_ffi_python_cpu_callback
                          "xla_ffi_python_gpu_callback", "xla_ffi_partitioned_python_cpu_callback",
                          "xla_ffi_partitioned_python_gpu_callback")  # fmt: skip
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_POLYNOMIAL = re.compile(r"[A-Za-z0-9_ +*-]+\Z")  # how our dims spell sums and products (jax reads them)
 _DEVICE_MEMORY = 1  # MemorySpace.Device
 _PYTREE_LEAF, _PYTREE_TUPLE, _PYTREE_DICT = 0, 2, 4
 
@@ -99,9 +98,11 @@ def to_jax_bytes(
             located(f"to_jax: results {picked} are not all among the {len(result_types)}", where)
         )
     out_avals = {k: _aval(result_types[k], f"result {k}", where) for k in picked}
-    given = {s for shape, _ in in_avals for d in shape for s in dims.symbols(d)}
-    for k, (shape, _) in out_avals.items():
-        missing = [s for d in shape for s in dims.symbols(d) if s not in given]
+    given = {s for i in free for d in arg_types[i][0] if isinstance(d, str) for s in dims.symbols(d)}
+    for k in out_avals:
+        missing = [
+            s for d in result_types[k][0] if isinstance(d, str) for s in dims.symbols(d) if s not in given
+        ]
         if missing:
             raise GraphError(located(
                 f"to_jax: result {k}'s dim {missing[0]!r} is in no argument's shape, so jax could not "
@@ -132,7 +133,7 @@ def to_jax_bytes(
 SENTINELS = (7919, 7963, 8009, 8053, 8101, 8147, 8191, 8233)  # |a*s - a'*t| > 40 for a, a' <= 4
 
 
-def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
+def symbolic_module(lower, arg_types, who: str = "to_jax", program_dims=()) -> str:
     """A module whose @main has dynamic dims (``?``) where ``arg_types`` (@main's arguments, str
     entries symbolic) name a symbol, made from concrete lowerings: ``lower(sizes)`` gives the
     program's StableHLO text with each symbol bound to ``sizes[symbol]`` (e.g. a Session's
@@ -141,7 +142,9 @@ def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
     results must be the same program, else the program depends on the dim's value in a way that
     cannot be read from the arguments' shapes (an attribute, a constant derived from it) and
     that is a GraphError (its message starts with ``who``): it is then exported for concrete
-    shapes only."""
+    shapes only. ``program_dims``: the symbolic dims the program's tensors have (spellings, e.g.
+    ``(batch + 1) // 2`` of ``x[::2]``); a dim of a lowering that equals one of them at the
+    distinctive size is computed from the symbol as that expression."""
     where = user_location()
     symbols = list(
         dict.fromkeys(
@@ -154,6 +157,7 @@ def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
         raise GraphError(
             located(f"symbolic_module: at most {len(SENTINELS) // 2} symbols, got {symbols}", where)
         )
+    forms = {s: [dims.poly_of(d) for d in program_dims if dims.symbols(d) == (s,)] for s in symbols}
     texts = []
     for attempt in (0, 1):
         sizes = {s: SENTINELS[2 * k + attempt] for k, s in enumerate(symbols)}
@@ -171,7 +175,7 @@ def symbolic_module(lower, arg_types, who: str = "to_jax") -> str:
                     located(f"{who}: no argument's shape has the dim {s!r}, to read it from", where)
                 )
             try:
-                text = jax_module.make_dim_dynamic(text, sizes[s], sources)
+                text = jax_module.make_dim_dynamic(text, sizes[s], sources, forms[s])
             except jax_module.NotGeneralizable as e:
                 raise GraphError(located(f"{who}: the dim {s!r} cannot stay symbolic: {e}", where)) from None
         texts.append(text)
@@ -247,15 +251,32 @@ def _aval(type_, what: str, where) -> tuple[tuple[str, ...], int]:
     spelled = []
     for d in shape:
         if isinstance(d, str):
-            if not _POLYNOMIAL.match(d) or not all(_SYMBOL.match(s) for s in _symbols_or_none(d)):
+            if not all(_SYMBOL.match(s) for s in _symbols_or_none(d)):
                 raise GraphError(located(
                     f"to_jax: {what}'s symbolic dim {d!r} is not a name jax's shape polymorphism accepts "
-                    "(letters, digits and underscores, not starting with a digit), nor a sum or product "
-                    "of them", where))  # fmt: skip
-            spelled.append(d)
+                    "(letters, digits and underscores, not starting with a digit), nor an expression of "
+                    "such names", where))  # fmt: skip
+            spelled.append(jax_spelling(dims.poly_of(d)))
         else:
             spelled.append(str(int(d)))
     return tuple(spelled), DTYPE_CODES[name]
+
+
+def jax_spelling(p) -> str:
+    """A dim's poly (graph/poly.py) as jax's shape polymorphism spells it: sums and products as
+    ours, ``e // k`` as ``floordiv(e, k)`` and ``e % k`` as ``mod(e, k)``."""
+    out = []
+    for monomial, c in p:
+        atoms = [
+            a
+            if isinstance(a, str)
+            else f"{'floordiv' if a.kind == '//' else 'mod'}({jax_spelling(a.operand)}, {a.k})"
+            for a in monomial
+        ]
+        body = "*".join(([str(abs(c))] if abs(c) != 1 or not atoms else []) + atoms)
+        out.append(("- " if c < 0 else "+ ") + body)
+    text = " ".join(out) or "0"
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
 def _symbols_or_none(d: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ..graph import dtypes
+from ..graph import dtypes, poly
 from ..ops.primitives import hlo
 
 ir, sh, func = hlo.ir, hlo.sh, hlo.func
@@ -101,25 +101,29 @@ _NOT_GENERALIZABLE = (
 )
 
 
-def make_dim_dynamic(text: str, size: int, sources) -> str:
+def make_dim_dynamic(text: str, size: int, sources, forms=()) -> str:
     """``text`` (a module lowered with some dim at the distinctive size ``size``) with that dim
     dynamic (``?``) wherever a type has it, its value read from @main's arguments (``sources``:
     (argument, dim) pairs holding it) by ``get_dimension_size``: broadcasts, iotas, reshapes and
-    splat constants of that size become their dynamic forms, and constants equal to a multiple
-    of ``size`` (a mean's divisor) are computed from it. A private function with the dim in
-    its types reads it from its first argument that has it. The result, without locations, is
-    the module jax's shape refinement makes static again at each call. An op it cannot
-    generalize raises NotGeneralizable; what it does not recognize (an attribute holding the
-    size) shows as a difference between the results for two sizes, which the caller compares."""
+    splat constants of that size become their dynamic forms, and constants equal to a dim of the
+    symbol (a mean's divisor) are computed from it. ``forms``: the program's own dims that are
+    expressions of this symbol alone (polys, graph/poly.py: ``(n + 1) // 2`` of ``x[::2]``); a
+    dim of the lowering equal to one of them at ``size`` is that expression, else one affine in
+    ``size`` (``n - 1``, ``3 * n``) is taken as that (see _SizeForms). A private function with
+    the dim in its types reads it from its first argument that has it. The result, without
+    locations, is the module jax's shape refinement makes static again at each call. An op it
+    cannot generalize raises NotGeneralizable; what it does not recognize (an attribute holding
+    the size) shows as a difference between the results for two sizes, which the caller compares."""
     with hlo.new_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         main = ir.SymbolTable(module.operation)["main"]
+        known = _SizeForms(size, forms)
         for op in list(module.body.operations):
             if op.operation.name != "func.func":
                 continue
             if op.operation == main.operation:
-                _function_dim_dynamic(op, size, list(sources), all_arguments=False)
-            elif _mentions(op.operation, size):
+                _function_dim_dynamic(op, known, list(sources), all_arguments=False)
+            elif _mentions(op.operation, known):
                 entry = op.regions[0].blocks[0]
                 found = [
                     (a.arg_number, j)
@@ -130,10 +134,98 @@ def make_dim_dynamic(text: str, size: int, sources) -> str:
                 ]
                 if not found:
                     raise NotGeneralizable("a function makes values of the dim's size from no argument")
-                _function_dim_dynamic(op, size, found[:1], all_arguments=True)
+                _function_dim_dynamic(op, known, found[:1], all_arguments=True)
         _rename_sized_functions(module, size)
         module.operation.verify()
         return module.operation.get_asm(enable_debug_info=False)
+
+
+# A dim a * size + b (1 <= a <= _MAX_FACTOR, |b| <= _MAX_OFFSET) not among the program's own dims
+# stands for that function of the symbol (a padding's n + 2 inside a lowering rule);
+# jax_format.SENTINELS are spaced so that no such range holds another symbol's sentinel.
+_MAX_FACTOR, _MAX_OFFSET = 4, 16
+# An expression of the symbol whose value at the sentinel is below this (``n % 4``, ``n // 4000``)
+# is no evidence that a dim of that size is it: small dims are everywhere.
+_DISTINCTIVE = 100
+_N = "n"  # the symbol's name in the polys this module builds
+
+
+class _SizeForms:
+    """Which dims of a lowering at the sentinel ``size`` stand for which expression of the
+    symbol, and (once ``bind`` gives them) the symbol's value in the function being rewritten:
+    ``n`` (i32 scalar) and ``n1`` (i32[1])."""
+
+    def __init__(self, size: int, forms):
+        self.size = size
+        self.n = self.n1 = None
+        table: dict[int, dict[str, poly.Poly]] = {}
+        for p in forms:
+            if len(poly.symbols(p)) != 1:
+                continue
+            value = poly.evaluate(p, dict.fromkeys(poly.symbols(p), size))
+            if value < _DISTINCTIVE:
+                continue
+            alike = table.setdefault(value, {})
+            if not any(_same_function(p, q) for q in alike.values()):
+                alike[poly.to_str(p)] = p
+        self.table = table
+
+    def bind(self, n, n1) -> None:
+        self.n, self.n1 = n, n1
+
+    def form(self, d: int) -> poly.Poly | None:
+        """The expression the dim ``d`` stands for, or None (a concrete dim)."""
+        if d in self.table:
+            found = self.table[d]
+            if len(found) > 1:
+                raise NotGeneralizable(
+                    f"the program's dims {' and '.join(sorted(found))} have the same size {d} at the sample "
+                    "size, so which one a dim of that size is cannot be told"
+                )
+            return next(iter(found.values()))
+        ab = _affine(d, self.size)
+        if ab is None:
+            return None
+        return poly.add(poly.mul(poly.const(ab[0]), poly.symbol(_N)), poly.const(ab[1]))
+
+
+def _same_function(p: poly.Poly, q: poly.Poly) -> bool:
+    """Whether two expressions of one symbol are equal for every value of it though spelled
+    apart (``(n + 1) // 2 + n // 2`` is ``n``): their difference is a polynomial on each residue
+    class modulo the product of the divisors, so agreeing at (degree + 1) points of every class
+    proves it; too long a period counts as different."""
+    (p_symbol,), (q_symbol,) = poly.symbols(p), poly.symbols(q)
+    period = _period(p) * _period(q)
+    degree = max(_degree(p), _degree(q))
+    if period * (degree + 1) > 4096:
+        return False
+    return all(
+        poly.evaluate(p, {p_symbol: v}) == poly.evaluate(q, {q_symbol: v})
+        for v in range(period * (degree + 1))
+    )
+
+
+def _period(p: poly.Poly) -> int:
+    out = 1
+    for monomial, _ in p:
+        for atom in monomial:
+            if not isinstance(atom, str):
+                out *= atom.k * _period(atom.operand)
+    return out
+
+
+def _degree(p: poly.Poly) -> int:
+    return max(
+        (sum(1 if isinstance(a, str) else _degree(a.operand) for a in monomial) for monomial, _ in p),
+        default=0,
+    )
+
+
+def _affine(d: int, size: int) -> tuple[int, int] | None:
+    """(a, b) with ``d == a * size + b`` in the ranges above, else None."""
+    a = (d + size // 2) // size
+    b = d - a * size
+    return (a, b) if 1 <= a <= _MAX_FACTOR and abs(b) <= _MAX_OFFSET else None
 
 
 _MODULE_KEY = re.compile(r"sg_module_[0-9a-f]{16}")
@@ -163,7 +255,7 @@ def _rename_sized_functions(module, size: int) -> None:
         table.set_symbol_name(op.operation, new)
 
 
-def _function_dim_dynamic(fn, size: int, sources, *, all_arguments: bool) -> None:
+def _function_dim_dynamic(fn, known: _SizeForms, sources, *, all_arguments: bool) -> None:
     """make_dim_dynamic within one function: its arguments (``sources`` only, unless
     ``all_arguments``), block arguments, ops and signature."""
     entry = fn.regions[0].blocks[0]
@@ -173,35 +265,36 @@ def _function_dim_dynamic(fn, size: int, sources, *, all_arguments: bool) -> Non
     for block in _blocks(fn.operation):
         for arg in block.arguments:
             if block != entry or all_arguments or arg.arg_number in chosen:
-                arg.set_type(_dynamic(arg.type, size))
+                arg.set_type(_dynamic(arg.type, known))
     arg, dim = sources[0]
-    a, b = _affine(original[arg][dim], size) or (1, 0)
+    a, b = _affine(original[arg][dim], known.size) or (1, 0)
     with ir.InsertionPoint.at_block_begin(entry):
         n = sh.GetDimensionSizeOp(entry.arguments[arg], dim).result
         if (a, b) != (1, 0):  # the argument's dim is a * n + b: n = (dim - b) / a
-            scalar = lambda v: sh.ConstantOp(ir.DenseElementsAttr.get(np.array(v, np.int32), type=i32)).result  # noqa: E731
-            n = sh.DivOp(sh.SubtractOp(n, scalar(b)).result, scalar(a)).result
+            n = sh.DivOp(sh.SubtractOp(n, _i32(b)).result, _i32(a)).result
         n1 = sh.ReshapeOp(ir.RankedTensorType.get([1], i32), n).result
+    known.bind(n, n1)
+    made = (n.owner.operation, n1.owner.operation)
     for op in list(_operations(fn.operation)):
-        if op.operation in (n.owner.operation, n1.owner.operation):
+        if op.operation in made:
             continue
-        _generalize(op, size, n, n1)
+        _generalize(op, known)
     terminator = entry.operations[len(entry.operations) - 1]
     fn.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get([a.type for a in entry.arguments], [v.type for v in terminator.operands])
     )
 
 
-def _generalize(op, size: int, n, n1) -> None:
-    """Make one op's results dynamic in the dim of ``size`` (``n``: its value, i32 scalar; ``n1``: as i32[1])."""
+def _generalize(op, known: _SizeForms) -> None:
+    """Make one op's results dynamic in the symbol's dims."""
     name = op.operation.name
     results = list(op.operation.results)
-    if name == "stablehlo.constant" and not any(_has(r.type, size) for r in results):
-        _constant_of_size(op, size, n)
+    if name == "stablehlo.constant" and not any(_has(r.type, known) for r in results):
+        _constant_of_size(op, known)
         return
-    if name == "stablehlo.slice" and _slice_of_size(op, size, n1):
+    if name == "stablehlo.slice" and _slice_of_size(op, known):
         return
-    if not any(_has(r.type, size) for r in results):
+    if not any(_has(r.type, known) for r in results):
         return
     if name in _NOT_GENERALIZABLE:
         raise NotGeneralizable(f"{name} has the dim in its results")
@@ -210,14 +303,14 @@ def _generalize(op, size: int, n, n1) -> None:
         if name == "stablehlo.broadcast_in_dim":
             dims = op.operation.attributes["broadcast_dimensions"]
             new = sh.DynamicBroadcastInDimOp(
-                _dynamic(result.type, size), op.operation.operands[0], _shape(result.type, size, n1), dims
+                _dynamic(result.type, known), op.operation.operands[0], _shape(result.type, known), dims
             )
         elif name == "stablehlo.iota":
             axis = op.operation.attributes["iota_dimension"]
-            new = sh.DynamicIotaOp(_dynamic(result.type, size), _shape(result.type, size, n1), axis)
+            new = sh.DynamicIotaOp(_dynamic(result.type, known), _shape(result.type, known), axis)
         elif name == "stablehlo.reshape":
             new = sh.DynamicReshapeOp(
-                _dynamic(result.type, size), op.operation.operands[0], _shape(result.type, size, n1)
+                _dynamic(result.type, known), op.operation.operands[0], _shape(result.type, known)
             )
         elif name == "stablehlo.constant":
             value = ir.DenseElementsAttr(op.operation.attributes["value"])
@@ -228,11 +321,11 @@ def _generalize(op, size: int, n, n1) -> None:
                 ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], element), value.get_splat_value())
             )
             new = sh.DynamicBroadcastInDimOp(
-                _dynamic(result.type, size), scalar.result, _shape(result.type, size, n1), []
+                _dynamic(result.type, known), scalar.result, _shape(result.type, known), []
             )
         else:
             for r in results:
-                r.set_type(_dynamic(r.type, size))
+                r.set_type(_dynamic(r.type, known))
             return
     result.replace_all_uses_with(new.result)
     op.operation.erase()
@@ -241,20 +334,20 @@ def _generalize(op, size: int, n, n1) -> None:
 _REPLACED = ("stablehlo.broadcast_in_dim", "stablehlo.iota", "stablehlo.reshape", "stablehlo.constant")
 
 
-def _slice_of_size(op, size: int, n1) -> bool:
-    """A slice whose bounds or result are affine in ``size`` (``x[1:]``, ``x[-2:]``) becomes a
-    real_dynamic_slice with those bounds computed; whether it did."""
+def _slice_of_size(op, known: _SizeForms) -> bool:
+    """A slice whose bounds or result are dims of the symbol (``x[1:]``, ``x[-2:]``, ``x[::2]``)
+    becomes a real_dynamic_slice with those bounds computed; whether it did."""
     attrs = op.operation.attributes
     starts, limits, strides = (
         list(ir.DenseI64ArrayAttr(attrs[k])) for k in ("start_indices", "limit_indices", "strides")
     )
     result = op.operation.results[0]
-    if not any(_affine(d, size) for d in (*starts, *limits)) and not _has(result.type, size):
+    if not any(known.form(d) is not None for d in (*starts, *limits)) and not _has(result.type, known):
         return False
     with ir.InsertionPoint(op), op.operation.location:
-        bound = lambda values: sh.ConcatenateOp([_value_of(d, size, n1) for d in values], 0).result  # noqa: E731
+        bound = lambda values: sh.ConcatenateOp([_value_of(d, known) for d in values], 0).result  # noqa: E731
         new = sh.RealDynamicSliceOp(
-            _dynamic(result.type, size),
+            _dynamic(result.type, known),
             op.operation.operands[0],
             bound(starts),
             bound(limits),
@@ -265,9 +358,9 @@ def _slice_of_size(op, size: int, n1) -> bool:
     return True
 
 
-def _constant_of_size(op, size: int, n) -> None:
-    """A splat constant whose value is affine in ``size`` (a mean's divisor k * size, a variance's
-    size - 1) becomes that function of the dim's value."""
+def _constant_of_size(op, known: _SizeForms) -> None:
+    """A splat constant whose value is a dim of the symbol (a mean's divisor k * size, a
+    variance's size - 1, the count of ``x[::2]``) becomes that function of the dim's value."""
     value = ir.DenseElementsAttr(op.operation.attributes["value"])
     ty = ir.RankedTensorType(op.operation.results[0].type)
     if not value.is_splat or ty.element_type == ir.IntegerType.get_signless(1):
@@ -280,78 +373,82 @@ def _constant_of_size(op, size: int, n) -> None:
         number = as_int.value
     else:
         return
-    if not np.isfinite(number) or number != int(number) or _affine(int(number), size) is None:
+    if not np.isfinite(number) or number != int(number):
         return
-    k, b = _affine(int(number), size)
+    form = known.form(int(number))
+    if form is None:
+        return
     scalar = ir.RankedTensorType.get([], ty.element_type)
     with ir.InsertionPoint(op), op.operation.location:
-        value_of = sh.ConvertOp(scalar, n).result
-        if k != 1:
-            factor = sh.ConstantOp(ir.DenseElementsAttr.get_splat(scalar, _scalar_like(splat, k))).result
-            value_of = sh.MulOp(value_of, factor).result
-        if b != 0:
-            offset = sh.ConstantOp(ir.DenseElementsAttr.get_splat(scalar, _scalar_like(splat, b))).result
-            value_of = sh.AddOp(value_of, offset).result
+        value_of = sh.ConvertOp(scalar, _poly_value(form, known.n)).result
         if ty.rank:
             value_of = sh.BroadcastInDimOp(ty, value_of, []).result
     op.operation.results[0].replace_all_uses_with(value_of)
     op.operation.erase()
 
 
-def _scalar_like(attr, k: int) -> ir.Attribute:
-    as_float = _cast(ir.FloatAttr, attr)
-    if as_float is not None:
-        return ir.FloatAttr.get(as_float.type, float(k))
-    return ir.IntegerAttr.get(ir.IntegerAttr(attr).type, k)
-
-
-# A dim a * size + b (1 <= a <= _MAX_FACTOR, |b| <= _MAX_OFFSET) stands for that function of the
-# symbol (a slice's n - 1, a flattened 3 * n); jax_format.SENTINELS are spaced so that no such
-# range holds another symbol's sentinel.
-_MAX_FACTOR, _MAX_OFFSET = 4, 16
-
-
-def _affine(d: int, size: int) -> tuple[int, int] | None:
-    """(a, b) with ``d == a * size + b`` in the ranges above, else None (a concrete dim)."""
-    a = (d + size // 2) // size
-    b = d - a * size
-    return (a, b) if 1 <= a <= _MAX_FACTOR and abs(b) <= _MAX_OFFSET else None
-
-
-def _value_of(d: int, size: int, n1) -> ir.Value:
-    """The i32[1] value of the dim ``d``: a * (the dim's value) + b when it is affine, else d."""
+def _i32(v: int) -> ir.Value:
     i32 = ir.IntegerType.get_signless(32)
-    const = lambda v: sh.ConstantOp(ir.DenseElementsAttr.get(np.array([v], np.int32), type=i32)).result  # noqa: E731
-    ab = _affine(d, size)
-    if ab is None:
-        return const(d)
-    a, b = ab
-    value = n1 if a == 1 else sh.MulOp(n1, const(a)).result
-    return value if b == 0 else sh.AddOp(value, const(b)).result
+    return sh.ConstantOp(ir.DenseElementsAttr.get(np.array(v, np.int32), type=i32)).result
 
 
-def _shape(ty, size: int, n1) -> ir.Value:
-    """The i32[rank] shape of ``ty`` with its dims affine in ``size`` computed from ``n1``."""
-    pieces = [_value_of(d, size, n1) for d in ir.RankedTensorType(ty).shape]
+def _poly_value(p: poly.Poly, n) -> ir.Value:
+    """The i32 scalar value of the expression ``p`` of the symbol whose value is ``n``: sums of
+    products, ``//`` and ``%`` with floor semantics (graph/poly.py's)."""
+    total = None
+    for monomial, c in p:
+        term = None if monomial and c == 1 else _i32(c)
+        for atom in monomial:
+            factor = n if isinstance(atom, str) else _floor_division(atom, n)
+            term = factor if term is None else sh.MulOp(term, factor).result
+        total = term if total is None else sh.AddOp(total, term).result
+    return _i32(0) if total is None else total
+
+
+def _floor_division(atom, n) -> ir.Value:
+    """``operand // k`` or ``operand % k`` rounding down (StableHLO's divide and remainder round
+    toward zero)."""
+    value, k = _poly_value(atom.operand, n), _i32(atom.k)
+    modulo = sh.RemOp(sh.AddOp(sh.RemOp(value, k).result, k).result, k).result
+    if atom.kind == "%":
+        return modulo
+    return sh.DivOp(sh.SubtractOp(value, modulo).result, k).result
+
+
+def _value_of(d: int, known: _SizeForms) -> ir.Value:
+    """The i32[1] value of the dim ``d``: its expression of the symbol, else ``d`` itself."""
+    i32 = ir.IntegerType.get_signless(32)
+    form = known.form(d)
+    if form is None:
+        return sh.ConstantOp(ir.DenseElementsAttr.get(np.array([d], np.int32), type=i32)).result
+    if form == poly.symbol(_N):
+        return known.n1
+    return sh.ReshapeOp(ir.RankedTensorType.get([1], i32), _poly_value(form, known.n)).result
+
+
+def _shape(ty, known: _SizeForms) -> ir.Value:
+    """The i32[rank] shape of ``ty`` with its dims of the symbol computed."""
+    pieces = [_value_of(d, known) for d in ir.RankedTensorType(ty).shape]
     return sh.ConcatenateOp(pieces, 0).result if len(pieces) > 1 else pieces[0]
 
 
-def _dynamic(ty, size: int) -> ir.Type:
+def _dynamic(ty, known: _SizeForms) -> ir.Type:
     ranked = _ranked(ty)
     if ranked is None:
         return ty
     dyn = ir.ShapedType.get_dynamic_size()
     shape = [
-        dyn if (not ranked.is_dynamic_dim(i) and _affine(d, size)) else d for i, d in enumerate(ranked.shape)
+        dyn if (not ranked.is_dynamic_dim(i) and known.form(d) is not None) else d
+        for i, d in enumerate(ranked.shape)
     ]
     return ir.RankedTensorType.get(shape, ranked.element_type, ranked.encoding)
 
 
-def _has(ty, size: int) -> bool:
+def _has(ty, known: _SizeForms) -> bool:
     ranked = _ranked(ty)
     if ranked is None:
         return False
-    return any(not ranked.is_dynamic_dim(i) and _affine(d, size) for i, d in enumerate(ranked.shape))
+    return any(not ranked.is_dynamic_dim(i) and known.form(d) is not None for i, d in enumerate(ranked.shape))
 
 
 def _ranked(ty):
@@ -368,9 +465,9 @@ def _cast(kind, attr):
         return None
 
 
-def _mentions(op, size: int) -> bool:
-    return any(_has(r.type, size) for o in [op, *_operations(op)] for r in o.results) or any(
-        _has(a.type, size) for b in _blocks(op) for a in b.arguments
+def _mentions(op, known: _SizeForms) -> bool:
+    return any(_has(r.type, known) for o in [op, *_operations(op)] for r in o.results) or any(
+        _has(a.type, known) for b in _blocks(op) for a in b.arguments
     )
 
 

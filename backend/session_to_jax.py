@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import GraphError, Tensor, dims, located, user_location
+from ..graph import Function, GraphError, Tensor, dims, located, user_location
 from . import feeds as feeding
 from .jax_format import SENTINELS, symbolic_module, to_jax_bytes
 
@@ -109,8 +109,28 @@ def lowered_program(
     if symbols:
         arg_types = [(tuple(placeholders[i].type.shape), placeholders[i].type.dtype.np) for i in kept]
         arg_types += list(plan.arg_types[len(kept) :])
-        text = symbolic_module(lower, arg_types, who=who)
+        text = symbolic_module(lower, arg_types, who=who, program_dims=program_dims(sess.graph))
     return text, plan, kept
+
+
+def program_dims(graph) -> set[str]:
+    """The symbolic dims of the tensors of ``graph`` and of the Functions its nodes hold (loop
+    bodies, vectorized and library-call bodies): the expressions a lowering's sizes may stand for."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    pending = [graph]
+    while pending:
+        g = pending.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        for node in g.nodes:
+            found.update(d for t in node.out_types for d in t.shape if isinstance(d, str))
+            for key in type(node.attrs).model_fields:
+                value = getattr(node.attrs, key)
+                held = value if isinstance(value, tuple) else (value,)
+                pending.extend(v.graph for v in held if isinstance(v, Function))
+    return found
 
 
 __all__ = ["lowered_program", "session_to_jax"]

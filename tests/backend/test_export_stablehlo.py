@@ -313,13 +313,34 @@ def test_dims_that_are_functions_of_the_batch_stay_symbolic(tmp_path):
         np.testing.assert_allclose(sess.run(gx, {x: xs}), jax.jit(jax.grad(jloss))(xs), rtol=1e-4, atol=1e-5)
 
 
+def test_dims_computed_from_a_symbol_stay_symbolic_in_an_export(tmp_path):
+    """Strided slices ((n + 1) // 2, n // 2), padding, concatenation and an outer product (n*n)
+    export with n symbolic; the loaded program gives numpy's values at odd and even n."""
+
+    def fn(x):
+        evens, odds = x[::2], x[1::2]
+        return {"evens": evens * 2, "mean": evens.mean(), "odds": odds.sum(), "padded": snp.pad(x, (3, 2)),
+                "joined": snp.concatenate([evens, odds]), "outer": snp.outer(x, x).reshape(-1)}  # fmt: skip
+
+    exp = sg.load_exported(sg.export(fn, sg.TensorType(("n",), F32)).save(tmp_path / "computed.sgx"))
+    assert str(exp.signature.outputs[0].type.shape[0]) == "(n + 1) // 2"
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 5, 6):
+        xv = rng.standard_normal(n).astype(np.float32)
+        got = exp(xv)
+        want = {"evens": xv[::2] * 2, "mean": xv[::2].mean(), "odds": xv[1::2].sum(), "padded": np.pad(xv, (3, 2)),
+                "joined": np.concatenate([xv[::2], xv[1::2]]), "outer": np.outer(xv, xv).reshape(-1)}  # fmt: skip
+        for key, value in want.items():
+            np.testing.assert_allclose(got[key], value, rtol=1e-6, atol=1e-6, err_msg=f"{key} at n={n}")
+
+
 def test_a_program_whose_shapes_cannot_stay_symbolic_refuses_export():
     with pytest.raises(
         sg.GraphError, match="export: the program depends on the value of 'n'.*concrete shapes"
     ):
-        sg.export(lambda x: {"y": x[::2]}, sg.TensorType(("n",), F32))  # (n + 1) // 2: not a dim it computes
-    exp = sg.export(lambda x: {"y": x[::2]}, sg.TensorType((5,), F32))  # concrete shapes export
-    np.testing.assert_array_equal(exp(np.arange(5, dtype=np.float32))["y"], [0, 2, 4])
+        sg.export(lambda x: {"y": snp.cumsum(x)}, sg.TensorType(("n",), F32))  # a padding attribute of n - 1
+    exp = sg.export(lambda x: {"y": snp.cumsum(x)}, sg.TensorType((5,), F32))  # concrete shapes export
+    np.testing.assert_array_equal(exp(np.arange(5, dtype=np.float32))["y"], [0, 1, 3, 6, 10])
 
 
 def test_a_program_that_needs_its_mesh_to_lower_says_export_lowers_without_one():

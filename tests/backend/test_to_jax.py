@@ -175,15 +175,37 @@ def test_the_sessions_symbolic_batch_becomes_jax_shape_polymorphism():
                 np.testing.assert_allclose(np.asarray(got[0]), logits, rtol=2e-5, atol=2e-5)
 
 
+def test_dims_computed_from_the_batch_stay_jax_shape_polymorphism():
+    """x[::2] is ((batch + 1) // 2, 3) and x[1::2] (batch // 2, 3): the program's own dims tell the
+    module which sizes are which expression of the batch, so one jax function (its types spelled
+    floordiv(batch + 1, 2)) runs every batch size, odd and even, with numpy's values."""
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder(("batch", 3), sg.float32, name="x")
+        evens, odds = x[::2], x[1::2]
+        fetches = [evens * 2, evens.mean(axis=0), odds.sum(axis=0), snp.concatenate([evens, odds])]
+    with sg.Session(g) as sess:
+        blob = session_to_jax(sess, fetches, [x])
+    exported = jax.export.deserialize(bytearray(blob))
+    assert str(exported.out_avals[0].shape) == "(floordiv(batch + 1, 2), 3)"
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 6):
+        xv = rng.standard_normal((n, 3)).astype(np.float32)
+        want = [xv[::2] * 2, xv[::2].mean(axis=0), xv[1::2].sum(axis=0), np.concatenate([xv[::2], xv[1::2]])]
+        for got in (exported.call(xv), jax.jit(exported.call)(xv)):
+            for mine, theirs in zip(got, want):
+                np.testing.assert_allclose(np.asarray(mine), theirs, rtol=1e-6, atol=1e-6)
+
+
 def test_a_program_that_uses_the_batch_size_itself_stays_concrete():
     g = sg.Graph()
     with g:
         x = sg.placeholder(("batch", 3), sg.float32, name="x")
-        flat = x[::2]  # ((batch + 1) // 2, 3): a dim make_dim_dynamic does not compute from "batch"
+        running = snp.cumsum(x, axis=0)  # a window whose padding attribute is batch - 1
     with sg.Session(g) as sess:
         with pytest.raises(sg.GraphError, match="depends on the value of 'batch'") as info:
             symbolic_module(  # the user's line
-                lambda sizes: sess.lower(flat, {x: np.zeros((sizes["batch"], 3), np.float32)}),
+                lambda sizes: sess.lower(running, {x: np.zeros((sizes["batch"], 3), np.float32)}),
                 [(("batch", 3), np.float32)],
             )
     assert f"test_to_jax.py:{line_of(__file__, 'symbolic_module(  # the user')}" in str(info.value)
