@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from ...graph import LINEAR, Attrs, GraphError, OpDef, Tensor, TensorType, dtypes
+from ...graph import LINEAR, Attrs, GraphError, OpDef, Tensor, TensorType, dtypes, located, user_location
 from ...graph.dims import is_symbolic
 from . import ad_util as ad
 from . import batching, constants, hlo, prims
@@ -134,7 +134,12 @@ def fft(x: Tensor, fft_type: str, fft_length) -> Tensor:
 
     Example: ``fft(x, "FFT", (8,))`` is ``np.fft.fft(x)`` for x of shape (..., 8).
     """
-    return bind(fft_op, x, fft_type=fft_type, fft_length=tuple(int(n) for n in fft_length))
+    lengths = tuple(fft_length)
+    if any(is_symbolic(n) for n in lengths):
+        raise GraphError(located(
+            f"fft {fft_type} wants static sizes along the transformed axes (XLA's fft takes its lengths as "
+            f"numbers), got fft_length {lengths} for {x.type}", user_location()))  # fmt: skip
+    return bind(fft_op, x, fft_type=fft_type, fft_length=tuple(int(n) for n in lengths))
 
 
 __all__ = ["fft", "FFT_TYPES"]

@@ -169,3 +169,7 @@ def test_bad_calls_are_clear_errors():
             snp.fft.fft(z, norm="unitary")
         with pytest.raises(sg.GraphError, match="wants real input"):
             snp.fft.rfft(z)
+        batch = sg.placeholder(("n", 6), sg.float32)
+        with pytest.raises(sg.GraphError, match=r"test_fft.py:\d+: fft RFFT wants static sizes .* \('n',\)"):
+            snp.fft.rfft(batch, axis=0)  # a symbolic length: a GraphError, not a raw ValueError
+        assert snp.fft.rfft(batch).type.shape == ("n", 4)  # a symbolic batch axis is fine
