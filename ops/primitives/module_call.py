@@ -131,12 +131,18 @@ def _module_call_lower(ctx, attrs: ModuleCallAttrs, *values):
         ) from None
 
 
+def _at_node(ctx, message: str) -> str:
+    """``message`` at the call's node: its user line (a derived call's is the line of the call it
+    derives from) and name."""
+    node = ctx.node
+    return message if node is None else located(message, node.location, node.name)
+
+
 def _module_call_vjp(ctx, attrs: ModuleCallAttrs, xs, ys, cts):
     if attrs.vjp_call is None:
-        raise GraphError(
+        raise GraphError(_at_node(ctx,
             f"module_call {attrs.name} has no exported vjp (exported without vjp=True, a vjp's own vjp, or a "
-            "function jax could not differentiate): its gradient is not available"
-        )
+            "function jax could not differentiate): its gradient is not available"))  # fmt: skip
     cts = [ad.zeros_like(y) if ct is None else ct for y, ct in zip(ys, cts)]
     grads = module_call(attrs.vjp_call, [*xs, *cts])
     return [g if ad.is_differentiable(x) else None for x, g in zip(xs, grads)]
@@ -144,10 +150,9 @@ def _module_call_vjp(ctx, attrs: ModuleCallAttrs, xs, ys, cts):
 
 def _module_call_batch(ctx, attrs: ModuleCallAttrs, xs, bdims):
     if attrs.batched_call is None:
-        raise GraphError(
+        raise GraphError(_at_node(ctx,
             f"module_call {attrs.name} has no exported batched form (vectorizing it twice, or a function jax "
-            "could not vmap): it cannot be vectorized"
-        )
+            "could not vmap): it cannot be vectorized"))  # fmt: skip
     size = batch_size(xs, bdims)
     batched = range(len(xs)) if attrs.batched_args is None else attrs.batched_args
     shared = [k for k, b in enumerate(bdims) if b is not None and k not in batched]

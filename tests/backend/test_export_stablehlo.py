@@ -115,7 +115,7 @@ def test_vjp_gradients_equal_jax_grad(weightless):
         w = sg.placeholder((4, 3), F32, name="w")
         b = sg.placeholder((3,), F32, name="b")
         c = sg.placeholder(("n", 3), F32, name="c")
-        loss = (srv(x, w, b)["p"] * c).sum()
+        loss = (srv(x, w, b)["p"] * c).sum()  # the exported call
         grads = sg.gradients(loss, [x, w, b])
     jgrads = jax.jit(jax.grad(lambda x, w, b, c: (jax_net(x, w, b) * c).sum(), argnums=(0, 1, 2)))
     with sg.Session(g) as sess:
@@ -126,8 +126,9 @@ def test_vjp_gradients_equal_jax_grad(weightless):
             got = sess.run(grads, {x: xs, w: W, b: B, c: cs})
             for g_got, g_want in zip(got, jgrads(xs, W, B, cs)):
                 np.testing.assert_allclose(g_got, g_want, rtol=1e-4, atol=1e-6)
-    with g, pytest.raises(sg.GraphError, match="has no exported vjp"):
+    with g, pytest.raises(sg.GraphError, match="has no exported vjp") as info:
         sg.gradients(grads[0].sum(), [x])  # one level is exported: no second derivative
+    assert f"test_export_stablehlo.py:{line_of(__file__, '# the exported call')}" in str(info.value)
 
 
 def test_without_vjp_the_gradient_says_to_export_with_vjp():
@@ -135,8 +136,17 @@ def test_without_vjp_the_gradient_says_to_export_with_vjp():
     g = sg.Graph()
     with g:
         x = sg.placeholder((3,), F32)
-        with pytest.raises(sg.GraphError, match="exported without vjp=True"):
-            sg.gradients(srv(x)["y"].sum(), [x])
+        with pytest.raises(sg.GraphError, match="exported without vjp=True") as info:
+            sg.gradients(srv(x)["y"].sum(), [x])  # no vjp
+    assert f"test_export_stablehlo.py:{line_of(__file__, '[x])  # no vjp')}" in str(info.value)
+
+
+def test_vectorizing_an_export_twice_is_an_error_at_the_users_line():
+    srv = sg.export(lambda x: {"y": snp.sin(x)}, sg.TensorType(("n",), F32))
+    g = sg.Graph()
+    with g, pytest.raises(sg.GraphError, match="has no exported batched form") as info:
+        sg.vectorize(sg.vectorize(lambda t: srv(t)["y"]))(sg.placeholder((2, 3, 4), F32))  # twice
+    assert f"test_export_stablehlo.py:{line_of(__file__, '# twice')}" in str(info.value)
 
 
 def test_vectorizing_a_loaded_export_equals_a_loop(weightless):
