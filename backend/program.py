@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -248,10 +249,11 @@ class Repeats:
     a name always resolves to the same tensor.
     """
 
-    __slots__ = ("_table",)
+    __slots__ = ("_table", "_followers")
 
     def __init__(self):
         self._table: dict = {}
+        self._followers = weakref.WeakSet()  # steps holding a Repeat of this table (step_callable.py)
 
     def find(self, fetches, feeds) -> Repeat | None:
         kind = type(fetches)
@@ -268,8 +270,16 @@ class Repeats:
         if key is not None:
             self._table[key] = repeat
 
+    def follow(self, step) -> None:
+        """Tell ``step`` (its ``drop()``) when the table drops its Repeats: a step keeps one to
+        run without asking the table, and must not run it after the Session closed or
+        switched check_numerics."""
+        self._followers.add(step)
+
     def clear(self) -> None:
         self._table.clear()
+        for step in list(self._followers):
+            step.drop()
 
     def __len__(self) -> int:
         return len(self._table)
@@ -373,12 +383,7 @@ class Repeat:
             if form is None:
                 out = _asarray(results)
                 return out if out.dtype is not _OBJECT else pjrt.host_result(results)
-            out = [_asarray(r) for r in results]
-            if any(a.dtype is _OBJECT for a in out):
-                out = [pjrt.host_result(r) for r in results]
-            if form is list:
-                return out
-            return tuple(out) if form is tuple else dict(zip(form, out))
+            return host_shaped(results, form)
         except pjrt.ArgumentMismatch:
             self.raw = False
             return MISSED
@@ -414,6 +419,18 @@ class Repeat:
         if not simple or strict is None:
             return None
         return strict(self.form is None)
+
+
+def host_shaped(results, form):
+    """The strict dispatcher's results (device arrays on the CPU) as numpy views in the fetches'
+    ``form``: list, tuple, or a dict's keys (``Repeat.form``). The results of one run share its
+    completion: if it failed, the first one tells, and the error is raised."""
+    out = list(map(_asarray, results))
+    if out and out[0].dtype is _OBJECT:
+        out = [pjrt.host_result(r) for r in results]
+    if form is list:
+        return out
+    return tuple(out) if form is tuple else dict(zip(form, out))
 
 
 _x64 = None  # jax's x64 flag, once jax is loaded (``Repeat.lean``)

@@ -59,7 +59,7 @@ def test_a_lean_step_gives_what_numpy_gives_and_sends_other_feeds_to_the_checked
         a, b = rng.normal(size=(2, 4)).astype(np.float32)
         ints = np.array([-(2**31), 2**31 - 2], np.int32)  # the range's ends
         step(a, b, ints), by_name(a, b, ints), one(a, b)
-        assert all(f.lean is not None for f in (step, by_name, one))  # lean from here
+        assert all(f.state.lean is not None for f in (step, by_name, one))  # lean from here
         runs, compiles = sess.stats.runs, sess.stats.compiles
         for _ in range(5):  # random points, each form of fetches
             a, b = rng.normal(size=(2, 4)).astype(np.float32)
@@ -122,7 +122,7 @@ def test_a_lean_step_follows_shape_changes_raises_a_failed_callback_and_serves_t
         for size in (4, 3, 4, 0):  # back and forth, and empty
             v = np.linspace(-2, 2, size).astype(np.float32)
             got = step(v)
-            assert got.shape == (size,) and step.lean is not None
+            assert got.shape == (size,) and step.state.lean is not None
             np.testing.assert_allclose(got, np.cos(v) + v, rtol=1e-6)
         with pytest.raises(sg.ExecutionError, match="too big: 11"):
             step(np.array([1, 11, 2, 3], np.float32))
