@@ -207,7 +207,7 @@ class Session(Unpicklable):
         try:  # (free unless raised: the lean path of a repeated run stays one call deep)
             repeat = self._repeats.find(fetches, feeds)
             if repeat is not None:
-                results = repeat.run(feeds, self._state, self.stats)
+                results = repeat.run_values(() if feeds is None else feeds.values(), self._state, self.stats)
                 if results is not MISSED:
                     return results
             leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)

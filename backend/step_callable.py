@@ -17,8 +17,6 @@ in every call.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..graph import FeedError
@@ -124,11 +122,8 @@ class StepState:
 def _jax_x64():
     """jax's x64 flag once jax is loaded (kept from then on), else None."""
     global _x64
-    config = sys.modules.get("jax._src.config")
-    if config is not None:
-        _x64 = config.enable_x64
-        return _x64
-    return None
+    _x64 = pjrt.jax_x64()
+    return _x64
 
 
 _x64 = None  # jax's x64 flag, once jax is loaded

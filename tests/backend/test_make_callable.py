@@ -145,5 +145,35 @@ def test_a_lean_step_follows_shape_changes_raises_a_failed_callback_and_serves_t
         assert failures == []
 
 
+def test_a_lean_step_sees_check_numerics_switched_and_the_session_closed_at_its_next_call():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+        z = snp.log(x)
+    good = np.array([1.0, 2.0, 0.5], np.float32)
+    bad = np.array([1.0, -1.0, 0.0], np.float32)  # log: nan at -1, -inf at 0
+    sess = sg.Session(g)
+    step = sess.make_callable(z, [x])
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    assert step.state.lean is not None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(step(bad), np.log(bad))  # unchecked: nan and -inf come back
+    sess.check_numerics = True  # reaches the step without a test per call
+    assert step.state.lean is None
+    with pytest.raises(sg.ExecutionError, match="nan"):
+        step(bad)
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    sess.check_numerics = False
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    assert step.state.lean is not None  # lean again
+    runs = sess.stats.runs
+    step(good)
+    assert sess.stats.runs == runs + 1
+    sess.close()
+    assert step.state.lean is None
+    with pytest.raises(sg.FeedError, match="closed"):
+        step(good)
+
+
 # the placeholders' lines, which their feed errors name (defined last: line_of finds the first line)
 N_LINE, X_LINE = 'sg.placeholder((2,), sg.int32, name="n")', 'sg.placeholder((4,), sg.float32, name="x")'
