@@ -445,6 +445,13 @@ def _compiled_shardings(devices: tuple, shardings, types) -> list:
     return [tiled(devices, tiling_of(h, len(shape), len(devices))) for h, (shape, _) in zip(shardings, types)]
 
 
+def jax_x64():
+    """jax's x64 flag (the object: its ``swap_local``/``set_local`` turn it on or off for this
+    thread) once jax is loaded, else None (stablegraph's own flag, always on, is installed)."""
+    config = sys.modules.get("jax._src.config")
+    return None if config is None else config.enable_x64
+
+
 class _x64_for:
     """Keep 64-bit data 64-bit while jax's x64 flag (if jax is loaded) is off.
 
@@ -454,8 +461,7 @@ class _x64_for:
     __slots__ = ("flag", "old")
 
     def __init__(self, wide: bool):
-        config = sys.modules.get("jax._src.config") if wide else None
-        self.flag = config.enable_x64 if config is not None else None
+        self.flag = jax_x64() if wide else None
 
     def __enter__(self):
         if self.flag is not None:
@@ -627,7 +633,7 @@ class Executable:
         return [host_result(r) for r in host]
 
     def strict(self, leaf: bool):
-        """A lean C++ dispatcher for the common case (a Session's repeat runs, program.Repeat.lean),
+        """A lean C++ dispatcher for the common case (a Session's repeat runs, program.Repeat.run_values),
         or None. ``leaf``: it gives the only result alone, not a list of one.
 
         It applies where none of ``__call__``'s branches is needed: results all host-bound, plain numpy

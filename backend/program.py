@@ -8,8 +8,8 @@ path does no planning; a Repeat is its fast path for runs that repeat one. ``Low
 
 from __future__ import annotations
 
-import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -248,10 +248,11 @@ class Repeats:
     a name always resolves to the same tensor.
     """
 
-    __slots__ = ("_table",)
+    __slots__ = ("_table", "_followers")
 
     def __init__(self):
         self._table: dict = {}
+        self._followers = weakref.WeakSet()  # steps holding a Repeat of this table (step_callable.py)
 
     def find(self, fetches, feeds) -> Repeat | None:
         kind = type(fetches)
@@ -268,8 +269,16 @@ class Repeats:
         if key is not None:
             self._table[key] = repeat
 
+    def follow(self, step) -> None:
+        """Tell ``step`` (its ``drop()``) when the table drops its Repeats: a step keeps one to
+        run without asking the table, and must not run it after the Session closed or
+        switched check_numerics."""
+        self._followers.add(step)
+
     def clear(self) -> None:
         self._table.clear()
+        for step in list(self._followers):
+            step.drop()
 
     def __len__(self) -> int:
         return len(self._table)
@@ -295,7 +304,7 @@ def _key(fetches, feeds):
 class Repeat:
     """The fast path for a run repeating an earlier one: same fetches, same feed keys.
 
-    When the program allows it (``_strict``), ``lean`` calls the executable's strict C++
+    When the program allows it (``_strict``), ``run_values`` calls the executable's strict C++
     dispatcher on the feeds' values and shapes its results as the fetches. If the last feeds
     went in unconverted (``raw``), it is handed them as given: jaxlib's dispatcher checks their
     types in C++, and one the program does not take exactly is a miss. Otherwise, and after
@@ -311,7 +320,7 @@ class Repeat:
         self.specs = tuple((arr.dtype, arr.shape) for _, arr in fed)
         self.kind = kind = type(fetches)
         self.keys = tuple(fetches) if kind is dict else None
-        # the results' shape for ``lean``: None (the one result), list, tuple, or a dict's keys
+        # the results' shape for the strict call: None (the one result), list, tuple, or a dict's keys
         self.form = self.keys if kind is dict else kind if kind is list or kind is tuple else None
         # every feed an array of the program's own dtype and shape (nothing was converted): the
         # executable's own dispatch can take such feeds straight
@@ -326,64 +335,49 @@ class Repeat:
         return self.run_values(() if feeds is None else feeds.values(), state, stats)
 
     def run_values(self, given, state, stats):
-        """``run`` for the feeds' values alone, in the order of the feeds it was made for."""
-        has_lean = self.strict is not None
-        if has_lean and self.raw:
-            out = self.lean(given)
-            if out is not MISSED:
-                stats.runs += 1
-                stats.cache_hits += 1
-                return out
-        values = self.values_for(given)
-        if values is None:
-            return MISSED
-        if has_lean:
-            out = self.lean(values)
-            if out is not MISSED:
-                stats.runs += 1
-                stats.cache_hits += 1
-                return out
-        return self.shape_results(self.program.execute(state, stats, values))
+        """``run`` for the feeds' values alone, in the order of the feeds it was made for
+        (``Session.run`` calls it straight: a repeated run is this one frame deep).
 
-    def lean(self, values):
-        """The run's result from the executable's strict dispatcher (the caller counts the run),
-        or MISSED when a value is not exactly of the type the program takes: then ``raw`` is
-        off, and the caller converts and checks the feeds (no miss per run from then on).
-
-        jax's x64 flag is on for the call, if jax is loaded: with it off the dispatcher would
-        take a 64-bit feed as its 32-bit kind and cast it (wrapping ints, overflowing floats)
-        instead of missing."""
-        global _x64
-        x64 = _x64
-        if x64 is None:
-            config = _modules.get("jax._src.config")
-            if config is not None:
-                x64 = _x64 = config.enable_x64
+        The strict dispatcher takes the values as given while ``raw``; one the program does not
+        take exactly (ArgumentMismatch) turns ``raw`` off, and from then on the values are
+        converted and checked first. jax's x64 flag is on for the call, if jax is loaded: with
+        it off the dispatcher would take a 64-bit feed as its 32-bit kind and cast it (wrapping
+        ints, overflowing floats) instead of missing."""
         strict = self.strict
-        try:
+        values = given
+        if strict is None or not self.raw:
+            values = self.values_for(given)
+            if values is None:
+                return MISSED
+        if strict is not None:
+            x64 = _x64
             if x64 is None:
-                results = strict(*values)
-            else:
-                old = x64.swap_local(True)
-                try:
+                x64 = _jax_x64()
+            try:
+                if x64 is None:
                     results = strict(*values)
-                finally:
-                    x64.set_local(old)
-            form = self.form
-            if form is None:
-                out = _asarray(results)
-                return out if out.dtype is not _OBJECT else pjrt.host_result(results)
-            out = [_asarray(r) for r in results]
-            if any(a.dtype is _OBJECT for a in out):
-                out = [pjrt.host_result(r) for r in results]
-            if form is list:
-                return out
-            return tuple(out) if form is tuple else dict(zip(form, out))
-        except pjrt.ArgumentMismatch:
-            self.raw = False
-            return MISSED
-        except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
-            raise_failed_run(self.program, e)
+                else:
+                    old = x64.swap_local(True)
+                    try:
+                        results = strict(*values)
+                    finally:
+                        x64.set_local(old)
+            except pjrt.ArgumentMismatch:
+                if values is given:  # as given: convert and check them, now and from now on
+                    self.raw = False
+                    return self.run_values(given, state, stats)
+                # converted and still not the strict kind (a device array placed elsewhere): the general call
+            except Exception as e:  # noqa: BLE001  (jaxlib raises a failed callback as a ValueError)
+                raise_failed_run(self.program, e)
+            else:
+                stats.runs += 1
+                stats.cache_hits += 1
+                form = self.form
+                if form is None:
+                    out = _asarray(results)
+                    return out if out.dtype is not _OBJECT else pjrt.host_result(results)
+                return host_shaped(results, form)
+        return self.shape_results(self.program.execute(state, stats, values))
 
     def values_for(self, given) -> list | None:
         """The feeds' values as the program takes them (FeedError as the full path gives it), or
@@ -402,7 +396,7 @@ class Repeat:
         return shaped(results, self.kind, self.keys)
 
     def _strict(self, program: Program, n_fed: int):
-        """The executable's strict dispatcher (see ``lean``) when a run of ``program`` is just
+        """The executable's strict dispatcher (see ``run_values``) when a run of ``program`` is just
         that call: no variables, not run on a worker for Ctrl-C, every feed an argument in
         order, every result a fetch; else None."""
         plan = program.plan
@@ -416,7 +410,25 @@ class Repeat:
         return strict(self.form is None)
 
 
-_x64 = None  # jax's x64 flag, once jax is loaded (``Repeat.lean``)
-_modules = sys.modules
+def host_shaped(results, form):
+    """The strict dispatcher's results (device arrays on the CPU) as numpy views in the fetches'
+    ``form``: list, tuple, or a dict's keys (``Repeat.form``). The results of one run share its
+    completion: if it failed, the first one tells, and the error is raised."""
+    out = list(map(_asarray, results))
+    if out and out[0].dtype is _OBJECT:
+        out = [pjrt.host_result(r) for r in results]
+    if form is list:
+        return out
+    return tuple(out) if form is tuple else dict(zip(form, out))
+
+
+def _jax_x64():
+    """jax's x64 flag once jax is loaded (kept from then on), else None."""
+    global _x64
+    _x64 = pjrt.jax_x64()
+    return _x64
+
+
+_x64 = None  # jax's x64 flag, once jax is loaded (``Repeat.run_values``)
 _asarray = np.asarray
 _OBJECT = np.dtype(object)  # what numpy makes of a result whose run failed on the device

@@ -54,7 +54,7 @@ from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_l
 from .shardings import MeshLayout
 from .state import NonfiniteRun, State
 from .stats import CompileRecord, SessionStats, change_reason
-from .step_callable import StepCallable
+from .step_callable import make_step
 
 
 def _session_devices(n) -> list:
@@ -207,7 +207,7 @@ class Session(Unpicklable):
         try:  # (free unless raised: the lean path of a repeated run stays one call deep)
             repeat = self._repeats.find(fetches, feeds)
             if repeat is not None:
-                results = repeat.run(feeds, self._state, self.stats)
+                results = repeat.run_values(() if feeds is None else feeds.values(), self._state, self.stats)
                 if results is not MISSED:
                     return results
             leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
@@ -238,7 +238,7 @@ class Session(Unpicklable):
     def _resolve(self, key) -> Tensor:
         return feeding.resolve(self.graph, key)
 
-    def make_callable(self, fetches, feed_list=()) -> StepCallable:
+    def make_callable(self, fetches, feed_list=()):
         """TF1's ``Session.make_callable``: a function of the values of ``feed_list`` (tensors or
         names, in that order) that runs ``fetches``, as ``run(fetches, dict(zip(feed_list,
         values)))`` does. Resolving the fetches and feeds and finding the program happen once,
@@ -255,7 +255,7 @@ class Session(Unpicklable):
         leaves, _ = flatten(fetches, is_leaf=is_fetch_leaf)
         for leaf in leaves:
             feeding.resolve(self.graph, leaf)  # an unknown fetch is an error now, not at the first call
-        return StepCallable(self, fetches, feeds)
+        return make_step(self, fetches, feeds)
 
     def feed_placer(self, feeds) -> FeedPlacer:
         """A FeedPlacer for the placeholders ``feeds`` (tensors or names): it checks values as

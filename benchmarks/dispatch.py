@@ -11,6 +11,11 @@ line is the plain case's ratio.
 Run with ``make bench`` or ``python benchmarks/dispatch.py``.
 
 ``--profile`` also prints where ``sess.run`` spends its time (cProfile).
+``--cpu`` also prints each call's main-thread CPU time (``time.thread_time``), which
+other processes on a busy machine disturb less than wall time, with each case's
+ratio to jax taken chunk by chunk (each chunk over the jax chunk timed next to it)
+and the bare strict dispatcher plus ``np.asarray`` beside them: the floor of any
+Python step around it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
+import time
 
 import jax
 import numpy as np
@@ -85,6 +92,36 @@ def jax_scalar_call(a: np.ndarray, b: np.ndarray):
     return lambda: np.asarray(scale(2.0, b))
 
 
+def cpu_ratios(fns: dict, calls: int, repeats: int) -> None:
+    """Print the p10 main-thread CPU time per call of each function and the median, over
+    interleaved chunks of ``calls`` calls, of its chunk's time over the jax chunk next to it."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.thread_time_ns()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.thread_time_ns() - start) / calls / 1e3)
+    print(f"main-thread CPU per call (p10 of {repeats} x {calls} calls), ratio to jax chunk by chunk")
+    for name, ts in times.items():
+        ratio = statistics.median(t / j for t, j in zip(ts, times["jax"]))
+        print(f"  {name:<19} {sorted(ts)[repeats // 10]:8.2f} us  {ratio:.3f}")
+
+
+def strict_floor(a: np.ndarray, b: np.ndarray):
+    """The make_callable step's strict dispatcher called bare, plus np.asarray: no Python
+    frame of ours (what the step would cost if it were jaxlib's object alone)."""
+    g = sg.Graph("dispatch_floor")
+    with g:
+        x = sg.placeholder(a.shape, sg.float32, name="x")
+        y = sg.placeholder(b.shape, sg.float32, name="y")
+        z = x + y
+    step = sg.Session(g).make_callable(z, [x, y])
+    step(a, b)
+    strict = step.state.lean.strict
+    return lambda: np.asarray(strict(a, b))
+
+
 def profile(fn, calls: int, top: int) -> None:
     prof = cProfile.Profile()
     prof.enable()
@@ -99,6 +136,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1000, help="calls per timed repeat")
     parser.add_argument("--repeats", type=int, default=21, help="interleaved repeats")
     parser.add_argument("--profile", action="store_true", help="cProfile sess.run afterwards")
+    parser.add_argument("--cpu", action="store_true", help="also main-thread CPU per call, paired with jax")
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
@@ -121,6 +159,9 @@ def main() -> None:
     print(f"per call, x + y on float32[8], numpy in and out (median of {args.repeats} x {args.calls} calls)")
     for name, seconds in med.items():
         print(f"  {name:<19} {seconds * 1e6:8.1f} us")
+    if args.cpu:
+        cases = ("jax", "make_callable", "stablegraph")
+        cpu_ratios({"strict floor": strict_floor(a, b)} | {k: fns[k] for k in cases}, 200, 15 * args.repeats)
     if args.profile:
         profile(fns["stablegraph"], 20 * args.calls, top=25)
     print(f"sess.make_callable(z, [x, y]) step: ratio {med['make_callable'] / med['jax']:.2f} (goal <= 1.0)")

@@ -59,7 +59,7 @@ def test_a_lean_step_gives_what_numpy_gives_and_sends_other_feeds_to_the_checked
         a, b = rng.normal(size=(2, 4)).astype(np.float32)
         ints = np.array([-(2**31), 2**31 - 2], np.int32)  # the range's ends
         step(a, b, ints), by_name(a, b, ints), one(a, b)
-        assert all(f.lean is not None for f in (step, by_name, one))  # lean from here
+        assert all(f.state.lean is not None for f in (step, by_name, one))  # lean from here
         runs, compiles = sess.stats.runs, sess.stats.compiles
         for _ in range(5):  # random points, each form of fetches
             a, b = rng.normal(size=(2, 4)).astype(np.float32)
@@ -122,7 +122,7 @@ def test_a_lean_step_follows_shape_changes_raises_a_failed_callback_and_serves_t
         for size in (4, 3, 4, 0):  # back and forth, and empty
             v = np.linspace(-2, 2, size).astype(np.float32)
             got = step(v)
-            assert got.shape == (size,) and step.lean is not None
+            assert got.shape == (size,) and step.state.lean is not None
             np.testing.assert_allclose(got, np.cos(v) + v, rtol=1e-6)
         with pytest.raises(sg.ExecutionError, match="too big: 11"):
             step(np.array([1, 11, 2, 3], np.float32))
@@ -143,6 +143,36 @@ def test_a_lean_step_follows_shape_changes_raises_a_failed_callback_and_serves_t
         for t in threads:
             t.join()
         assert failures == []
+
+
+def test_a_lean_step_sees_check_numerics_switched_and_the_session_closed_at_its_next_call():
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float32, name="x")
+        z = snp.log(x)
+    good = np.array([1.0, 2.0, 0.5], np.float32)
+    bad = np.array([1.0, -1.0, 0.0], np.float32)  # log: nan at -1, -inf at 0
+    sess = sg.Session(g)
+    step = sess.make_callable(z, [x])
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    assert step.state.lean is not None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(step(bad), np.log(bad))  # unchecked: nan and -inf come back
+    sess.check_numerics = True  # reaches the step without a test per call
+    assert step.state.lean is None
+    with pytest.raises(sg.ExecutionError, match="nan"):
+        step(bad)
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    sess.check_numerics = False
+    np.testing.assert_allclose(step(good), np.log(good), rtol=1e-6)
+    assert step.state.lean is not None  # lean again
+    runs = sess.stats.runs
+    step(good)
+    assert sess.stats.runs == runs + 1
+    sess.close()
+    assert step.state.lean is None
+    with pytest.raises(sg.FeedError, match="closed"):
+        step(good)
 
 
 # the placeholders' lines, which their feed errors name (defined last: line_of finds the first line)
