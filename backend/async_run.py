@@ -156,7 +156,7 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             fed = session._convert_feeds(feeds)
             program = session._program(tuple(session._resolve(f) for f in leaves), fed)
             values = [arr for _, arr in fed]
-        return _started(program, session, values, tree)
+        return _started(program, session, values, tree, steps)
     except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
         return RunHandle.ended(error=e)
 
@@ -167,18 +167,19 @@ WORKER_FLOPS = 1e7
 _FLOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # executable -> its flops
 
 
-def _started(program, session, values, tree) -> RunHandle:
-    """The handle of ``program`` started on the feeds' ``values``: on a worker (``on_worker``)
-    or launched here."""
-    if on_worker(session, program):
+def _started(program, session, values, tree, steps=None) -> RunHandle:
+    """The handle of ``program`` (of ``steps`` steps, or a single run) started on the feeds'
+    ``values``: on a worker (``on_worker``) or launched here."""
+    if on_worker(session, program, steps or 1):
         return RunHandle(session, program, tree, job=_start_on_worker(program, session, values))
     outs, token, before = _launch(program, session, values)
     return RunHandle(session, program, tree, outs, token, before)
 
 
-def on_worker(session, program) -> bool:
-    """Whether ``run_async`` runs ``program`` on a worker thread: one CPU device (where PJRT runs it
-    inside the calling thread) and at least WORKER_FLOPS of work."""
+def on_worker(session, program, steps: int = 1) -> bool:
+    """Whether ``run_async`` runs ``program`` (``steps`` trips of a step loop) on a worker thread:
+    one CPU device (where PJRT runs it inside the calling thread) and at least WORKER_FLOPS of
+    work (XLA's cost analysis counts one trip of a loop)."""
     devices = session._layout.devices
     if len(devices) != 1 or devices[0].platform != "cpu":
         return False
@@ -186,7 +187,7 @@ def on_worker(session, program) -> bool:
     flops = _FLOPS.get(exe)
     if flops is None:
         flops = _FLOPS[exe] = _flops(exe)
-    return flops >= WORKER_FLOPS
+    return flops * steps >= WORKER_FLOPS
 
 
 def _count(program, session) -> None:
