@@ -22,6 +22,7 @@ than it overlaps.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import weakref
 
@@ -206,7 +207,20 @@ def _args(program, values) -> list:
 def _start_on_worker(program, session, values):
     """Start ``program`` on a worker thread beside the Session's state (State.start); counted as a run."""
     _count(program, session)
-    return session._state.start(program, _args(program, values))
+    job = session._state.start(program, _args(program, values))
+    _RUNNING[:] = [j for j in _RUNNING if not j.ended(0)] + [job]
+    return job
+
+
+_RUNNING: list = []  # the Jobs of runs started on workers that may not have ended
+
+
+@atexit.register
+def _wait_for_workers() -> None:
+    """At exit, wait for runs started on workers (nobody may have read them): a worker coming back
+    from C++ while the interpreter is torn down aborts the process (interrupt.py)."""
+    for job in list(_RUNNING):
+        job.ended(-1)
 
 
 class _Shape:
