@@ -119,16 +119,15 @@ class RunHandle:
         """Settle a run started on a worker: its Job gives the fetches (its error is named, and
         the variables it lost are said, by the State's run, as ``run`` raises them)."""
         try:
-            outs = self._job.wait()
+            outs = self._job.wait()  # (a Ctrl-C here leaves the handle unsettled: result() waits again)
             slots = self._program.plan.fetch_slots
             fetched = outs if slots is None else [None if i is None else outs[i] for i in slots]
             tree = self._tree
             self._value = tree.shape_results(fetched) if type(tree) is _Shape else unflatten(tree, fetched)
         except Exception as e:  # noqa: BLE001
             self._error = e
-        finally:
-            self._settled = True
-            self._job = None
+        self._settled = True
+        self._job = None
 
     def __repr__(self) -> str:
         state = "done" if self.done() else "running"
