@@ -9,15 +9,26 @@ so runs take effect in the order they were started: a later run reads the
 variables an earlier one writes (jaxlib makes it wait for them). Errors of
 any stage (a bad feed, a failed compile, a failed run) surface on the
 handle's ``result()``, as ``run`` raises them.
+
+PJRT's CPU client runs a one-device program inside the calling thread
+(pjrt.py), so there a launch ends before it returns. A program long enough
+to pay for a thread hand-off (``WORKER_FLOPS``) is therefore run on a
+worker thread (``State.start``), which holds the Session's gate until the
+run ends: the caller goes on to the next batch while the step computes, as
+jax's asynchronous dispatch lets a jitted loop do, and the next run waits
+for this one. Shorter programs run inline, where a hand-off would cost more
+than it overlaps.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 
 from ..graph import flatten, unflatten
 from . import step_loop
-from .program import is_fetch_leaf
+from .program import _flops, is_fetch_leaf
 from .state import raise_failed_run
 
 
@@ -27,11 +38,13 @@ class RunHandle:
 
     __slots__ = (
         "_session", "_program", "_tree", "_outs", "_token", "_before", "_value", "_error", "_settled", "_watch",
+        "_job",
     )  # fmt: skip
 
-    def __init__(self, session=None, program=None, tree=None, outs=(), token=None, before=None):
+    def __init__(self, session=None, program=None, tree=None, outs=(), token=None, before=None, job=None):
         self._session, self._program, self._tree = session, program, tree
         self._outs, self._token, self._before = outs, token, before
+        self._job = job  # the worker's Job of a run started on one (State.start), else None
         self._value = self._error = None
         self._settled = program is None
         self._watch: threading.Thread | None = None
@@ -47,6 +60,8 @@ class RunHandle:
         """Whether the run has ended (``result()`` will not wait)."""
         if self._settled:
             return True
+        if self._job is not None:
+            return self._job.ended(0)
         live = [r for r in self._outs if not r.is_deleted()]
         if live or self._token is None:  # (without a token, a fetch's result is never handed on)
             return all(r.is_ready() for r in live)
@@ -71,6 +86,9 @@ class RunHandle:
         return self._value
 
     def _settle(self) -> None:
+        if self._job is not None:
+            self._settle_job()
+            return
         program, session = self._program, self._session
         try:
             try:
@@ -97,6 +115,20 @@ class RunHandle:
             self._settled = True
             self._outs, self._token, self._before = (), None, None
 
+    def _settle_job(self) -> None:
+        """Settle a run started on a worker: its Job gives the fetches (its error is named, and
+        the variables it lost are said, by the State's run, as ``run`` raises them)."""
+        try:
+            outs = self._job.wait()  # (a Ctrl-C here leaves the handle unsettled: result() waits again)
+            slots = self._program.plan.fetch_slots
+            fetched = outs if slots is None else [None if i is None else outs[i] for i in slots]
+            tree = self._tree
+            self._value = tree.shape_results(fetched) if type(tree) is _Shape else unflatten(tree, fetched)
+        except Exception as e:  # noqa: BLE001
+            self._error = e
+        self._settled = True
+        self._job = None
+
     def __repr__(self) -> str:
         state = "done" if self.done() else "running"
         return f"<run handle: {state}>"
@@ -119,16 +151,75 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             repeat = session._repeats.find(fetches, feeds)  # a run seen before: its program, feeds checked
             values = None if repeat is None else repeat.values_for(() if feeds is None else feeds.values())
             if values is not None:
-                outs, token, before = _launch(repeat.program, session, values)
-                return RunHandle(session, repeat.program, _Shape(repeat), outs, token, before)
+                return _started(repeat.program, session, values, _Shape(repeat))
             leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
             fed = session._convert_feeds(feeds)
             program = session._program(tuple(session._resolve(f) for f in leaves), fed)
             values = [arr for _, arr in fed]
-        outs, token, before = _launch(program, session, values)
+        return _started(program, session, values, tree, steps)
     except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
         return RunHandle.ended(error=e)
+
+
+# Programs of at least this many flops (XLA's cost analysis) run on a worker thread on one CPU
+# device: about 0.3 ms of compute and more, against tens of microseconds for the hand-off.
+WORKER_FLOPS = 1e7
+_FLOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # executable -> its flops
+
+
+def _started(program, session, values, tree, steps=None) -> RunHandle:
+    """The handle of ``program`` (of ``steps`` steps, or a single run) started on the feeds'
+    ``values``: on a worker (``on_worker``) or launched here."""
+    if on_worker(session, program, steps or 1):
+        return RunHandle(session, program, tree, job=_start_on_worker(program, session, values))
+    outs, token, before = _launch(program, session, values)
     return RunHandle(session, program, tree, outs, token, before)
+
+
+def on_worker(session, program, steps: int = 1) -> bool:
+    """Whether ``run_async`` runs ``program`` (``steps`` trips of a step loop) on a worker thread:
+    one CPU device (where PJRT runs it inside the calling thread) and at least WORKER_FLOPS of
+    work (XLA's cost analysis counts one trip of a loop)."""
+    devices = session._layout.devices
+    if len(devices) != 1 or devices[0].platform != "cpu":
+        return False
+    exe = program.executable
+    flops = _FLOPS.get(exe)
+    if flops is None:
+        flops = _FLOPS[exe] = _flops(exe)
+    return flops * steps >= WORKER_FLOPS
+
+
+def _count(program, session) -> None:
+    stats = session.stats
+    stats.runs += 1
+    if program.runs:
+        stats.cache_hits += 1
+    program.runs += 1
+
+
+def _args(program, values) -> list:
+    positions = program.plan.arg_positions
+    return list(values if len(positions) == len(values) else [values[i] for i in positions])
+
+
+def _start_on_worker(program, session, values):
+    """Start ``program`` on a worker thread beside the Session's state (State.start); counted as a run."""
+    _count(program, session)
+    job = session._state.start(program, _args(program, values))
+    _RUNNING[:] = [j for j in _RUNNING if not j.ended(0)] + [job]
+    return job
+
+
+_RUNNING: list = []  # the Jobs of runs started on workers that may not have ended
+
+
+@atexit.register
+def _wait_for_workers() -> None:
+    """At exit, wait for runs started on workers (nobody may have read them): a worker coming back
+    from C++ while the interpreter is torn down aborts the process (interrupt.py)."""
+    for job in list(_RUNNING):
+        job.ended(-1)
 
 
 class _Shape:
@@ -142,11 +233,5 @@ class _Shape:
 
 def _launch(program, session, values) -> tuple[list, object, dict]:
     """Start ``program`` on the feeds' ``values`` beside the Session's state; counted as a run."""
-    stats = session.stats
-    stats.runs += 1
-    if program.runs:
-        stats.cache_hits += 1
-    program.runs += 1
-    positions = program.plan.arg_positions
-    args = values if len(positions) == len(values) else [values[i] for i in positions]
-    return session._state.launch(program, list(args))
+    _count(program, session)
+    return session._state.launch(program, _args(program, values))

@@ -112,14 +112,52 @@ class State:
         """Run a program that writes variables, alone; store their new buffers."""
         self.gate.enter_write()
         try:
-            outs = self._writing(program, args, self.call)
-            n = len(outs) - len(program.plan.state_out)
-            if program.plan.checks_finite and not outs[n - 1]:
-                raise NonfiniteRun()  # nothing stored: the run donated nothing, the old values stand
-            self._store(program.plan.state_out, outs[n:])
-            return outs[:n]
+            return self._write_held(program, args)
         finally:
             self.gate.exit_write()
+
+    def _write_held(self, program, args) -> list:
+        """``write``'s run, with the write gate already held."""
+        outs = self._writing(program, args, self.call)
+        n = len(outs) - len(program.plan.state_out)
+        if program.plan.checks_finite and not outs[n - 1]:
+            raise NonfiniteRun()  # nothing stored: the run donated nothing, the old values stand
+        self._store(program.plan.state_out, outs[n:])
+        return outs[:n]
+
+    def start(self, program, args) -> interrupt.Job:
+        """Run a program on a worker thread and return its Job at once (``sess.run_async`` of a
+        long program on one CPU device, where PJRT runs programs inside the calling thread).
+        The gate is taken here, on the caller's thread, and given back by the worker when the
+        run has ended: a later run (or ``get``, ``set``, ``close``) waits for this one, so runs
+        take effect in the order they were started. The Job's result is what ``write``,
+        ``read`` or ``call`` would have returned."""
+        gate, plan = self.gate, program.plan
+        writes, reads = bool(plan.state_out), bool(plan.state_in)
+        if writes:
+            gate.enter_write()
+        elif reads:
+            gate.enter_read()
+
+        def run(args):
+            try:
+                if writes:
+                    return self._write_held(program, args)
+                return self.call(program, args + self._inputs(program) if reads else args)
+            finally:
+                if writes:
+                    gate.exit_write()
+                elif reads:
+                    gate.exit_read()
+
+        try:
+            return interrupt.start(run, args)
+        except BaseException:
+            if writes:
+                gate.exit_write()
+            elif reads:
+                gate.exit_read()
+            raise
 
     def _writing(self, program, args, call):
         """``call(program, args + the variables' buffers)`` for a run that writes variables (the

@@ -33,7 +33,7 @@ from . import pjrt
 from .lowering import LoweringPass, ModuleText, _lowering, _partition
 from .placement import named_from_tiling
 from .planning import Plan, plan_run
-from .program import MISSED, Program, compile_text, is_fetch_leaf, is_flat, shaped
+from .program import LONG_FLOPS, MISSED, Program, _flops, compile_text, is_fetch_leaf, is_flat, shaped
 from .stats import CompileRecord, change_reason
 
 
@@ -231,7 +231,18 @@ def _compile(session, fetch_ts, fed, steps: int) -> Program:
     session._last_signature[("steps", fetch_ts)] = loop_plan.feed_signature
     names = tuple(t.name for t in fetch_ts)
     session.stats.records.append(CompileRecord(names, reason, time.perf_counter() - start, source))
-    return Program(executable, loop_plan, text, body.nodes)
+    program = Program(executable, loop_plan, text, body.nodes)
+    if text.count("stablehlo.while") == 1:  # the step loop alone: it ends after ``steps`` trips
+        program.interruptible = loop_flops(executable, steps) >= LONG_FLOPS
+    return program
+
+
+def loop_flops(executable, steps: int) -> float:
+    """The flops of a ``steps``-step loop program: XLA's cost analysis counts one trip of a loop.
+    A loop whose every trip is short runs inline (Program.interruptible): a Ctrl-C waits for at
+    most LONG_FLOPS of work, and the run saves the two thread hand-offs, which on a loaded
+    machine cost more wall time than a 50-step loop of a small model computes."""
+    return _flops(executable) * steps
 
 
 def _pin(value, spec):

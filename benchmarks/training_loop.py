@@ -12,7 +12,9 @@ next, as jax's asynchronous dispatch does), and ``sg.train.Loop``
 (steps_per_run=50, no logdir). jax: ``jax.jit(step, donate_argnums=(0, 1))``
 over params and an Adam state (written out, as optax computes it), fed ``X[perm[i:i + batch]]`` numpy
 batches, the losses fetched once per 50 steps. All run in one process with
-their repeats interleaved; a repeat is 500 steps.
+their repeats interleaved; a repeat is 500 steps. Each case prints wall-clock
+steps per second and process CPU time per step (all threads): on a machine
+other processes load, the CPU ratio is the steadier one.
 
 Cases (issue 24): (a) the digits MLP 64-64-10 at batch 32, where per-step
 overhead dominates (goal with steps=50: <= 0.5 of jax's time per step);
@@ -28,11 +30,12 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import statistics
+import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from timing import measure
 
 import stablegraph as sg
 
@@ -209,6 +212,22 @@ def jax_runner(X, Y, sizes, batch, steps_per_call, device):
 
 
 # -- the cases ----------------------------------------------------------------------------------
+def measure_wall_and_cpu(fns: dict, repeats: int) -> tuple[dict, dict]:
+    """Median wall seconds and median process CPU seconds (every thread) per call of each
+    function, repeats interleaved. The CPU time is the steadier of the two where other
+    processes load the machine: a step waiting for a core costs wall time, not CPU time."""
+    wall: dict = {name: [] for name in fns}
+    cpu: dict = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start, used = time.perf_counter(), time.process_time()
+            fn()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - used)
+    median = statistics.median
+    return {n: median(t) for n, t in wall.items()}, {n: median(t) for n, t in cpu.items()}
+
+
 def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
     """Time every runner of one case, interleaved; print steps per second and ratios; (a)'s ratio back."""
     steps = args.steps
@@ -217,23 +236,26 @@ def run_case(label, X, Y, sizes, batch, goal, args, device) -> float:
     for name, fn in fns.items():
         out = np.asarray(fn())  # compiles, fills the queues; every loss must be finite
         assert np.isfinite(out).all(), (label, name, out)
-    med = measure(fns, 1, args.repeats)
+    med, cpu = measure_wall_and_cpu(fns, args.repeats)
     for close in closers:
         close()
     rate = {name: steps / t for name, t in med.items()}
     print(
-        f"\n({label}) MLP {'-'.join(map(str, sizes))}, batch {batch}: steps per second (median of {args.repeats})"
+        f"\n({label}) MLP {'-'.join(map(str, sizes))}, batch {batch}: steps per second (median of {args.repeats}),"
+        " and process CPU time per step"
     )
     for name in ("jax", "sg steps=50", "sg single", "sg numpy", "sg async", "sg Loop"):
-        print(f"  {name:12s} {rate[name]:10.0f}")
+        print(f"  {name:12s} {rate[name]:10.0f}   cpu {cpu[name] / steps * 1e6:8.1f} us")
+
+    def ratios(name: str) -> str:
+        return f"{med[name] / med['jax']:.2f} (cpu {cpu[name] / cpu['jax']:.2f})"
+
     ratio = med["sg steps=50"] / med["jax"]
-    print(f"  ratio stablegraph/jax, prefetch + steps=50: {ratio:.2f} (goal <= {goal})")
-    print(
-        f"  ratio stablegraph/jax, prefetch, single steps: {med['sg single'] / med['jax']:.2f} (goal <= 1.0)"
-    )
-    print(f"  ratio stablegraph/jax, numpy feeds, single steps: {med['sg numpy'] / med['jax']:.2f}")
-    print(f"  ratio stablegraph/jax, numpy feeds, run_async: {med['sg async'] / med['jax']:.2f}")
-    print(f"  ratio stablegraph/jax, sg.train.Loop steps_per_run=50: {med['sg Loop'] / med['jax']:.2f}")
+    print(f"  ratio stablegraph/jax, prefetch + steps=50: {ratios('sg steps=50')} (goal <= {goal})")
+    print(f"  ratio stablegraph/jax, prefetch, single steps: {ratios('sg single')} (goal <= 1.0)")
+    print(f"  ratio stablegraph/jax, numpy feeds, single steps: {ratios('sg numpy')}")
+    print(f"  ratio stablegraph/jax, numpy feeds, run_async: {ratios('sg async')}")
+    print(f"  ratio stablegraph/jax, sg.train.Loop steps_per_run=50: {ratios('sg Loop')}")
     return ratio
 
 

@@ -179,6 +179,8 @@ class Producer:
         per_batch = sum(v.nbytes for v in values) // max(len(positions), 1)
         self.rows = max(1, min(ROWS_MAX, ROW_BLOCK_BYTES // max(per_batch, 1)))
         placed = self.placer.put_rows(values)
+        if self.placer.host_rows:  # the rows a run takes are the converted rows themselves
+            return [Batch(rows, p, rows) for rows, p in zip(placed, positions)]
         return [Batch([v[i] for v in values], p, placed[i]) for i, p in enumerate(positions)]
 
     def _converted_block(self, block) -> list:

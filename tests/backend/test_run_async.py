@@ -5,17 +5,29 @@ Runs are started without reading any result, then read back: a running sum
 started before it, reads interleaved with writes see the value of their
 moment, a steps=k run goes through the same handle, and errors of every
 stage (a bad feed, a host callback that raises) surface on result(),
-naming the user's line.
+naming the user's line. Every test runs twice: with runs launched inline,
+and with every program started on a worker thread (async_run.WORKER_FLOPS
+0), as long programs on one CPU device are.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.backend import pjrt
+from stablegraph.backend import async_run, pjrt
 from stablegraph.test_util import line_of
+
+
+@pytest.fixture(autouse=True, params=["inline", "worker"])
+def where_runs_start(request, monkeypatch):
+    """Runs launched where run_async is called, or every one started on a worker thread."""
+    if request.param == "worker":
+        monkeypatch.setattr(async_run, "WORKER_FLOPS", 0.0)
+    return request.param
 
 
 def fails_above(v):
@@ -48,6 +60,7 @@ def test_runs_take_effect_in_the_order_started():
         handles += [sess.run_async({"total": new}, {x: row}) for row in rows[2:]]
         after = sess.run_async([seen, new], {x: np.zeros(1)})
         got = [h.result()["total"] for h in handles]
+        after.result()  # (the last one started: on a worker it may still run until read)
         assert all(h.done() for h in [*handles, before, after])
         assert handles[0].result() is handles[0].result()  # read once, kept
         with np.errstate(invalid="ignore"):  # inf - inf
@@ -102,13 +115,13 @@ class _FailingToken:
         raise pjrt.XlaRuntimeError("INTERNAL: the device gave up (planted)")
 
 
-def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(monkeypatch):
+def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(where_runs_start):
     g, x, total, new, checked, seen = build()
     with g:
         train = sg.group(new)  # no fetched value: the handle waits on the run's token
-    with sg.Session(g) as sess:
+    with sg.Session(g) as sess, pytest.MonkeyPatch.context() as patch:
         sess.run(new, {x: np.ones(2)})
-        launch = pjrt.Executable.launch
+        launch, call = pjrt.Executable.launch, pjrt.Executable.__call__
 
         def failing_later(self, values, token=True):
             outs, real = launch(self, values, token)
@@ -116,12 +129,52 @@ def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(monkey
                 real.block_until_ready()
             return outs, _FailingToken() if token else real
 
-        monkeypatch.setattr(pjrt.Executable, "launch", failing_later)
+        def failing_on_worker(self, values):  # the run ends (its buffers donated), then fails
+            call(self, values)
+            _FailingToken().block_until_ready()
+
+        if where_runs_start == "inline":
+            patch.setattr(pjrt.Executable, "launch", failing_later)
+            lost = "lost the values this run was writing"
+        else:
+            patch.setattr(pjrt.Executable, "__call__", failing_on_worker)
+            lost = "total lost its value"
         handle = sess.run_async(train, {x: np.ones(2)})
-        with pytest.raises(sg.ExecutionError, match=r"planted[\s\S]*lost the values this run was writing"):
+        with pytest.raises(sg.ExecutionError, match=rf"planted[\s\S]*{lost}"):
             handle.result()
-        monkeypatch.undo()
+        patch.undo()
         with pytest.raises(sg.ExecutionError, match="total lost its value"):
             sess.get(total)
         sess.set(total, 0.5)
         assert sess.run(new, {x: np.ones(2)}) == 2.5
+
+
+def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_start):
+    """On a worker, run_async returns while the run is still inside its program (a callback
+    there waits for the caller); inline, the run has ended when it returns. Either way a get or
+    run after it sees its write."""
+    go = threading.Event()
+
+    def wait_for_caller(v):
+        if not go.wait(10.0):
+            raise TimeoutError("run_async did not return while its run was waiting")
+        return v
+
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float64, name="x")
+        total = sg.Variable(np.float64(0.0), name="total")
+        slow = sg.assign_add(
+            total, sg.pure_callback(wait_for_caller, sg.TensorType((3,), sg.float64), x).sum()
+        )
+    rows = np.array([[1.5, -0.0, 2.0], [np.inf, 1.0, 0.5]])
+    with sg.Session(g) as sess:
+        if where_runs_start == "inline":
+            go.set()
+        handle = sess.run_async(slow, {x: rows[0]})
+        assert handle.done() == (where_runs_start == "inline")  # on a worker: waiting for the go
+        go.set()
+        np.testing.assert_array_equal(sess.get(total), rows[0].sum())  # waits for the run
+        assert handle.done() and handle.result() == rows[0].sum()
+        second = sess.run_async(slow, {x: rows[1]})
+        assert sess.run(total) == np.inf and second.result() == np.inf

@@ -207,3 +207,27 @@ def test_bad_steps_and_feeds_are_feed_errors_at_the_users_line():
 class _Broken:
     def next_feeds(self, steps):
         return [1, 2]
+
+
+def test_a_short_loop_runs_inline_and_one_with_a_loop_inside_stays_interruptible():
+    """A steps=k loop ends after k trips: with short trips it runs in the calling thread (no
+    hand-off to the Ctrl-C worker); a step with a while_loop of its own may never end, so its
+    loop still runs where Ctrl-C can stop the wait. Both still give the running sums numpy does."""
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float64, name="x")
+        total = sg.Variable(np.float64(0.0), name="total")
+        plain = sg.assign_add(total, x.sum())
+        counted = sg.while_loop(
+            lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + x.sum()), (0, np.float64(0.0))
+        )
+        looped = sg.assign_add(total, counted[1])
+    rows = np.array([[1.0, -0.0, 2.5], [np.inf, 0.0, 0.0], [-1.0, 3.0, 0.5]])
+    with sg.Session(g) as sess:
+        got_plain = sess.run(plain, {x: rows}, steps=3)
+        sess.set(total, 0.0)
+        got_looped = sess.run(looped, {x: rows}, steps=3)
+        flags = {key[1][0].name: p.interruptible for key, p in sess._cache.items() if key[0] == "steps"}
+    np.testing.assert_array_equal(got_plain, np.cumsum(rows.sum(axis=1)))
+    np.testing.assert_array_equal(got_looped, np.cumsum(3 * rows.sum(axis=1)))
+    assert flags == {plain.name: False, looped.name: True}
