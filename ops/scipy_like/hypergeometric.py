@@ -123,8 +123,11 @@ def _hyp1f1_value(a, b, x):
 
 
 def _hyp1f1_partials(a, b, x):
-    nan = snp.full_like(x, math.nan)
-    return nan, nan, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
+    from .hypergeometric_params import hyp1f1_parameter_slopes  # it builds on this module's series
+
+    wide = [v.astype("float64") for v in (a, b, x)]
+    slope_a, slope_b = (s.astype(x.dtype) for s in hyp1f1_parameter_slopes(*wide))
+    return slope_a, slope_b, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
 
 
 _hyp1f1 = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
@@ -293,8 +296,11 @@ def _hyp2f1_value(a, b, c, x):
 
 
 def _hyp2f1_partials(a, b, c, x):
-    nan = snp.full_like(x, math.nan)
-    return nan, nan, nan, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
+    from .hypergeometric_params import hyp2f1_parameter_slopes  # it builds on this module's series
+
+    wide = [v.astype("float64") for v in (a, b, c, x)]
+    slope_a, slope_b, slope_c = (s.astype(x.dtype) for s in hyp2f1_parameter_slopes(*wide))
+    return slope_a, slope_b, slope_c, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
 
 
 _hyp2f1 = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
