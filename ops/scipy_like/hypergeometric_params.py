@@ -14,7 +14,7 @@ transformation the value uses:
   to 0.95, and where the value sums a long series (a pole among a, b, c - a, c - b, Euler's
   transformation); the 1 - x transformation on (0.95, 1) with the digamma derivatives of its Gamma
   ratios; where c - a - b is an integer m that transformation has removable poles, so its slopes
-  at c +- h, c +- 2h are combined by Richardson's extrapolation (h = 1/256: about 1e-10 relative,
+  at c +- h, c +- 2h are combined by Richardson's extrapolation (h = 1/1024: within 1e-10 relative,
   the cancellation of terms of size 1 / h^2 against the h^4 error) instead of differentiating the
   digamma limit; Gauss's sum at x = 1.
 
@@ -47,7 +47,7 @@ from .hypergeometric import (
     _rgamma,
 )
 
-_RICHARDSON_STEP = 1.0 / 256
+_RICHARDSON_STEP = 1.0 / 1024
 
 
 def _digamma(x):
