@@ -17,8 +17,9 @@ stays 0), moved first to where the series converges fast:
   x = 1.
 
 The derivative in x is the closed form d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x) and
-d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are not
-offered (nan: jax's are parameter series, not written here yet).
+d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are the
+term-by-term derivatives of the same series through the same transformations
+(hypergeometric_params.py).
 """
 
 from __future__ import annotations
@@ -140,7 +141,10 @@ _hyp1f1_in_slope = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 def hyp1f1(a, b, x):
     """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k! of real
     a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n > b ends the series,
-    Kummer's transformation for x < 0); derivative in x (a / b) 1F1(a + 1; b + 1; x), none in a, b."""
+    Kummer's transformation for x < 0); derivative in x (a / b) 1F1(a + 1; b + 1; x), in a and b the
+    series' term-by-term derivatives (finite at a = -n; nan where the value is inf or nan, and in a
+    at the poles b = 0, -1, ...); second derivatives in x by the closed form, in a and b through the
+    derivative series' own chain rule."""
     a, b, x = _floats(a, b, x)
     return _hyp1f1(a, b, x)
 
@@ -310,8 +314,9 @@ _hyp2f1_in_slope = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
 @library()
 def hyp2f1(a, b, c, x):
     """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! of real
-    arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), none in
-    a, b, c."""
+    arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), in a, b
+    and c the series' term-by-term derivatives (Richardson's extrapolation near x = 1 where c - a - b
+    is an integer: 1e-10 relative there; nan where the value is inf or nan)."""
     a, b, c, x = _floats(a, b, c, x)
     return _hyp2f1(a, b, c, x)
 
