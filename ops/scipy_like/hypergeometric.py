@@ -29,10 +29,10 @@ import math
 from ...graph import library
 from .. import numpy_like as snp
 from ..control_api import fori_loop
+from ..custom_vjp import custom_vjp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
 from .float_args import float_args as _floats
-from .partials import with_partials
 
 
 def _lgamma(x):
@@ -44,8 +44,9 @@ def _nonpositive_integer(v):
 
 
 def _gamma_sign(x):
-    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1."""
-    negative_odd = (x < 0) & (snp.remainder(snp.floor(x), 2) != 0)
+    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1 (floor(x) odd where it is
+    not twice floor(x / 2): a few ops, where remainder's sign rules take sixty)."""
+    negative_odd = (x < 0) & (snp.floor(x) != 2 * snp.floor(x / 2))
     return snp.where(negative_odd, -1.0, 1.0)
 
 
@@ -123,18 +124,35 @@ def _hyp1f1_value(a, b, x):
     return _hyp1f1_64(a.astype("float64"), b.astype("float64"), x.astype("float64")).astype(x.dtype)
 
 
-def _hyp1f1_partials(a, b, x):
+def _with_value_partials(name: str, value, partials):
+    """``value(*xs)`` whose derivative in ``xs[i]`` is ``partials(y, *xs)[i]``, y the value: as
+    partials.with_partials, with the value handed to the partials (not traced again for them)."""
+    f = custom_vjp(value)
+    f.__name__ = name
+
+    def fwd(*xs):
+        y = value(*xs)
+        return y, (y, *xs)
+
+    def bwd(saved, g):
+        return tuple(snp.multiply(g, d) for d in partials(*saved))
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def _hyp1f1_partials(y, a, b, x):
     from .hypergeometric_params import hyp1f1_parameter_slopes  # it builds on this module's series
 
-    wide = [v.astype("float64") for v in (a, b, x)]
+    wide = [v.astype("float64") for v in (a, b, x, y)]
     slope_a, slope_b = (s.astype(x.dtype) for s in hyp1f1_parameter_slopes(*wide))
     return slope_a, slope_b, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
 
 
-_hyp1f1 = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+_hyp1f1 = _with_value_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 # 1F1 inside its own slope: a second custom_vjp object, so the second derivative in x is the closed
 # form again (inside _hyp1f1's backward a call of _hyp1f1 is its plain value)
-_hyp1f1_in_slope = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+_hyp1f1_in_slope = _with_value_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 
 
 @library()
@@ -299,16 +317,16 @@ def _hyp2f1_value(a, b, c, x):
     return _hyp2f1_64(*wide).astype(x.dtype)
 
 
-def _hyp2f1_partials(a, b, c, x):
+def _hyp2f1_partials(y, a, b, c, x):
     from .hypergeometric_params import hyp2f1_parameter_slopes  # it builds on this module's series
 
-    wide = [v.astype("float64") for v in (a, b, c, x)]
+    wide = [v.astype("float64") for v in (a, b, c, x, y)]
     slope_a, slope_b, slope_c = (s.astype(x.dtype) for s in hyp2f1_parameter_slopes(*wide))
     return slope_a, slope_b, slope_c, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
 
 
-_hyp2f1 = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
-_hyp2f1_in_slope = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+_hyp2f1 = _with_value_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+_hyp2f1_in_slope = _with_value_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
 
 
 @library()
@@ -316,7 +334,7 @@ def hyp2f1(a, b, c, x):
     """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! of real
     arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), in a, b
     and c the series' term-by-term derivatives (Richardson's extrapolation near x = 1 where c - a - b
-    is an integer: 1e-10 relative there; nan where the value is inf or nan)."""
+    is an integer: 2e-10 relative there; nan where the value is inf or nan)."""
     a, b, c, x = _floats(a, b, c, x)
     return _hyp2f1(a, b, c, x)
 
