@@ -90,6 +90,7 @@ def _m_asymptotic_dual(a, b, x, log_prefactor):
     """e^log_prefactor 1F1(a; b; x) for large x > 0 by the asymptotic series, with its partials in a
     and b: the prefactor Gamma(b) / Gamma(a) e^x x^(a - b) contributes log x - psi(a) and
     psi(b) - log x."""
+
     def body(i, carry):
         term, dterm_a, dterm_b, total, dtotal_a, dtotal_b = carry
         k = i.astype("float64")
