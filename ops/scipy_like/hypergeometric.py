@@ -97,6 +97,16 @@ def _m_asymptotic(a, b, x, log_prefactor):
     return _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size) * total
 
 
+def _hyp1f1_at_minus_inf(a, b):
+    """The limit of 1F1(a; b; x) as x -> -inf: Gamma(b) / Gamma(b - a) (-x)^(-a) (Kummer's
+    transformation and the asymptotic series), so 0 for a > 0 or where b - a is a pole (the rest
+    e^x times a polynomial), 1 at a = 0, else inf with that Gamma ratio's sign (also for a = -n:
+    the polynomial's leading term (a)_n / (b)_n x^n / n!, whose sign is that ratio's)."""
+    vanishes = (a > 0) | (_nonpositive_integer(b - a) & ~_nonpositive_integer(a))
+    grows = _gamma_sign(b) * _gamma_sign(b - a) * math.inf
+    return snp.where(a == 0, 1.0, snp.where(vanishes, 0.0, grows))
+
+
 def _hyp1f1_64(a, b, x):
     terminating = _nonpositive_integer(a)
     kummer = (x < 0) & ~terminating
@@ -109,13 +119,13 @@ def _hyp1f1_64(a, b, x):
         snp.where(far, a2, 0.5), snp.where(far, b, 1.0), snp.where(far, x2, 100.0), log_prefactor
     )
     value = snp.where(far, asymptotic, series)
+    value = snp.where(x == -math.inf, _hyp1f1_at_minus_inf(a, b), value)
     # b a pole of Gamma: inf, unless the series ends first (a = -n > b)
     ends_first = terminating & (a > b)
     value = snp.where(_nonpositive_integer(b) & ~ends_first, math.inf, value)
     value = snp.where(a == 0, snp.where(_nonpositive_integer(b), value, 1.0), value)
     value = snp.where(b == math.inf, 1.0, value)
     value = snp.where((x == math.inf) & (a > 0), math.inf, value)
-    value = snp.where((x == -math.inf) & (a > 0) & ~terminating, 0.0, value)
     undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | snp.isinf(a)
     return snp.where(undefined, math.nan, value)
 

@@ -86,7 +86,7 @@ def _sph_call(xp, theta, phi):
 
 def _hypergeometric() -> dict[str, Sig]:
     """owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/owens_t.py, faddeeva.py, bessel_j.py,
-    spherical_harmonics.py; hyp1f1 and hyp2f1, in x only: ours has no slope in a, b, c). wofz's and bessel_jn's derivatives
+    spherical_harmonics.py; hyp1f1 and hyp2f1: hypergeometric.py). wofz's and bessel_jn's derivatives
     are compared with closed forms on scipy's values."""
     sp = scipy.special
 
@@ -126,9 +126,12 @@ def _hypergeometric() -> dict[str, Sig]:
             d2ref=bessel_d(2),
         ),
         "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
-        # ours has no derivative in a, b, c (jax's has): the slopes in x only
+        # the slopes in x to second order; those in the parameters to first order only (jax's are
+        # while loops: its reverse mode over them, the sweep's second derivatives, cannot run)
         "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(2,)),
         "hyp2f1": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(3,)),
+        "hyp1f1[params]": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1),
+        "hyp2f1[params]": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(0, 1, 2), order=1),
     }
 
 
