@@ -84,7 +84,8 @@ _1F1_ASYMPTOTIC_TERMS = 40
 
 
 def _m_series(a, b, x):
-    return _series(lambda k: (a + k) / (b + k) * x / (k + 1), x, _1F1_TERMS)
+    # the ratio is 0 where a + k is, also where b + k is too (a = b = -n: the series ends)
+    return _series(lambda k: snp.where(a + k == 0, 0.0, (a + k) / (b + k)) * x / (k + 1), x, _1F1_TERMS)
 
 
 def _m_asymptotic(a, b, x, log_prefactor):
@@ -93,7 +94,8 @@ def _m_asymptotic(a, b, x, log_prefactor):
     for k in range(_1F1_ASYMPTOTIC_TERMS):
         term = term * (b - a + k) * (1 - a + k) / ((k + 1) * x)
         total = total + term
-    log_size = log_prefactor + _lgamma(b) - _lgamma(a) + x + (a - b) * snp.log(x)
+    # e^x first against Kummer's e^-x (their sum is exact: at x = -max Gamma's terms would round away)
+    log_size = (log_prefactor + x) + _lgamma(b) - _lgamma(a) + (a - b) * snp.log(x)
     return _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size) * total
 
 
@@ -120,13 +122,15 @@ def _hyp1f1_64(a, b, x):
     )
     value = snp.where(far, asymptotic, series)
     value = snp.where(x == -math.inf, _hyp1f1_at_minus_inf(a, b), value)
-    # b a pole of Gamma: inf, unless the series ends first (a = -n > b)
-    ends_first = terminating & (a > b)
-    value = snp.where(_nonpositive_integer(b) & ~ends_first, math.inf, value)
+    value = snp.where(x == 0, 1.0, value)
+    # b a pole of Gamma: inf, unless the series ends first (a = -n >= b; as scipy, not a = 0)
+    ends_first = terminating & (a >= b) & (a != 0)
+    pole = _nonpositive_integer(b) & ~ends_first
+    value = snp.where(pole, math.inf, value)
     value = snp.where(a == 0, snp.where(_nonpositive_integer(b), value, 1.0), value)
     value = snp.where(b == math.inf, 1.0, value)
     value = snp.where((x == math.inf) & (a > 0), math.inf, value)
-    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | snp.isinf(a)
+    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | (snp.isinf(a) & ~pole)
     return snp.where(undefined, math.nan, value)
 
 

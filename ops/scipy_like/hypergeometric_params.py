@@ -105,7 +105,7 @@ def _m_asymptotic_dual(a, b, x, log_prefactor):
     carry = fori_loop(0, _1F1_ASYMPTOTIC_TERMS, body, (one, zero, zero, one, zero, zero))
     total, dtotal_a, dtotal_b = carry[3:]
     log_x = snp.log(x)
-    log_size = log_prefactor + _lgamma(b) - _lgamma(a) + x + (a - b) * log_x
+    log_size = (log_prefactor + x) + _lgamma(b) - _lgamma(a) + (a - b) * log_x
     prefactor = _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size)
     return (
         prefactor * (total * (log_x - _digamma(a)) + dtotal_a),
@@ -140,7 +140,9 @@ def hyp1f1_parameter_slopes(a, b, x, value):
     slope_b = snp.where(flat, 0.0, snp.where(gone | ~snp.isfinite(x), math.nan, slope_b))
     # b a pole: the slope in a is undefined even where a = -n > b ends the value's series first
     slope_a = snp.where(_nonpositive_integer(b), math.nan, slope_a)
-    return slope_a, slope_b
+    # x = 0: 1 for every a, b where it is finite
+    flat_at_zero = (x == 0) & snp.isfinite(value)
+    return snp.where(flat_at_zero, 0.0, slope_a), snp.where(flat_at_zero, 0.0, slope_b)
 
 
 # -- 2F1 ----------------------------------------------------------------------------------------

@@ -80,10 +80,13 @@ EDGE1 = [
     (1.5, -2.0, 1.0), (1.5, 2.0, np.inf), (1.5, 2.0, -np.inf), (np.nan, 2.0, 1.0),
 ]  # fmt: skip
 
-AT_MINUS_INF = [
+VALUE_EDGES = [
     (0.5, 1.0, -np.inf), (-0.5, 1.0, -np.inf), (-0.5, -0.3, -np.inf),  # Gamma(-0.3) / Gamma(0.2) < 0
     (-2.0, 1.5, -np.inf), (-1.0, 1.5, -np.inf),  # polynomials: 1 - 2x / 1.5 + ..., 1 - x / 1.5
     (0.0, 2.0, -np.inf), (1.5, -0.5, -np.inf), (1e-300, 0.0, -np.inf),  # b - a = -2: e^x (...); b a pole
+    (0.1, 0.5, -np.finfo(np.float64).max), (1.0, 1e4, -np.finfo(np.float64).max),
+    (-1.0, -1.0, 1.0), (-1.0, -1.0, 0.0), (10.0, 2.2250738585072014e-308, 0.0), (0.0, -1.0, 1.0),
+    (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (np.inf, 0.0, 1.0), (-2.0, -1.0, 0.0), (-1.0, -2.0, 0.5),
 ]  # fmt: skip
 
 
@@ -102,13 +105,21 @@ def test_hyp1f1_parameter_derivatives():
         rows = sg.vectorize(lambda u, v, w: first(u, v, w)[1])(
             p[:6].reshape(2, 3), q[:6].reshape(2, 3), r[:6].reshape(2, 3)
         )
-        limits = sp.hyp1f1(*(snp.asarray(v) for v in _columns(AT_MINUS_INF)))
+        limits = sp.hyp1f1(*(snp.asarray(v) for v in _columns(VALUE_EDGES)))
         return first(p, q, r), first(p32, q32, r32), second, rows, limits
 
     (da, db), (da32, db32), (daa, dab), rows, limits = run_graph(build, a, b, x, *f32)
     # the values at x = -inf: Gamma(b) / Gamma(b - a) (-x)^-a -> 0 (a > 0), +-inf (a < 0), 1 (a = 0);
     # a pole b = 0, -1, ...: inf (scipy's)
-    np.testing.assert_array_equal(limits, [0.0, np.inf, -np.inf, np.inf, np.inf, 1.0, 0.0, np.inf])
+    np.testing.assert_array_equal(limits[:8], [0.0, np.inf, -np.inf, np.inf, np.inf, 1.0, 0.0, np.inf])
+    # x = -max: that ratio times max^-a (was max^-a alone: x + Gamma's logs rounded to x)
+    big = np.finfo(np.float64).max
+    far = [ss.gamma(0.5) / ss.gamma(0.4) * big**-0.1, 9999.0 / big]
+    np.testing.assert_allclose(limits[8:10], far, rtol=1e-13)
+    # scipy's conventions at x = 0 (1, also for a tiny b), at poles (a = b = -n ends the series;
+    # a = 0 does not; a = inf at a pole: inf)
+    np.testing.assert_array_equal(limits[10:], ss.hyp1f1(*_columns(VALUE_EDGES[10:])))
+    assert list(limits[10:13]) == [2.0, 1.0, 1.0]
     # random points: jax's parameter series (no transformation) is right for moderate x
     ja, jb = _jax_grads(jss.hyp1f1, 2, a[:N1], b[:N1], x[:N1])
     np.testing.assert_allclose(da[:N1], ja, rtol=1e-11, atol=1e-13)
