@@ -115,7 +115,7 @@ def test_hyp1f1_parameter_derivatives():
     # x = -max: that ratio times max^-a (was max^-a alone: x + Gamma's logs rounded to x)
     big = np.finfo(np.float64).max
     far = [ss.gamma(0.5) / ss.gamma(0.4) * big**-0.1, 9999.0 / big]
-    np.testing.assert_allclose(limits[8:10], far, rtol=1e-13)
+    np.testing.assert_allclose(limits[8:10], far, rtol=1e-10)  # logs of size 7e6 cancel in the second
     # scipy's conventions at x = 0 (1, also for a tiny b), at poles (a = b = -n ends the series;
     # a = 0 does not; a = inf at a pole: inf)
     np.testing.assert_array_equal(limits[10:], ss.hyp1f1(*_columns(VALUE_EDGES[10:])))
