@@ -268,7 +268,8 @@ _HYPERGEOMETRIC = {
     "sum_k x^k / (k (b)_k) (ours: the series' term-by-term derivative, checked against decimal differences "
     "in tests/ops/scipy_like/test_hypergeometric_params.py; e.g. (0, 1, 1): Ei(1) - gamma = 1.3179); jax's "
     "is 0 at a = 0 (each term (a)_k / (b)_k x^k / k! times psi(a + k) - psi(a) is 0) and x / b at a = tiny "
-    "(only its first term survives the rounding of psi(a + k) - psi(a))",
+    "(only its first term survives the rounding of psi(a + k) - psi(a)); likewise d/db at a = b = tiny: "
+    "-(e^x - 1) / b (ours: -1.46e38 at x = 1), jax's first term -1 / b = -8.5e37",
 }
 
 DIFFERENCES: dict[str, str] = {
