@@ -172,8 +172,9 @@ _hyp1f1_in_slope = _with_value_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partial
 @library()
 def hyp1f1(a, b, x):
     """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k! of real
-    a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n > b ends the series,
-    Kummer's transformation for x < 0); derivative in x (a / b) 1F1(a + 1; b + 1; x), in a and b the
+    a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n >= b ends the series, 1
+    at x = 0 short of a pole, Kummer's transformation for x < 0; at x = -inf the limit
+    Gamma(b) / Gamma(b - a) (-x)^-a: 0, 1 or +-inf); derivative in x (a / b) 1F1(a + 1; b + 1; x), in a and b the
     series' term-by-term derivatives (finite at a = -n; nan where the value is inf or nan, and in a
     at the poles b = 0, -1, ...); second derivatives in x by the closed form, in a and b through the
     derivative series' own chain rule."""
