@@ -17,8 +17,9 @@ stays 0), moved first to where the series converges fast:
   x = 1.
 
 The derivative in x is the closed form d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x) and
-d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are not
-offered (nan: jax's are parameter series, not written here yet).
+d/dx 2F1 = (a b / c) 2F1(a + 1, b + 1; c + 1; x); the derivatives in the parameters are the
+term-by-term derivatives of the same series through the same transformations
+(hypergeometric_params.py).
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ import math
 from ...graph import library
 from .. import numpy_like as snp
 from ..control_api import fori_loop
+from ..custom_vjp import custom_vjp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
 from .float_args import float_args as _floats
-from .partials import with_partials
 
 
 def _lgamma(x):
@@ -43,8 +44,9 @@ def _nonpositive_integer(v):
 
 
 def _gamma_sign(x):
-    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1."""
-    negative_odd = (x < 0) & (snp.remainder(snp.floor(x), 2) != 0)
+    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1 (floor(x) odd where it is
+    not twice floor(x / 2): a few ops, where remainder's sign rules take sixty)."""
+    negative_odd = (x < 0) & (snp.floor(x) != 2 * snp.floor(x / 2))
     return snp.where(negative_odd, -1.0, 1.0)
 
 
@@ -82,7 +84,8 @@ _1F1_ASYMPTOTIC_TERMS = 40
 
 
 def _m_series(a, b, x):
-    return _series(lambda k: (a + k) / (b + k) * x / (k + 1), x, _1F1_TERMS)
+    # the ratio is 0 where a + k is, also where b + k is too (a = b = -n: the series ends)
+    return _series(lambda k: snp.where(a + k == 0, 0.0, (a + k) / (b + k)) * x / (k + 1), x, _1F1_TERMS)
 
 
 def _m_asymptotic(a, b, x, log_prefactor):
@@ -91,8 +94,19 @@ def _m_asymptotic(a, b, x, log_prefactor):
     for k in range(_1F1_ASYMPTOTIC_TERMS):
         term = term * (b - a + k) * (1 - a + k) / ((k + 1) * x)
         total = total + term
-    log_size = log_prefactor + _lgamma(b) - _lgamma(a) + x + (a - b) * snp.log(x)
+    # e^x first against Kummer's e^-x (their sum is exact: at x = -max Gamma's terms would round away)
+    log_size = (log_prefactor + x) + _lgamma(b) - _lgamma(a) + (a - b) * snp.log(x)
     return _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size) * total
+
+
+def _hyp1f1_at_minus_inf(a, b):
+    """The limit of 1F1(a; b; x) as x -> -inf: Gamma(b) / Gamma(b - a) (-x)^(-a) (Kummer's
+    transformation and the asymptotic series), so 0 for a > 0 or where b - a is a pole (the rest
+    e^x times a polynomial), 1 at a = 0, else inf with that Gamma ratio's sign (also for a = -n:
+    the polynomial's leading term (a)_n / (b)_n x^n / n!, whose sign is that ratio's)."""
+    vanishes = (a > 0) | (_nonpositive_integer(b - a) & ~_nonpositive_integer(a))
+    grows = _gamma_sign(b) * _gamma_sign(b - a) * math.inf
+    return snp.where(a == 0, 1.0, snp.where(vanishes, 0.0, grows))
 
 
 def _hyp1f1_64(a, b, x):
@@ -107,14 +121,16 @@ def _hyp1f1_64(a, b, x):
         snp.where(far, a2, 0.5), snp.where(far, b, 1.0), snp.where(far, x2, 100.0), log_prefactor
     )
     value = snp.where(far, asymptotic, series)
-    # b a pole of Gamma: inf, unless the series ends first (a = -n > b)
-    ends_first = terminating & (a > b)
-    value = snp.where(_nonpositive_integer(b) & ~ends_first, math.inf, value)
+    value = snp.where(x == -math.inf, _hyp1f1_at_minus_inf(a, b), value)
+    value = snp.where(x == 0, 1.0, value)
+    # b a pole of Gamma: inf, unless the series ends first (a = -n >= b; as scipy, not a = 0)
+    ends_first = terminating & (a >= b) & (a != 0)
+    pole = _nonpositive_integer(b) & ~ends_first
+    value = snp.where(pole, math.inf, value)
     value = snp.where(a == 0, snp.where(_nonpositive_integer(b), value, 1.0), value)
     value = snp.where(b == math.inf, 1.0, value)
     value = snp.where((x == math.inf) & (a > 0), math.inf, value)
-    value = snp.where((x == -math.inf) & (a > 0) & ~terminating, 0.0, value)
-    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | snp.isinf(a)
+    undefined = snp.isnan(a) | snp.isnan(b) | snp.isnan(x) | (snp.isinf(a) & ~pole)
     return snp.where(undefined, math.nan, value)
 
 
@@ -122,22 +138,46 @@ def _hyp1f1_value(a, b, x):
     return _hyp1f1_64(a.astype("float64"), b.astype("float64"), x.astype("float64")).astype(x.dtype)
 
 
-def _hyp1f1_partials(a, b, x):
-    nan = snp.full_like(x, math.nan)
-    return nan, nan, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
+def _with_value_partials(name: str, value, partials):
+    """``value(*xs)`` whose derivative in ``xs[i]`` is ``partials(y, *xs)[i]``, y the value: as
+    partials.with_partials, with the value handed to the partials (not traced again for them)."""
+    f = custom_vjp(value)
+    f.__name__ = name
+
+    def fwd(*xs):
+        y = value(*xs)
+        return y, (y, *xs)
+
+    def bwd(saved, g):
+        return tuple(snp.multiply(g, d) for d in partials(*saved))
+
+    f.defvjp(fwd, bwd)
+    return f
 
 
-_hyp1f1 = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+def _hyp1f1_partials(y, a, b, x):
+    from .hypergeometric_params import hyp1f1_parameter_slopes  # it builds on this module's series
+
+    wide = [v.astype("float64") for v in (a, b, x, y)]
+    slope_a, slope_b = (s.astype(x.dtype) for s in hyp1f1_parameter_slopes(*wide))
+    return slope_a, slope_b, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
+
+
+_hyp1f1 = _with_value_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 # 1F1 inside its own slope: a second custom_vjp object, so the second derivative in x is the closed
 # form again (inside _hyp1f1's backward a call of _hyp1f1 is its plain value)
-_hyp1f1_in_slope = with_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
+_hyp1f1_in_slope = _with_value_partials("hyp1f1", _hyp1f1_value, _hyp1f1_partials)
 
 
 @library()
 def hyp1f1(a, b, x):
     """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k! of real
-    a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n > b ends the series,
-    Kummer's transformation for x < 0); derivative in x (a / b) 1F1(a + 1; b + 1; x), none in a, b."""
+    a, b, x (scipy's values: inf at the poles b = 0, -1, ... unless a = -n >= b ends the series, 1
+    at x = 0 short of a pole, Kummer's transformation for x < 0; at x = -inf the limit
+    Gamma(b) / Gamma(b - a) (-x)^-a: 0, 1 or +-inf); derivative in x (a / b) 1F1(a + 1; b + 1; x), in a and b the
+    series' term-by-term derivatives (finite at a = -n; nan where the value is inf or nan, and in a
+    at the poles b = 0, -1, ...); second derivatives in x by the closed form, in a and b through the
+    derivative series' own chain rule."""
     a, b, x = _floats(a, b, x)
     return _hyp1f1(a, b, x)
 
@@ -292,20 +332,24 @@ def _hyp2f1_value(a, b, c, x):
     return _hyp2f1_64(*wide).astype(x.dtype)
 
 
-def _hyp2f1_partials(a, b, c, x):
-    nan = snp.full_like(x, math.nan)
-    return nan, nan, nan, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
+def _hyp2f1_partials(y, a, b, c, x):
+    from .hypergeometric_params import hyp2f1_parameter_slopes  # it builds on this module's series
+
+    wide = [v.astype("float64") for v in (a, b, c, x, y)]
+    slope_a, slope_b, slope_c = (s.astype(x.dtype) for s in hyp2f1_parameter_slopes(*wide))
+    return slope_a, slope_b, slope_c, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)
 
 
-_hyp2f1 = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
-_hyp2f1_in_slope = with_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+_hyp2f1 = _with_value_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
+_hyp2f1_in_slope = _with_value_partials("hyp2f1", _hyp2f1_value, _hyp2f1_partials)
 
 
 @library()
 def hyp2f1(a, b, c, x):
     """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! of real
-    arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), none in
-    a, b, c."""
+    arguments, x <= 1 (nan beyond); derivative in x (a b / c) 2F1(a + 1, b + 1; c + 1; x), in a, b
+    and c the series' term-by-term derivatives (Richardson's extrapolation near x = 1 where c - a - b
+    is an integer: 2e-10 relative there; nan where the value is inf or nan)."""
     a, b, c, x = _floats(a, b, c, x)
     return _hyp2f1(a, b, c, x)
 

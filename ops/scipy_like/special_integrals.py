@@ -130,7 +130,7 @@ def expi(x):
 
 
 def _en_series(n, x, terms: int = 20):
-    """E_n(x) for n >= 2, 0 < x <= 1: (-x)^(n-1) / (n-1)! (psi(n) - log x) - sum_(k != n-1) (-x)^k / ((k-n+1) k!)."""
+    """E_n(x) for n >= 2, 0 < x < 1: (-x)^(n-1) / (n-1)! (psi(n) - log x) - sum_(k != n-1) (-x)^k / ((k-n+1) k!)."""
     term, total = snp.ones_like(x), snp.zeros_like(x)
     for k in range(terms):
         if k:
@@ -146,7 +146,7 @@ def _expn_value(n, x):
     n = snp.trunc(n)
     safe_x = snp.where((x > 0) & snp.isfinite(x), x, 1.0)
     safe_n = snp.where((n >= 2) & snp.isfinite(n), n, 2.0)
-    small = safe_x <= 1
+    small = safe_x < 1  # at 1 the series cancels to 16 ulps, the fraction is within 1
     general = snp.where(
         small,
         _en_series(safe_n, snp.where(small, safe_x, 0.5)),

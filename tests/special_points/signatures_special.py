@@ -86,7 +86,7 @@ def _sph_call(xp, theta, phi):
 
 def _hypergeometric() -> dict[str, Sig]:
     """owens_t, wofz, bessel_jn, sph_harm_y (ops/scipy_like/owens_t.py, faddeeva.py, bessel_j.py,
-    spherical_harmonics.py; hyp1f1 and hyp2f1, in x only: ours has no slope in a, b, c). wofz's and bessel_jn's derivatives
+    spherical_harmonics.py; hyp1f1 and hyp2f1: hypergeometric.py). wofz's and bessel_jn's derivatives
     are compared with closed forms on scipy's values."""
     sp = scipy.special
 
@@ -126,9 +126,12 @@ def _hypergeometric() -> dict[str, Sig]:
             d2ref=bessel_d(2),
         ),
         "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
-        # ours has no derivative in a, b, c (jax's has): the slopes in x only
+        # the slopes in x to second order; those in the parameters to first order only (jax's are
+        # while loops: its reverse mode over them, the sweep's second derivatives, cannot run)
         "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(2,)),
         "hyp2f1": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(3,)),
+        "hyp1f1[params]": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1),
+        "hyp2f1[params]": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(0, 1, 2), order=1),
     }
 
 
@@ -255,6 +258,18 @@ _HYPERGEOMETRIC = {
     "carries e^(-h^2 / 2) or e^(-h^2 a^2 / 2)); jax's are nan there (inf * 0)",
     "wofz:d2:nan": "at y = max (float32) w'' = (4 z^2 - 2) w - 4iz / sqrt(pi) -> 0 (w ~ i / (sqrt(pi) z)): ours "
     "0; the closed form evaluated on scipy's w cancels to 1.5e23 and jax's is nan",
+    "expn@float64:value:ulps": "at (n = 1, x = 1 + eps) ours 0.2193839343955202 is within an ulp of E_1(1) - "
+    "e^-1 eps = 0.21938393439552019 (E_1(1) = 0.2193839343955202737 in decimals); scipy 0.21938393439551993 "
+    "and jax 0.21938393439552 are 9 and 7 ulps low (at x = 1 the series, now the fraction, was 16 ulps off: "
+    "fixed, test_special_integrals.py::test_expn_at_one_within_two_ulps)",
+    "hyp1f1:value:zero sign": "at x = -inf with a > 0 (a = tiny, 1, 2, 3; b = 1, 3, 10) ours is +0, the limit "
+    "Gamma(b) / Gamma(b - a) (-x)^-a of a positive Gamma ratio (from above); jax -0 (its series), scipy nan",
+    "hyp1f1[params]@float32:d1:ulps": "at a = 0 and a = the smallest normal (every b, x of the sweep) d/da is "
+    "sum_k x^k / (k (b)_k) (ours: the series' term-by-term derivative, checked against decimal differences "
+    "in tests/ops/scipy_like/test_hypergeometric_params.py; e.g. (0, 1, 1): Ei(1) - gamma = 1.3179); jax's "
+    "is 0 at a = 0 (each term (a)_k / (b)_k x^k / k! times psi(a + k) - psi(a) is 0) and x / b at a = tiny "
+    "(only its first term survives the rounding of psi(a + k) - psi(a)); likewise d/db at a = b = tiny: "
+    "-(e^x - 1) / b (ours: -1.46e38 at x = 1), jax's first term -1 / b = -8.5e37",
 }
 
 DIFFERENCES: dict[str, str] = {
@@ -342,23 +357,28 @@ PENDING: dict[str, str] = {
          "sph_harm_y:d1:ulps", "sph_harm_y:d2:nan", "sph_harm_y:d2:ulps"),
         OPEN,
     ),  # fmt: skip
-    "expn:value:ulps": OPEN,  # ~12-16 ulps at x = 1, 1 + eps (n = 1, 2): (2, 1.0) float32 ours 0.14849526 ref 0.1484955068; float64 ours 0.1484955067759216 ref 0.14849550677592194 (the branch edge x = 1)
-    # hyp1f1 over (ashape, ashape, hx), added by issue 26: not gone through yet. Seen: at x = -max, -inf
-    # ours is 1 or 0 where scipy and jax give nan or inf (a = tiny, b = 0: ours 0, they inf); float64 d1
-    # at (1, tiny, -1) ours 0 where jax and scipy give 1.03e291 (likely ours wrong); d2 at (1, 0, -2) ours
-    # nan, jax -inf; float64 d1/d2 ~1e-14 relative off at x = -2 (Kummer's transformation)
+    # hyp1f1 over (ashape, ashape, hx) and its [params] variant (d/da, d/db), looked at point by point
+    # (issue 26; the x = -inf limits, x = 0, a = b = -n and x = -max were fixed). Ours is right (Gamma ratio
+    # limits, checked against decimal series and differences) where jax and scipy give nan at x = -max,
+    # -inf (a = tiny, 0.1 .. 1e4: Gamma(b) / Gamma(b - a) (-x)^-a) and at a = 0 / tiny in d/da (jax's is 0
+    # or x / b); ours is nearer the decimal value than jax at x = -1, -2 with b = 0.1 .. 3 (d1 2 - 545 ulps
+    # against jax's 78 - 21782; d2 0 - 59 against 71 - 4199). Still wrong in ours: b = the smallest normal
+    # (the series' terms overflow: nan where the value is +-huge or -0.135 at (2, tiny, -2)), a = 1e4 with
+    # x < 0 (Kummer's series of 1F1(b - a; b; -x) cancels: (1e4, 0.1, -1) d1 ours -1.2e72, the value -857;
+    # jax wrong too, scipy right: needs a large-parameter method), a = 1e4 with x > 0 (16 ulps, the 500
+    # terms' rounding); a = b = inf (ours nan; scipy 1 or e^x, jax e^x)
     **dict.fromkeys(
-        ("hyp1f1:value:nan", "hyp1f1:value:inf", "hyp1f1:value:ulps", "hyp1f1:value:zero sign",
-         "hyp1f1:d1:nan", "hyp1f1:d1:inf", "hyp1f1@float64:d1:ulps", "hyp1f1:d2:nan", "hyp1f1:d2:inf",
-         "hyp1f1@float64:d2:ulps"),
+        ("hyp1f1:value:nan", "hyp1f1:value:inf", "hyp1f1:value:ulps", "hyp1f1:d1:nan", "hyp1f1:d1:inf",
+         "hyp1f1@float64:d1:ulps", "hyp1f1:d2:nan", "hyp1f1:d2:inf", "hyp1f1@float64:d2:ulps"),
         OPEN,
     ),  # fmt: skip
-    # hyp2f1 over (fshape x3, x), added by issue 26: not gone through yet. Seen: the slopes at x = -1 differ
-    # from jax's (the reference) by 1e-3 relative and more, where ours is right: (0.5, 0.5, 2.5, -1) d1 ours
-    # 0.0615852180 = 0.1 2F1(1.5, 1.5; 3.5; -1) by Pfaff's series and by scipy (jax 0.0616384), d2 ours
-    # 0.0232629406 (Pfaff and scipy; jax 0.0364649): a DIFFERENCES line once every point of these keys is
-    # looked at; at c = 0 (pole) ours 1 or inf where jax and scipy give inf or nan;
-    # for x > 1 ours nan where they give inf; at x = -max ours 5.4e-20 (float32) where the ref is 2.9e-39
+    # hyp2f1 over (fshape x3, x) and its [params] variant (d/da, d/db, d/dc), issue 26: seen but not gone
+    # through point by point (11000 points in float64, most at x > 1 and x = +-max, +-inf, nan, or with a
+    # parameter 0 or 1e4). Ours right where checked: the x slopes at x = -1 (0.5, 0.5, 2.5, -1) d1 ours
+    # 0.0615852180 = 0.1 2F1(1.5, 1.5; 3.5; -1) by Pfaff's series and scipy (jax 0.0616384), d2 0.0232629406
+    # (jax 0.0364649); d/da at a = 0 (0, 0.5, 0.5, 0.5): -log(1 - x) = 0.6931 (jax 0, its terms vanish);
+    # x > 1: ours nan (the real 2F1 is complex there), jax and scipy a number or inf; c = 0, -1 (a pole): ours
+    # inf or nan (slopes nan where the value is inf), jax 0 or +-inf; a parameter 1e4: not looked at
     **dict.fromkeys(
         ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
          "hyp2f1:d1:ulps", "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1:d2:ulps"),

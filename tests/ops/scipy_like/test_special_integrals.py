@@ -226,3 +226,20 @@ def test_second_derivatives_where_erfcx_overflows_and_at_spence_one():
         np.testing.assert_allclose(got[0], want, rtol=rtol)
         np.testing.assert_allclose(got[1], spence2, rtol=rtol if dt == np.float64 else 1e-4)
         assert got[1][0] == 0.5
+
+
+def test_expn_at_one_within_two_ulps():
+    """E_n(1) for n >= 2 from the recurrence E_(n+1)(1) = (e^-1 - E_n(1)) / n on E_1(1) =
+    0.219383934395520273677... in 40-digit decimals: the series cancelled to 16 ulps at x = 1
+    (the fraction, used from 1 on, is within 2)."""
+    getcontext().prec = 40
+    e_inv, en = Decimal(-1).exp(), Decimal("0.21938393439552027367716377546012164903")
+    want = []
+    for n in range(1, 6):
+        en = (e_inv - en) / n
+        want.append(float(en))
+    orders = np.arange(2, 7)
+    got64 = run_graph(lambda n, x: sg.scipy.special.expn(n, x), orders, np.ones(5))
+    got32 = run_graph(lambda n, x: sg.scipy.special.expn(n, x), orders, np.ones(5, np.float32))
+    np.testing.assert_array_less(np.abs(got64 - want), 2.5 * np.spacing(np.array(want)))
+    np.testing.assert_array_less(np.abs(got32 - want), 1.5 * np.spacing(np.array(want, np.float32)))
