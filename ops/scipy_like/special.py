@@ -212,9 +212,10 @@ def i1e(x):
 
 
 def i0(x):
-    """The modified Bessel function of order 0."""
-    x = _float(x)
-    return snp.multiply(i0e(x), snp.exp(snp.abs(x)))
+    """The modified Bessel function of order 0: numpy's i0, whose derivative is I1 itself (the product
+    i0e e^|x|'s chain rule cancels, i0e' + sign i0e, to 1 ulp of 1 at x = 1e-7 where I1 is 6e-8, and
+    is inf - inf where e^|x| overflows)."""
+    return snp.i0(_float(x))
 
 
 def i1(x):
