@@ -136,7 +136,15 @@ def _zeta_dx(x, q):
 
 def _zeta_vjp(x, q, out, ct):
     # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
-    return ad.mul(ct, _zeta_dx(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+
+
+def _zeta_dx_wide(x, q):
+    """_zeta_dx, for float32 in float64 and rounded: its Euler-Maclaurin terms x (x + 1) ... (x + 2j - 2)
+    overflow float32 from x = 100 on (inf * 0 = nan where a^-x has underflowed)."""
+    if x.dtype.bits >= 64:
+        return _zeta_dx(x, q)
+    return prims.convert(_zeta_dx(prims.convert(x, "float64"), prims.convert(q, "float64")), x.dtype)
 
 
 zeta = binary("zeta", chlo.zeta, "f", vjp=_zeta_vjp, reasons=_NO_FOLD,

@@ -416,6 +416,9 @@ def _half_pi_square_trig(a):
     """cos and sin of pi a^2 / 2 with the phase reduced exactly: a^2 = hi + lo (Dekker), hi mod 4
     is exact, so the argument keeps its digits where pi a^2 / 2 is large (a = 800: 1e6). At +-inf
     the phase is nan: the oscillation has no limit."""
+    if a.dtype.bits < 64:  # float32: in float64 (at pi / 2, cos - sin of the float32 phase cancels 12x)
+        c, s = _half_pi_square_trig(a.astype("float64"))
+        return c.astype(a.dtype), s.astype(a.dtype)
     # past 2^p (p the mantissa's bits) a is an even integer: a^2 is a multiple of 4, the phase 0
     whole = snp.abs(a) >= (2.0**53 if a.dtype.bits == 64 else 2.0**24)
     square, low = _split_square(snp.where(whole, 0.0, a))
@@ -449,8 +452,15 @@ _fresnel_c_slope = with_partials(
     lambda x: _half_pi_square_trig(x)[0],
     lambda x: (x * _half_pi_square_trig(x)[1] * -math.pi,),  # x sin first: 0 past 2^53, not inf * 0
 )
-_fresnel_s = with_partials("fresnel_s", lambda x: _fresnel_value(x)[0], lambda x: (_fresnel_s_slope(x),))
-_fresnel_c = with_partials("fresnel_c", lambda x: _fresnel_value(x)[1], lambda x: (_fresnel_c_slope(x),))
+
+
+def _fresnel_wide(x, which: int):
+    """S or C computed in float64 (float32's fraction loses 6 ulps at pi / 2) and rounded once."""
+    return _fresnel_value(x.astype("float64"))[which].astype(x.dtype)
+
+
+_fresnel_s = with_partials("fresnel_s", lambda x: _fresnel_wide(x, 0), lambda x: (_fresnel_s_slope(x),))
+_fresnel_c = with_partials("fresnel_c", lambda x: _fresnel_wide(x, 1), lambda x: (_fresnel_c_slope(x),))
 
 
 def fresnel(x):
@@ -527,7 +537,7 @@ def _spence_curvature(x):
     for k in reversed(range(12)):
         series = series * (-u) + (k + 1) / (k + 2)
     safe = snp.where(near | (x == 0), 2.0, x)
-    closed = (1 - safe + safe * snp.log(safe)) / (safe * (1 - safe) * (1 - safe))
+    closed = (1 / safe - 1 + snp.log(safe)) / (1 - safe) / (1 - safe)  # x (1 - x)^2 overflows from 1e103
     return (snp.where(near, series, snp.where(x == 0, math.inf, closed)),)
 
 

@@ -144,3 +144,14 @@ def test_fresnel_spence_and_erfcx_derivatives_at_their_edges():
     value = 1 / (np.sqrt(PI) * (xl + t))
     assert np.all(_ulps(d1, 2 * xl * value - 2 / np.sqrt(PI), np.float32) <= 4), d1
     assert np.all(_ulps(d2, (4 * xl * xl + 2) * value - 4 * xl / np.sqrt(PI), np.float32) <= 4), d2
+
+
+def test_hurwitz_zeta_slope_in_x_in_float32_at_large_x():
+    """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x; in float32 at x = 100 its Euler-Maclaurin terms
+    x (x + 1) ... overflowed (inf * 0 = nan at every q). Against the direct sum in long double."""
+    x = np.array([100.0, 100.0, 100.0, 30.0], np.float32)
+    q = np.array([0.5, 1.5, 3.0, 2.0], np.float32)
+    (got,) = run_graph(lambda a, b: sg.gradients(sg.numpy.sum(S.zeta(a, b)), [a]), x, q)
+    base = q.astype(L)[:, None] + np.arange(60, dtype=L)[None, :]
+    want = -np.sum(np.log(base) * base ** -x.astype(L)[:, None], axis=1)
+    assert np.all(_ulps(got, want, np.float32) <= 4), (got, want)
