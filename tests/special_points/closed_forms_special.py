@@ -16,7 +16,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from . import closed_forms, closed_forms_integrals
+from . import closed_forms, closed_forms_boxcox, closed_forms_integrals
 
 L = np.longdouble
 _SQRT_PI = np.sqrt(L(np.pi))
@@ -363,4 +363,5 @@ FORMS = {
     "rel_entr": rel_entr,
     "kl_div": kl_div,
     **closed_forms_integrals.FORMS,
+    **closed_forms_boxcox.FORMS,
 }

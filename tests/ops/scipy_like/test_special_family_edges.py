@@ -155,3 +155,46 @@ def test_hurwitz_zeta_slope_in_x_in_float32_at_large_x():
     base = q.astype(L)[:, None] + np.arange(60, dtype=L)[None, :]
     want = -np.sum(np.log(base) * base ** -x.astype(L)[:, None], axis=1)
     assert np.all(_ulps(got, want, np.float32) <= 4), (got, want)
+
+
+def test_spherical_harmonics_outside_zero_to_pi_and_in_float32():
+    """Y_n^m is a function of cos theta (scipy's and jax's): at theta = -1, 100 or 1e4 odd m used to flip
+    its sign (the signed sin theta in the Legendre start), and float32 lost 14 ulps at theta = 1."""
+    import scipy.special as ss
+
+    n = np.array([1, 1, 3, 2, 3, 5, 1])
+    m = np.array([-1, 1, 1, 1, -3, 3, 0])
+    theta = np.array([-1.0, 100.0, 1e4, -2.5, 7.0, -0.3, 1.0])
+    phi = np.array([0.5, 1.0, 2.0, -1.0, 0.25, 3.0, 0.0])
+    got64, got32 = run_graph(
+        lambda t, p, t32, p32: [S.sph_harm_y(n, m, t, p), S.sph_harm_y(n, m, t32, p32)],
+        theta,
+        phi,
+        theta.astype(np.float32),
+        phi.astype(np.float32),
+    )
+    np.testing.assert_allclose(got64, ss.sph_harm_y(n, m, theta, phi), rtol=1e-13, atol=1e-15)
+    want32 = ss.sph_harm_y(
+        n, m, theta.astype(np.float32).astype(np.float64), phi.astype(np.float32).astype(np.float64)
+    )
+    np.testing.assert_allclose(got32, want32, rtol=3e-7, atol=1e-8)
+
+
+def test_box_cox_slopes_at_zero_and_small_lambda_and_i0_slope():
+    """d/dx boxcox(0, lmbda) = x^(lmbda - 1): inf for lmbda < 1 (it was 0 * inf = nan), 1 at lmbda = 1; the slope
+    in lmbda near 0 from its series (the closed form's cancellation); I0'(88.72) = I1 = 1.4e37 in float32
+    (it was inf - inf = nan where e^x overflows), I0' at 1e-7 is 5e-8 (not 1.5x that)."""
+    x = np.array([0.0, 0.0, 0.0, 2.0, 3.0])
+    lam = np.array([0.5, -0.5, 1.0, 1e-3, -1e-4])
+    dx, dl = run_graph(lambda a, b: sg.gradients(sg.numpy.sum(S.boxcox(a, b)), [a, b]), x, lam)
+    assert dx[0] == np.inf and dx[1] == np.inf and dx[2] == 1.0
+    log_x, t = np.log(x[3:].astype(L)), lam[3:].astype(L) * np.log(x[3:].astype(L))
+    series = sum((k + 1) * t**k / math.factorial(k + 2) for k in range(30))
+    assert np.all(_ulps(dl[3:], log_x**2 * series, np.float64) <= 4), dl
+    xs = np.array([88.72283935546875, 1e-7], np.float32)
+    (slope,) = run_graph(lambda a: sg.gradients(sg.numpy.sum(S.i0(a)), [a]), xs)
+    want = [
+        np.exp(L(xs[0])) / np.sqrt(2 * PI * L(xs[0])) * (1 - 3 / (8 * L(xs[0])) - 15 / (128 * L(xs[0]) ** 2)),
+        L(xs[1]) / 2,
+    ]
+    np.testing.assert_allclose(slope.astype(np.float64), np.array(want, np.float64), rtol=1e-5)
