@@ -293,14 +293,17 @@ def _box_cox_slope(log_x, lmbda):
     series = series * log_x * log_x
     safe = snp.where(small | (lmbda == 0), 1.0, lmbda)
     tg = snp.where(small | snp.isinf(t), 1.0, t)  # a stand-in where not chosen: no nan in its slope
-    general = (tg * snp.exp(tg) - snp.expm1(tg)) / (safe * safe)
-    general = snp.where(t == -math.inf, 1 / (safe * safe), snp.where(t == math.inf, math.inf, general))
+    inverse = 1 / safe  # squared after inverting: 1 / lmbda^2's chain rule at lmbda = inf is 0 * inf
+    general = (tg * snp.exp(tg) - snp.expm1(tg)) * inverse * inverse
+    # where x^lmbda overflows the slope is inf, and so is its own slope in lmbda (|lmbda| inf, not a constant)
+    overflow = snp.abs(snp.where(t == math.inf, lmbda, 1.0)) * math.inf  # lmbda only there: no 0 * inf
+    general = snp.where(t == -math.inf, inverse * inverse, snp.where(t == math.inf, overflow, general))
     slope = snp.where(small, series, general)
     return snp.where((lmbda == 0) & ~finite, math.inf, slope)
 
 
-def _base_power(log_fn, base_fn, exponent):
-    """base^(lmbda - exponent), base = x (boxcox: by pow, exact where exp of (lmbda - 1) log x is 236 ulps
+def _base_power(log_fn, base_fn, exponent, sign: float = 1.0):
+    """base^(sign (lmbda - exponent)), base = x (boxcox: by pow, exact where exp of (lmbda - 1) log x is 236 ulps
     off at x = 1.8e308) or 1 + x (boxcox1p: e^((lmbda - exponent) log1p x), which keeps a tiny x); at
     base 0 the limit from the domain's side (pow(-0, -1) would be -inf); nan for base < 0."""
 
@@ -308,10 +311,13 @@ def _base_power(log_fn, base_fn, exponent):
         if base_fn is None:
             log_b = log_fn(x)
             inert = snp.where((lmbda == exponent) & ~snp.isfinite(log_b), 0.0, log_b)  # 0 * inf
-            return snp.exp((lmbda - exponent) * inert)
+            # from x = 1 on pow(1 + x, .): e^(y log1p x) scales the rounding of a log of 709 (236 ulps)
+            big = x >= 1
+            by_pow = snp.power(snp.where(big, 1 + x, 2.0), sign * (lmbda - exponent))
+            return snp.where(big, by_pow, snp.exp(sign * (lmbda - exponent) * inert))
         base = base_fn(x)
         positive = snp.where(base == 0, 0.0, base)  # -0 -> +0
-        return snp.where(base < 0, math.nan, snp.power(positive, lmbda - exponent))
+        return snp.where(base < 0, math.nan, snp.power(positive, sign * (lmbda - exponent)))
 
     return power
 
@@ -323,13 +329,22 @@ def _box_cox_of(log_fn, base_fn, name: str):
     log(base) base^(lmbda - 1) (the chain rule through 1 / x made +inf of d2/dx2 log x at x = -0); in lmbda
     _box_cox_slope."""
     first, second = _base_power(log_fn, base_fn, 1), _base_power(log_fn, base_fn, 2)
+    first_inverse = _base_power(log_fn, base_fn, 1, -1.0)
+
+    def cross(x, lmbda):
+        """log(base) base^(lmbda - 1) as log(base) / base^(1 - lmbda): the product flushed the
+        subnormal max^(tiny - 1) to 0 where the result, 3.9e-306, is normal; 0 at base 0 for lmbda > 1."""
+        log_b = log_fn(x)
+        ratio = log_b / first_inverse(x, lmbda)
+        return snp.where((log_b == -math.inf) & (lmbda > 1), 0.0, ratio)
+
     slope_x = with_partials(
         name + "_slope",
         first,
         # (lmbda - 1) base^(lmbda - 2) is 0 at lmbda = 1 also where base^-1 is inf (x = 0)
         lambda x, lmbda: (
             snp.where(lmbda == 1, 0.0, (lmbda - 1) * second(x, lmbda)),
-            log_fn(x) * first(x, lmbda),
+            cross(x, lmbda),
         ),
     )
     return with_partials(
