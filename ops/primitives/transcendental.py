@@ -25,7 +25,7 @@ import numpy as np
 
 from ...graph import ELEMENTWISE, GraphError, OpDef, TensorType
 from . import ad_util as ad
-from . import batching, hlo, prims, special_lowering
+from . import batching, bessel_slopes, hlo, prims, special_lowering
 from .elementwise import INTEGER, binary, unary
 from .registry import bind, lookup
 
@@ -136,7 +136,15 @@ def _zeta_dx(x, q):
 
 def _zeta_vjp(x, q, out, ct):
     # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
-    return ad.mul(ct, _zeta_dx(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+
+
+def _zeta_dx_wide(x, q):
+    """_zeta_dx, for float32 in float64 and rounded: its Euler-Maclaurin terms x (x + 1) ... (x + 2j - 2)
+    overflow float32 from x = 100 on (inf * 0 = nan where a^-x has underflowed)."""
+    if x.dtype.bits >= 64:
+        return _zeta_dx(x, q)
+    return prims.convert(_zeta_dx(prims.convert(x, "float64"), prims.convert(q, "float64")), x.dtype)
 
 
 zeta = binary("zeta", chlo.zeta, "f", vjp=_zeta_vjp, reasons=_NO_FOLD,
@@ -152,19 +160,11 @@ erfc = unary("erfc", chlo.erfc, "f", vjp=_erfc_vjp, reasons=_NO_FOLD,
              doc="1 - erf(x), exact where erf(x) is near 1; chlo.erfc")  # fmt: skip
 
 
-def _i1e_vjp(x, y, ct):
-    # i1e' = i0e - i1e (sign(x) + 1/x); near 0, where 1/x blows up, it tends to 1/2
-    tiny = ad.full_like(x, float(np.finfo(x.dtype.np).eps))
-    big = prims.compare(_ew("abs", x), tiny, "GT")
-    safe = ad.select(big, x, tiny)
-    slope = ad.sub(bind(bessel_i0e, safe), ad.mul(y, ad.add(_ew("sign", safe), ad.div(_one(x), safe))))
-    return ad.mul(ct, ad.select(big, slope, ad.full_like(x, 0.5)))
-
-
 bessel_i0e = unary("bessel_i0e", special_lowering.i0e, "f",
-                   vjp=lambda x, y, ct: ad.mul(ct, ad.sub(bind(bessel_i1e, x), ad.mul(_ew("sign", x), y))),
+                   vjp=lambda x, y, ct: ad.mul(ct, bessel_slopes.i0e_slope(x)),
                    reasons=_NO_FOLD, doc="e^-|x| I0(x); Chebyshev series (special_lowering.i0e)")  # fmt: skip
-bessel_i1e = unary("bessel_i1e", chlo.bessel_i1e, "f", vjp=_i1e_vjp, reasons=_NO_FOLD,
+bessel_i1e = unary("bessel_i1e", chlo.bessel_i1e, "f", vjp=lambda x, y, ct: ad.mul(ct, bessel_slopes.i1e_slope(x)),
+                   reasons=_NO_FOLD,
                    doc="e^-|x| I1(x); chlo.bessel_i1e")  # fmt: skip
 
 

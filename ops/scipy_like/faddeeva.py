@@ -85,6 +85,9 @@ def _wofz128(z):
     w = _upper(snp.where(finite, flipped, 0j))
     reflected = 2 * snp.exp(-z * z) - w
     w = snp.where(lower, reflected, w)
+    # Re w > 0 in the closed upper half plane (a Poisson integral of e^(-t^2)): an underflowed real part
+    # is +0 (at z = -1.8e308 + i the fraction's complex division rounds it to -0)
+    w = snp.where(lower, w, bind(complex_op, snp.abs(snp.real(w)), snp.imag(w)))
     # the real axis: e^(-x^2) + (2i / sqrt pi) F(x)
     xr = snp.where(finite, x, 0.0)
     axis = snp.exp(-xr * xr) + (2j * _RSQRT_PI) * dawsn(xr)

@@ -208,7 +208,11 @@ def _erfcx_value(x):
 
 def _erfcx_slope(x):
     """2x erfcx(x) - 2 / sqrt(pi); past 5 from the fraction's tail, -2 t / (sqrt(pi) (x + t)),
-    where the difference would cancel."""
+    where the difference would cancel. float32 in float64 and rounded: the difference and its own
+    slope 2 erfcx + 2x erfcx' cancel 250x at x = pi, which float32 cannot afford."""
+    if x.dtype.bits < 64:
+        (slope,) = _erfcx_slope(x.astype("float64"))
+        return (slope.astype(x.dtype),)
     near = x < _ERFCX_FAR
     xf = snp.where(near, _ERFCX_FAR, x)
     tail = _erfcx_tail(xf)
@@ -297,12 +301,12 @@ def dawsn(x):
 
 
 # -- the sine and cosine integrals ---------------------------------------------------------------------
-_SICI_FAR = 4.0
+_SICI_FAR = 2.0  # from here the fraction (120 deep) is within an ulp; the series cancels 25x near pi
 
 
 def _sici_series(a, terms: int = 36):
     """Si(a) = sum_k (-1)^k a^(2k+1) / ((2k+1) (2k+1)!), Ci(a) = gamma + log a + sum_(k>=1)
-    (-1)^k a^(2k) / (2k (2k)!) for 0 < a <= 4."""
+    (-1)^k a^(2k) / (2k (2k)!) for 0 < a < 2."""
     power, si, ci = snp.ones_like(a), snp.zeros_like(a), snp.zeros_like(a)
     for j in range(1, terms + 1):
         power = power * a / j  # a^j / j!
@@ -314,8 +318,8 @@ def _sici_series(a, terms: int = 36):
     return si, EULER + snp.log(a) + ci
 
 
-def _sici_fraction(a, depth: int = 60):
-    """Si and Ci for a > 4 from E1(i a) = -Ci(a) + i (Si(a) - pi/2), E1's continued fraction in
+def _sici_fraction(a, depth: int = 120):
+    """Si and Ci for a >= 2 from E1(i a) = -Ci(a) + i (Si(a) - pi/2), E1's continued fraction in
     complex arithmetic on (real, imaginary) pairs."""
 
     def body(i, t):
@@ -334,7 +338,7 @@ def _sici_fraction(a, depth: int = 60):
 
 def _sici_value(x):
     a = snp.abs(x)
-    near = a <= _SICI_FAR
+    near = a < _SICI_FAR
     si_n, ci_n = _sici_series(snp.where(near & (a > 0), a, 1.0))
     far = ~near & snp.isfinite(a)
     si_f, ci_f = _sici_fraction(snp.where(far, a, 2 * _SICI_FAR))
@@ -370,12 +374,12 @@ def sici(x):
 
 
 # -- the Fresnel integrals ------------------------------------------------------------------------------
-_FRESNEL_FAR = 1.6
+_FRESNEL_FAR = 1.3  # from here the fraction (200 deep) is within an ulp; the series loses 7 at pi / 2
 
 
 def _fresnel_series(a, terms: int = 32):
     """S(a) = a sum_k (-1)^k u^(2k+1) / ((2k+1)! (4k+3)), C(a) = a sum_k (-1)^k u^(2k) / ((2k)! (4k+1)),
-    u = pi a^2 / 2, for |a| <= 1.6."""
+    u = pi a^2 / 2, for |a| <= 1.3."""
     u = math.pi / 2 * a * a
     power, s, c = snp.ones_like(a), snp.zeros_like(a), snp.ones_like(a)
     for j in range(1, terms + 1):
@@ -388,8 +392,8 @@ def _fresnel_series(a, terms: int = 32):
     return a * s, a * c
 
 
-def _fresnel_fraction(a, depth: int = 100):
-    """S and C for a > 1.6: C + iS = (1 + i)/2 (1 - erfc(z)), z = sqrt(pi)/2 (1 - i) a, erfc from its
+def _fresnel_fraction(a, depth: int = 200):
+    """S and C for a > 1.3: C + iS = (1 + i)/2 (1 - erfc(z)), z = sqrt(pi)/2 (1 - i) a, erfc from its
     continued fraction e^(-z^2) / sqrt(pi) / (z + (1/2) / (z + 1 / (z + ...))) on (real, imaginary) pairs."""
     c0 = math.sqrt(math.pi) / 2 * a
 
@@ -410,12 +414,17 @@ def _fresnel_fraction(a, depth: int = 100):
 
 def _half_pi_square_trig(a):
     """cos and sin of pi a^2 / 2 with the phase reduced exactly: a^2 = hi + lo (Dekker), hi mod 4
-    is exact, so the argument keeps its digits where pi a^2 / 2 is large (a = 800: 1e6)."""
+    is exact, so the argument keeps its digits where pi a^2 / 2 is large (a = 800: 1e6). At +-inf
+    the phase is nan: the oscillation has no limit."""
+    if a.dtype.bits < 64:  # float32: in float64 (at pi / 2, cos - sin of the float32 phase cancels 12x)
+        c, s = _half_pi_square_trig(a.astype("float64"))
+        return c.astype(a.dtype), s.astype(a.dtype)
     # past 2^p (p the mantissa's bits) a is an even integer: a^2 is a multiple of 4, the phase 0
     whole = snp.abs(a) >= (2.0**53 if a.dtype.bits == 64 else 2.0**24)
     square, low = _split_square(snp.where(whole, 0.0, a))
     phase = math.pi / 2 * (snp.remainder(square, 4.0) + snp.remainder(low, 4.0))
     phase = snp.where(whole, 0.0, phase)
+    phase = snp.where(snp.isinf(a), math.nan, phase)
     return snp.cos(phase), snp.sin(phase)
 
 
@@ -431,12 +440,27 @@ def _fresnel_value(x):
     return snp.where(nan, math.nan, snp.copysign(s, x)), snp.where(nan, math.nan, snp.copysign(c, x))
 
 
-_fresnel_s = with_partials(
-    "fresnel_s", lambda x: _fresnel_value(x)[0], lambda x: (_half_pi_square_trig(x)[1],)
+# the slopes sin and cos of pi x^2 / 2 with their own slopes pi x cos and -pi x sin: the chain rule
+# through the exactly reduced phase would see its where-splices (0 past 2^53, where pi x is not)
+_fresnel_s_slope = with_partials(
+    "fresnel_s_slope",
+    lambda x: _half_pi_square_trig(x)[1],
+    lambda x: (x * _half_pi_square_trig(x)[0] * math.pi,),
 )
-_fresnel_c = with_partials(
-    "fresnel_c", lambda x: _fresnel_value(x)[1], lambda x: (_half_pi_square_trig(x)[0],)
+_fresnel_c_slope = with_partials(
+    "fresnel_c_slope",
+    lambda x: _half_pi_square_trig(x)[0],
+    lambda x: (x * _half_pi_square_trig(x)[1] * -math.pi,),  # x sin first: 0 past 2^53, not inf * 0
 )
+
+
+def _fresnel_wide(x, which: int):
+    """S or C computed in float64 (float32's fraction loses 6 ulps at pi / 2) and rounded once."""
+    return _fresnel_value(x.astype("float64"))[which].astype(x.dtype)
+
+
+_fresnel_s = with_partials("fresnel_s", lambda x: _fresnel_wide(x, 0), lambda x: (_fresnel_s_slope(x),))
+_fresnel_c = with_partials("fresnel_c", lambda x: _fresnel_wide(x, 1), lambda x: (_fresnel_c_slope(x),))
 
 
 def fresnel(x):
@@ -503,7 +527,22 @@ def _spence_slope(x):
     return (snp.where(near, -series, snp.log(safe) / (1 - safe)),)
 
 
-_spence = with_partials("spence", _spence_value, _spence_slope)
+def _spence_curvature(x):
+    """The slope's slope (1 - x + x log x) / (x (1 - x)^2): +inf at +-0, where its two terms 1/x and
+    log x would make inf - inf; within 1/64 of 1 the series sum_k (k + 1) (-u)^k / (k + 2), u = x - 1
+    (1/2 at 1)."""
+    near = snp.abs(x - 1) < _SPENCE_NEAR_ONE
+    u = snp.where(near, x - 1, 0.0)
+    series = snp.zeros_like(x)
+    for k in reversed(range(12)):
+        series = series * (-u) + (k + 1) / (k + 2)
+    safe = snp.where(near | (x == 0), 2.0, x)
+    closed = (1 / safe - 1 + snp.log(safe)) / (1 - safe) / (1 - safe)  # x (1 - x)^2 overflows from 1e103
+    return (snp.where(near, series, snp.where(x == 0, math.inf, closed)),)
+
+
+_spence_slope_value = with_partials("spence_slope", lambda x: _spence_slope(x)[0], _spence_curvature)
+_spence = with_partials("spence", _spence_value, lambda x: (_spence_slope_value(x),))
 
 
 def spence(x):

@@ -5,7 +5,7 @@ Y_n^m(theta, phi) = N_n^m P_n^m(cos theta) e^(i m phi), orthonormal on the spher
 Condon-Shortley phase (scipy's): theta is the polar angle, phi the azimuth. The normalized
 associated Legendre function comes from the stable three-term recurrence in the degree,
 
-  Pbar_m^m = (-1)^m sqrt((2m+1)!! / (4 pi (2m)!!)) sin^m theta,
+  Pbar_m^m = (-1)^m sqrt((2m+1)!! / (4 pi (2m)!!)) |sin theta|^m,
   Pbar_l^m = a_l (cos theta Pbar_(l-1)^m - b_l Pbar_(l-2)^m),
   a_l = sqrt((4 l^2 - 1) / (l^2 - m^2)), b_l = sqrt(((l - 1)^2 - m^2) / (4 (l - 1)^2 - 1)),
 
@@ -80,19 +80,23 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     dt = result_dtype(theta, phi)
     if not dt.is_inexact:
         dt = result_dtype(theta.astype("float32"), phi)
-    real = "float64" if dt.bits == 64 else "float32"
+    # computed in float64 and rounded once (float32's recurrence and trig lose 14 ulps at theta = 1)
+    real = "float64"
     theta, phi = snp.asarray(theta, real), snp.asarray(phi, real)
     n, m = snp.asarray(n), snp.asarray(m)
     n, m, theta, phi = snp.broadcast_arrays(n, m, theta, phi)
     nf = snp.minimum(n.astype(real), float(top))
     mf = m.astype(real)
     am = snp.abs(mf)
-    legendre = _legendre(nf, am, snp.cos(theta), snp.sin(theta), top)
+    # sin theta = sqrt(1 - cos^2 theta) >= 0: Y is a function of cos theta (scipy's and jax's Y at
+    # theta < 0 or > pi, where the signed sine flips Y for odd m)
+    legendre = _legendre(nf, am, snp.cos(theta), snp.abs(snp.sin(theta)), top)
     legendre = snp.where(am > nf, 0.0, legendre)
     angle = am * phi
     harmonic = snp.cos(angle) * legendre + 1j * (snp.sin(angle) * legendre)
     parity = snp.where(snp.remainder(am, 2) == 1, -1.0, 1.0)
-    return snp.where(mf < 0, parity * snp.conjugate(harmonic), harmonic)
+    harmonic = snp.where(mf < 0, parity * snp.conjugate(harmonic), harmonic)
+    return harmonic if dt.bits == 64 else harmonic.astype("complex64")
 
 
 __all__ = ["sph_harm_y"]

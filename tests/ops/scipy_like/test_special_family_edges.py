@@ -1,0 +1,210 @@
+"""The special functions at the edges the special-point sweep found (issue 20, part 2), against long
+double closed forms: the slopes of i0e and i1e far out (their textbook forms cancel) and in float32,
+the sine/cosine and Fresnel integrals near the end of their power series, and the derivatives of
+fresnel, spence and erfcx at their edges (infinities, 0, float32 cancellation)."""
+
+import math
+
+import numpy as np
+
+import stablegraph as sg
+from stablegraph.test_util import run_graph
+
+S = sg.scipy.special
+L = np.longdouble
+PI = np.arccos(L(-1))
+
+
+def _ulps(got, want, dtype):
+    """|got - want| in ulps of want rounded to dtype."""
+    got, want = np.asarray(got, L), np.asarray(want, L)
+    return np.asarray(np.abs(got - want) / np.spacing(np.abs(np.asarray(want, dtype))), np.float64)
+
+
+def _slopes(fn):
+    """x -> [fn(x), fn'(x), fn''(x)] elementwise, in one graph."""
+
+    def build(x):
+        d1 = sg.gradients(sg.numpy.sum(fn(x)), [x])[0]
+        return [fn(x), d1, sg.gradients(sg.numpy.sum(d1), [x])[0]]
+
+    return build
+
+
+def _scaled_bessel(x):
+    """(i0e, i1e, i0e', i0e'', i1e', i1e'') at x > 0 in long double: the power series of I0 and I1
+    (positive terms) for x <= 25, Hankel's expansion differentiated term by term beyond."""
+    out = []
+    for xi in np.asarray(x, L):
+        if xi <= 25:
+            i0, i1 = L(0), L(0)
+            t0, t1 = L(1), xi / 2
+            for k in range(200):
+                i0, i1 = i0 + t0, i1 + t1
+                t0, t1 = t0 * (xi / 2) ** 2 / (k + 1) ** 2, t1 * (xi / 2) ** 2 / ((k + 1) * (k + 2))
+            e0, e1 = i0 * np.exp(-xi), i1 * np.exp(-xi)
+            row = [e0, e1, e1 - e0, 2 * e0 - e1 * (2 + 1 / xi)]
+            row += [e0 - e1 * (1 + 1 / xi), e1 * (2 + 2 / xi + 2 / xi**2) - e0 * (2 + 1 / xi)]
+        else:
+            derivs = {0: [L(0)] * 3, 1: [L(0)] * 3}
+            for nu in (0, 1):
+                c = L(1)
+                for k in range(30):
+                    p = L(k) + L(0.5)
+                    for order, factor in enumerate((1, -p, p * (p + 1))):
+                        derivs[nu][order] += c * factor * xi ** -(p + order) / np.sqrt(2 * PI)
+                    c = c * ((2 * k + 1) ** 2 - 4 * nu * nu) / (8 * (k + 1))
+            row = [derivs[0][0], derivs[1][0], derivs[0][1], derivs[0][2], derivs[1][1], derivs[1][2]]
+        out.append(row)
+    return np.array(out, L).T
+
+
+def test_scaled_bessel_slopes_far_out_and_in_float32():
+    """i0e' = i1e - i0e and i1e' = i0e - i1e (1 + 1/x) cancel as x grows: at x = 1e4 the old float64
+    slopes were 3e4 ulps off, at 1e154 rounding noise of 5e-94 (the slope is 1e-232); float32's
+    second derivatives were 500 ulps off at x = 10. Against long double closed forms."""
+    far = np.array([45.0, 100.0, 744.44, 1e4, 1e8, 1.34e154, -1.34e154])
+    got = run_graph(lambda x: _slopes(S.i0e)(x)[1:] + _slopes(S.i1e)(x)[1:], far)
+    want = _scaled_bessel(far[:5])
+    for g, w in zip(got, want[[2, 3, 4, 5]]):
+        assert np.all(_ulps(g[:5], w, np.float64) <= 8), (g, w)
+        assert np.all(np.abs(g[5:]) < 1e-200), g  # the slopes are about 1e-232, the curvatures 0
+    near = np.array([1.5, 3.0, 10.0, 20.0, 0.1], np.float32)
+    got32 = run_graph(lambda x: _slopes(S.i0e)(x)[1:] + _slopes(S.i1e)(x)[1:], near)
+    want32 = _scaled_bessel(near.astype(np.float64))
+    for g, w in zip(got32, want32[[2, 3, 4, 5]]):
+        assert np.all(_ulps(g, w, np.float32) <= 4), (g, w)
+
+
+def _sici_fresnel_series(x):
+    """(Si, Ci, S, C) at 0 < x <= 4 from their power series in long double."""
+    out = []
+    for a in np.asarray(x, L):
+        power, si, ci = L(1), L(0), L(0)
+        for j in range(1, 90):
+            power = power * a / j
+            if j % 2:
+                si += (-1) ** (j // 2) * power / j
+            else:
+                ci += (-1) ** (j // 2) * power / j
+        ci += L("0.577215664901532860606512090082402431") + np.log(a)
+        u, power, s, c = PI / 2 * a * a, L(1), L(0), L(1)
+        for j in range(1, 90):
+            power = power * u / j
+            if j % 2:
+                s += (-1) ** (j // 2) * power / (2 * j + 1)
+            else:
+                c += (-1) ** (j // 2) * power / (2 * j + 1)
+        out.append([si, ci, a * s, a * c])
+    return np.array(out, L).T
+
+
+def test_sine_cosine_and_fresnel_integrals_where_the_series_cancels():
+    """Ci near its zero 3.38 and C near pi/2 lose digits in their series (Ci(pi) was 7 float64 ulps off,
+    C(pi/2) 6.5); the continued fractions now start at 2 and 1.3."""
+    x = np.array([1.2, 1.4, math.pi / 2, 1.6, 2.0, 2.5, 3.0, math.pi, 3.5, 4.0])
+    si, ci = run_graph(lambda t: S.sici(t), x)
+    fs, fc = run_graph(lambda t: S.fresnel(t), x[x <= 1.6])
+    want = _sici_fresnel_series(x)
+    assert np.all(_ulps(si, want[0], np.float64) <= 2), si
+    assert np.all(_ulps(ci, want[1], np.float64) <= 2), ci
+    assert np.all(_ulps(fs, want[2][x <= 1.6], np.float64) <= 2), fs
+    assert np.all(_ulps(fc, want[3][x <= 1.6], np.float64) <= 2), fc
+
+
+def test_fresnel_spence_and_erfcx_derivatives_at_their_edges():
+    """fresnel' at +-inf is nan (sin and cos of pi x^2 / 2 have no limit; it was 1) and S'' at the largest
+    float is pi x = +inf (it was 0: the phase's where-splice); spence'' at 0 is +inf (1/x beats log x;
+    it was inf - inf = nan); erfcx'' in float32 at pi within 4 ulps (its cancellation made it 1000)."""
+    big = np.finfo(np.float64).max
+    x = np.array([np.inf, -np.inf, big, 2.0**60, 1.0])
+
+    def fresnel_parts(t):
+        s_slopes, c_slopes = _slopes(lambda u: S.fresnel(u)[0])(t), _slopes(lambda u: S.fresnel(u)[1])(t)
+        return s_slopes[1:] + c_slopes[1:]
+
+    ds, dds, dc, ddc = run_graph(fresnel_parts, x)
+    assert np.all(np.isnan(ds[:2])) and np.all(np.isnan(dc[:2])) and np.all(np.isnan(dds[:2]))
+    # at x = max and 2^60 (even integers) the phase is 0 mod 2 pi: S' = 0, C' = 1, S'' = pi x, C'' = 0
+    assert ds[2] == 0 and dc[2] == 1 and dds[2] == np.inf and ddc[2] == 0
+    assert dds[3] == np.float64(PI * L(2.0**60)) and ddc[3] == 0
+    assert np.isclose(ds[4], 1.0) and abs(dc[4]) < 1e-15 and np.isclose(ddc[4], -math.pi)
+
+    spence = run_graph(lambda t: _slopes(S.spence)(t)[1:], np.array([0.0, -0.0, 1.0, 2.0]))
+    assert list(spence[0][:3]) == [-np.inf, -np.inf, -1.0] and np.isclose(spence[0][3], -math.log(2))
+    assert list(spence[1][:3]) == [np.inf, np.inf, 0.5]
+    assert np.isclose(spence[1][3], (1 - 2 + 2 * math.log(2)) / 2, rtol=1e-14)
+
+    xs = np.array([math.pi, 3.0, 1.5], np.float32)
+    d1, d2 = run_graph(lambda t: _slopes(S.erfcx)(t)[1:], xs)
+    xl = xs.astype(L)
+    t = np.zeros_like(xl)  # erfc's continued fraction, long double: erfcx = 1 / (sqrt(pi) (x + t))
+    for k in range(4000, 0, -1):
+        t = (L(k) / 2) / (xl + t)
+    value = 1 / (np.sqrt(PI) * (xl + t))
+    assert np.all(_ulps(d1, 2 * xl * value - 2 / np.sqrt(PI), np.float32) <= 4), d1
+    assert np.all(_ulps(d2, (4 * xl * xl + 2) * value - 4 * xl / np.sqrt(PI), np.float32) <= 4), d2
+
+
+def test_hurwitz_zeta_slope_in_x_in_float32_at_large_x():
+    """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x; in float32 at x = 100 its Euler-Maclaurin terms
+    x (x + 1) ... overflowed (inf * 0 = nan at every q). Against the direct sum in long double."""
+    x = np.array([100.0, 100.0, 100.0, 30.0], np.float32)
+    q = np.array([0.5, 1.5, 3.0, 2.0], np.float32)
+    (got,) = run_graph(lambda a, b: sg.gradients(sg.numpy.sum(S.zeta(a, b)), [a]), x, q)
+    base = q.astype(L)[:, None] + np.arange(60, dtype=L)[None, :]
+    want = -np.sum(np.log(base) * base ** -x.astype(L)[:, None], axis=1)
+    assert np.all(_ulps(got, want, np.float32) <= 4), (got, want)
+
+
+def test_spherical_harmonics_outside_zero_to_pi_and_in_float32():
+    """Y_n^m is a function of cos theta (scipy's and jax's): at theta = -1, 100 or 1e4 odd m used to flip
+    its sign (the signed sin theta in the Legendre start), and float32 lost 14 ulps at theta = 1."""
+    import scipy.special as ss
+
+    n = np.array([1, 1, 3, 2, 3, 5, 1])
+    m = np.array([-1, 1, 1, 1, -3, 3, 0])
+    theta = np.array([-1.0, 100.0, 1e4, -2.5, 7.0, -0.3, 1.0])
+    phi = np.array([0.5, 1.0, 2.0, -1.0, 0.25, 3.0, 0.0])
+    got64, got32 = run_graph(
+        lambda t, p, t32, p32: [S.sph_harm_y(n, m, t, p), S.sph_harm_y(n, m, t32, p32)],
+        theta,
+        phi,
+        theta.astype(np.float32),
+        phi.astype(np.float32),
+    )
+    np.testing.assert_allclose(got64, ss.sph_harm_y(n, m, theta, phi), rtol=1e-13, atol=1e-15)
+    want32 = ss.sph_harm_y(
+        n, m, theta.astype(np.float32).astype(np.float64), phi.astype(np.float32).astype(np.float64)
+    )
+    np.testing.assert_allclose(got32, want32, rtol=3e-7, atol=1e-8)
+
+
+def test_box_cox_slopes_at_zero_and_small_lambda_and_i0_slope():
+    """d/dx boxcox(0, lmbda) = x^(lmbda - 1): inf for lmbda < 1 (it was 0 * inf = nan), 1 at lmbda = 1; the slope
+    in lmbda near 0 from its series (the closed form's cancellation); I0'(88.72) = I1 = 1.4e37 in float32
+    (it was inf - inf = nan where e^x overflows), I0' at 1e-7 is 5e-8 (not 1.5x that)."""
+    x = np.array([0.0, 0.0, 0.0, 2.0, 3.0])
+    lam = np.array([0.5, -0.5, 1.0, 1e-3, -1e-4])
+    dx, dl = run_graph(lambda a, b: sg.gradients(sg.numpy.sum(S.boxcox(a, b)), [a, b]), x, lam)
+    assert dx[0] == np.inf and dx[1] == np.inf and dx[2] == 1.0
+    log_x, t = np.log(x[3:].astype(L)), lam[3:].astype(L) * np.log(x[3:].astype(L))
+    series = sum((k + 1) * t**k / math.factorial(k + 2) for k in range(30))
+    assert np.all(_ulps(dl[3:], log_x**2 * series, np.float64) <= 4), dl
+    xs = np.array([88.72283935546875, 1e-7], np.float32)
+    (slope,) = run_graph(lambda a: sg.gradients(sg.numpy.sum(S.i0(a)), [a]), xs)
+    want = [
+        np.exp(L(xs[0])) / np.sqrt(2 * PI * L(xs[0])) * (1 - 3 / (8 * L(xs[0])) - 15 / (128 * L(xs[0]) ** 2)),
+        L(xs[1]) / 2,
+    ]
+    np.testing.assert_allclose(slope.astype(np.float64), np.array(want, np.float64), rtol=1e-5)
+
+
+def test_comb_with_repetition_at_large_n():
+    """C(N + k - 1, k) for N >= k from Stirling's ratio in the small k: with N - 1 as the small side its
+    terms N log k cancelled, 1.7e-7 relative off at N = 1e8, k = 30. Against exact integer binomials."""
+    n = np.array([1e8, 1e6, 30.0, 200.0])
+    k = np.array([30.0, 20.0, 30.0, 17.0])
+    got = run_graph(lambda a, b: S.comb(a, b, repetition=True), n, k)
+    want = np.array([float(math.comb(int(a + b - 1), int(b))) for a, b in zip(n, k)])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
