@@ -34,7 +34,8 @@ MAGIC = b"SGXCACHE"
 FORMAT = 1
 _HEADER = struct.Struct("<8sIIQ32s")  # magic, format, callbacks, payload length, sha256
 SUFFIX = ".sgx"
-SUFFIXES = (SUFFIX, ".sgplan", ".sglast")  # executables, and plan_store's plans and their last keys
+# executables; plan_store's plans and their last keys; initial_values's stored initializations
+SUFFIXES = (SUFFIX, ".sgplan", ".sglast", ".sginit")
 DEFAULT_MAX_BYTES = 2 << 30
 
 
