@@ -13,13 +13,14 @@ path finder would otherwise find the file through the aliased package's
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 
 
-class _SameModule(importlib.abc.Loader):
+# importlib.abc's Loader and MetaPathFinder are protocols the import system calls by method (not
+# base classes it checks); importing importlib.abc loads importlib.resources, tempfile and more
+class _SameModule:
     """Loads an alias by importing its target and handing back that module unchanged."""
 
     def __init__(self, target: str):
@@ -33,7 +34,7 @@ class _SameModule(importlib.abc.Loader):
         """Nothing to run: the target module has run already."""
 
 
-class AliasFinder(importlib.abc.MetaPathFinder):
+class AliasFinder:
     """Finds ``alias.rest`` as ``target.rest`` for each registered prefix pair."""
 
     def __init__(self):

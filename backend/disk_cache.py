@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
 from pathlib import Path
 
 MAGIC = b"SGXCACHE"
@@ -105,6 +104,8 @@ def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> No
     where = directory()
     if where is None:
         return
+    import tempfile  # noqa: PLC0415  (only a process that writes entries needs it)
+
     header = _HEADER.pack(MAGIC, FORMAT, callbacks, len(payload), hashlib.sha256(payload).digest())
     try:
         where.mkdir(parents=True, exist_ok=True)
