@@ -141,8 +141,8 @@ _module_aliases.alias_package(__name__ + ".scipy", scipy.__name__)
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
 _sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
-_sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
-_sys.modules[__name__ + ".numpy.fft"] = numpy.fft
+# sg.numpy.linalg and sg.numpy.fft load on first use: `import stablegraph.numpy.fft` gives the module too
+_module_aliases.alias_package(__name__ + ".numpy", numpy.__name__)
 _sys.modules[__name__ + ".lax"] = lax
 _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
