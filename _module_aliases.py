@@ -39,9 +39,12 @@ class AliasFinder:
 
     def __init__(self):
         self.prefixes: dict[str, str] = {}
+        self.modules: dict[str, str] = {}  # whole-name aliases (alias_module)
 
     def find_spec(self, name, path=None, target=None):
         """A spec whose loader returns the target module, or None for names that are no alias."""
+        if name in self.modules:
+            return importlib.machinery.ModuleSpec(name, _SameModule(self.modules[name]))
         for alias, real in self.prefixes.items():
             if name.startswith(alias + "."):
                 real_name = real + name[len(alias) :]
@@ -51,10 +54,19 @@ class AliasFinder:
         return None
 
 
-def alias_package(alias: str, target: str) -> None:
-    """Makes every ``alias.X...`` import give ``target.X...`` (the package itself is aliased by the caller)."""
+def _finder() -> AliasFinder:
     finder = next((f for f in sys.meta_path if isinstance(f, AliasFinder)), None)
     if finder is None:
         finder = AliasFinder()
         sys.meta_path.insert(0, finder)
-    finder.prefixes[alias] = target
+    return finder
+
+
+def alias_package(alias: str, target: str) -> None:
+    """Makes every ``alias.X...`` import give ``target.X...`` (the package itself is aliased by the caller)."""
+    _finder().prefixes[alias] = target
+
+
+def alias_module(alias: str, target: str) -> None:
+    """Makes ``import alias`` give module ``target`` (imported then, not now)."""
+    _finder().modules[alias] = target
