@@ -66,7 +66,7 @@ from .graph.dtypes import (
     uint32,
     uint64,
 )  # fmt: skip
-from .ops import checkpoint_policies, constant, debug, lax, nn, random
+from .ops import checkpoint_policies, constant, debug, nn, random
 from .ops import numpy_like as numpy
 from .ops import scipy_like as scipy
 from .ops.casting import cast
@@ -118,8 +118,7 @@ from .transforms import (
 scipy.optimize = scipy_optimize
 scipy.sparse = scipy_sparse  # cg, gmres, bicgstab solve through custom_linear_solve: train layer too
 # custom_root and custom_linear_solve transpose the user's functions with sg.vjp: made in the train
-# layer above transforms (as scipy.optimize) and hung on sg.lax here
-lax.custom_root, lax.custom_linear_solve = lax_solvers.custom_root, lax_solvers.custom_linear_solve
+# layer above transforms (as scipy.optimize), lax_solvers hands them to sg.lax (loaded on first use)
 
 # numpy's vectorize and apply_along_axis map with sg.vectorize (a transform), so they are made in the
 # transforms layer and hung on sg.numpy here, as scipy.optimize is on sg.scipy
@@ -141,9 +140,9 @@ _module_aliases.alias_package(__name__ + ".scipy", scipy.__name__)
 _sys.modules[__name__ + ".scipy.optimize"] = scipy.optimize
 _sys.modules[__name__ + ".scipy.sparse"] = scipy.sparse
 _sys.modules[__name__ + ".scipy.sparse.linalg"] = scipy.sparse.linalg
-_sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
-_sys.modules[__name__ + ".numpy.fft"] = numpy.fft
-_sys.modules[__name__ + ".lax"] = lax
+# sg.numpy.linalg and sg.numpy.fft load on first use: `import stablegraph.numpy.fft` gives the module too
+_module_aliases.alias_package(__name__ + ".numpy", numpy.__name__)
+_module_aliases.alias_module(__name__ + ".lax", "stablegraph.ops.lax")  # sg.lax loads on first use
 _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
@@ -169,6 +168,7 @@ from .transforms import shard  # noqa: E402
 # What a training program seldom touches loads on first use (PEP 562): name -> (module, attribute or
 # None for the module itself). tests/backend/test_import_cost.py checks that each resolves.
 _ON_FIRST_USE = {
+    "lax": ("stablegraph.ops.lax", None),
     "data": ("stablegraph.data", None),
     "summary": ("stablegraph.summary", None),
     "test_util": ("stablegraph.test_util", None),

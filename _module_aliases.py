@@ -13,13 +13,14 @@ path finder would otherwise find the file through the aliased package's
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 
 
-class _SameModule(importlib.abc.Loader):
+# importlib.abc's Loader and MetaPathFinder are protocols the import system calls by method (not
+# base classes it checks); importing importlib.abc loads importlib.resources, tempfile and more
+class _SameModule:
     """Loads an alias by importing its target and handing back that module unchanged."""
 
     def __init__(self, target: str):
@@ -33,14 +34,17 @@ class _SameModule(importlib.abc.Loader):
         """Nothing to run: the target module has run already."""
 
 
-class AliasFinder(importlib.abc.MetaPathFinder):
+class AliasFinder:
     """Finds ``alias.rest`` as ``target.rest`` for each registered prefix pair."""
 
     def __init__(self):
         self.prefixes: dict[str, str] = {}
+        self.modules: dict[str, str] = {}  # whole-name aliases (alias_module)
 
     def find_spec(self, name, path=None, target=None):
         """A spec whose loader returns the target module, or None for names that are no alias."""
+        if name in self.modules:
+            return importlib.machinery.ModuleSpec(name, _SameModule(self.modules[name]))
         for alias, real in self.prefixes.items():
             if name.startswith(alias + "."):
                 real_name = real + name[len(alias) :]
@@ -50,10 +54,19 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         return None
 
 
-def alias_package(alias: str, target: str) -> None:
-    """Makes every ``alias.X...`` import give ``target.X...`` (the package itself is aliased by the caller)."""
+def _finder() -> AliasFinder:
     finder = next((f for f in sys.meta_path if isinstance(f, AliasFinder)), None)
     if finder is None:
         finder = AliasFinder()
         sys.meta_path.insert(0, finder)
-    finder.prefixes[alias] = target
+    return finder
+
+
+def alias_package(alias: str, target: str) -> None:
+    """Makes every ``alias.X...`` import give ``target.X...`` (the package itself is aliased by the caller)."""
+    _finder().prefixes[alias] = target
+
+
+def alias_module(alias: str, target: str) -> None:
+    """Makes ``import alias`` give module ``target`` (imported then, not now)."""
+    _finder().modules[alias] = target

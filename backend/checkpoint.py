@@ -25,24 +25,25 @@ import operator
 import os
 import re
 import secrets
-import zipfile
 import zlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..graph import CheckpointError, located, user_location
 
+if TYPE_CHECKING:
+    import zipfile
+
 SUFFIX = ".npz"
-# what a damaged zip or .npy raises while read: zipfile's errors, zlib's, numpy's header parser's
-_READ_ERRORS = (
-    OSError,
-    ValueError,
-    EOFError,
-    zipfile.BadZipFile,
-    zlib.error,
-    NotImplementedError,
-    RuntimeError,
-)
+
+
+def _read_errors() -> tuple:
+    """What a damaged zip or .npy raises while read: zipfile's errors, zlib's, numpy's header
+    parser's (zipfile, with shutil, bz2 and lzma, loads with the first checkpoint, not at import)."""
+    import zipfile  # noqa: PLC0415
+
+    return (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError)
 
 
 def save(prefix, arrays: dict[str, np.ndarray], step: int | None = None, keep: int = 5) -> str:
@@ -213,6 +214,8 @@ def load(path, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
     """
     found = _find(_prefix(path, "restore"))
     try:
+        import zipfile  # noqa: PLC0415
+
         with zipfile.ZipFile(found) as z:
             headers = _headers(z, found)
             _check(found, headers, expected)
@@ -221,7 +224,7 @@ def load(path, expected: dict[str, tuple]) -> tuple[str, dict[str, np.ndarray]]:
             }
     except CheckpointError:
         raise
-    except _READ_ERRORS as e:
+    except _read_errors() as e:
         raise _error(f"cannot read checkpoint {found}: {type(e).__name__}: {e}") from None
 
 
@@ -234,7 +237,7 @@ def _headers(z: zipfile.ZipFile, found: str) -> dict[str, tuple]:
         with z.open(info) as f:
             try:
                 shape, fortran, dtype = _read_header(f)
-            except _READ_ERRORS as e:
+            except _read_errors() as e:
                 raise _error(
                     f"checkpoint {found}: cannot read the .npy header of {_name(info.filename)} "
                     f"({type(e).__name__}: {e}); the file is corrupt"

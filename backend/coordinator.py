@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import os
 import select
-import socket
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # loaded where a connection is made: a single-process program never needs it
+    import socket
 
 
 def serve(address: str, num_processes: int, timeout: int, heartbeat: int) -> int:
+    import socket  # noqa: PLC0415
+
     from . import pjrt  # noqa: PLC0415  (the parent's start() need not load jaxlib for this)
 
     try:
@@ -100,6 +105,8 @@ def start(address: str, num_processes: int, timeout: int, heartbeat: int) -> tup
 
 def keep_alive(address: str, port: int, timeout: float) -> socket.socket:
     """This member's connection to the service's process: open for as long as the process lives."""
+    import socket  # noqa: PLC0415
+
     return socket.create_connection((host_of(address), port), timeout=timeout)
 
 

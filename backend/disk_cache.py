@@ -27,14 +27,14 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
 from pathlib import Path
 
 MAGIC = b"SGXCACHE"
 FORMAT = 1
 _HEADER = struct.Struct("<8sIIQ32s")  # magic, format, callbacks, payload length, sha256
 SUFFIX = ".sgx"
-SUFFIXES = (SUFFIX, ".sgplan", ".sglast")  # executables, and plan_store's plans and their last keys
+# executables; plan_store's plans and their last keys; initial_values's stored initializations
+SUFFIXES = (SUFFIX, ".sgplan", ".sglast", ".sginit")
 DEFAULT_MAX_BYTES = 2 << 30
 
 
@@ -104,6 +104,8 @@ def store(name: str, payload: bytes, callbacks: int, suffix: str = SUFFIX) -> No
     where = directory()
     if where is None:
         return
+    import tempfile  # noqa: PLC0415  (only a process that writes entries needs it)
+
     header = _HEADER.pack(MAGIC, FORMAT, callbacks, len(payload), hashlib.sha256(payload).digest())
     try:
         where.mkdir(parents=True, exist_ok=True)

@@ -23,9 +23,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from ..graph import CompileError, GraphError, located, user_location
@@ -161,6 +159,8 @@ def build(name: str, sources, extra_flags=(), *, compiler: str | None = None) ->
         )
     cuda = any(p.suffix == ".cu" for p in paths)
     compiler = compiler or ("nvcc" if cuda else os.environ.get("CXX", "g++"))
+    import shutil  # noqa: PLC0415  (shutil and tempfile load with the first build: not at import)
+
     found = shutil.which(compiler)
     if found is None:
         install = "the CUDA toolkit" if cuda else "g++ (Debian: apt-get install -y g++)"
@@ -186,6 +186,8 @@ def _key(paths, command) -> str:
 
 def _compile(name: str, command, target: Path, location) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # noqa: PLC0415
+
     fd, partial = tempfile.mkstemp(prefix=f".{name}-", suffix=".so", dir=target.parent)
     os.close(fd)
     try:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph.opdef import all_ops
+from ..graph.serialize import graph_content
 from . import disk_cache, pjrt
 from .lowering import ModuleText
 from .planning import Plan, plan_run
@@ -167,23 +168,23 @@ def _graph_digest(graph) -> str:
 
 def _describe(graph) -> str:
     try:
-        document = graph.to_json(locations=False)
+        document = graph_content(graph)  # the graph's JSON without its name and locations
     except Exception as e:  # noqa: BLE001  (a host callback, an attribute JSON cannot hold)
         return f"no plan key: the graph does not serialize ({type(e).__name__})"
-    foreign = _foreign_ops()
+    foreign = _foreign_ops(set(re.findall(r'"op":"([^"]+)"', document)))
     if foreign:
-        used = set(re.findall(r'"op":"([^"]+)"', document)) & foreign
-        if used:
-            return f"no plan key: op {sorted(used)[0]} is not the library's"
-    # the graph's own name is no part of its programs (unnamed graphs are numbered per process)
-    document = document.replace(f'"name":{json.dumps(graph.name)}', "", 1)
+        return f"no plan key: op {sorted(foreign)[0]} is not the library's"
     return disk_cache.key(document)
 
 
-def _foreign_ops() -> set[str]:
-    """The ops whose rules are not all this library's (a user's OpDef)."""
+def _foreign_ops(names) -> set[str]:
+    """The ops among ``names`` whose rules are not all this library's (a user's OpDef)."""
     out = set()
-    for name, op in all_ops().items():
+    ops = all_ops()
+    for name in names:
+        op = ops.get(name)
+        if op is None:
+            continue
         for rule in _RULES:
             fn = getattr(op, rule, None)
             module = getattr(fn, "__module__", None) or ""

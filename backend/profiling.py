@@ -14,7 +14,6 @@ the totals: the instructions inside them report their own time.
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import os
 import re
@@ -109,6 +108,8 @@ class Profile:
         )
 
     def _repr_html_(self) -> str:
+        import html  # noqa: PLC0415  (html.entities is large: loaded at the first display)
+
         rows = "".join(
             f"<tr><td>{html.escape(r.node)}</td><td>{html.escape(r.op)}</td>"
             f"<td>{html.escape(str(r.location or ''))}</td><td>{r.time_us:.1f}</td><td>{r.share:.1%}</td></tr>"

@@ -46,6 +46,7 @@ from . import async_run, checkpoint, distributed, nonfinite, pjrt, plan_store, p
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
+from .initial_values import Initializer, recording_initializer, stored_initializer
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
@@ -322,6 +323,9 @@ class Session(Unpicklable):
             )
             if key is not None:
                 plan_store.store(key, plan, text, self._layout.devices)
+        if writes is not None and key is not None and not isinstance(executable, Initializer):
+            seed = self._state.buffers.get(SEED)  # later processes restore its results (initial_values.py)
+            executable = recording_initializer(key.name, plan, self._layout, seed, executable)
         previous = self._last_signature.get(fetch_ts)
         if writes is not None:
             reason = "initializing variables"
@@ -346,12 +350,19 @@ class Session(Unpicklable):
             return None, why
         plan, check = stored.plan, self.check_numerics and writes is None
         nodes = plan_store.later_nodes(self.graph, fetch_ts, fed, layout, has_state, writes, check)
-        try:
-            layout.check_feeds(fed)
-            executable, source = compile_text(
+
+        def load() -> tuple:
+            return compile_text(
                 stored.text, layout.devices, nodes, plan.arg_types, plan.out_types, plan.n_fetched,
                 disk=True, entry=stored.entry,
             )  # fmt: skip
+
+        try:
+            layout.check_feeds(fed)
+            restored = writes is not None and stored_initializer(
+                key.name, plan, layout, self._state.buffers.get(SEED), lambda: load()[0]
+            )  # an initialization whose values are stored: its executable loads only if a run misses
+            executable, source = (restored, "disk") if restored else load()
         except Exception:  # noqa: BLE001  (planned again: the full path says what is wrong)
             return None, "stored plan did not compile"
         return (plan, stored.text, nodes, executable, source), "hit"

@@ -7,8 +7,6 @@ node classes can use it without reaching the listing code.
 
 from __future__ import annotations
 
-import html
-
 _display_hooks: list = []
 _loaders: list = []
 
@@ -31,6 +29,8 @@ def display_html(obj) -> str:
         out = hook(obj)
         if out is not None:
             return out
+    import html  # noqa: PLC0415  (html.entities is large: loaded at the first plain display)
+
     return f"<pre>{html.escape(str(obj))}</pre>"
 
 

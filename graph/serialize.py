@@ -125,7 +125,22 @@ def _document(graph: Graph, fn: Function | None, locations: bool) -> DocumentMod
     return DocumentModel(format=FORMAT, functions=bodies, **_body(graph, fn, context, locations))
 
 
-def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> dict:
+def graph_content(graph: Graph) -> str:
+    """What ``graph_to_json(graph, locations=False)`` says but the graph's own name, as compact JSON
+    made of plain dicts (no document model validates it): what the plan store hashes for its
+    key (backend/plan_store.py), in the first run of every fresh process."""
+    order = _bodies(graph)
+    context = {_WRITING: {id(f): i for i, f in enumerate(order)}}
+    bodies = [_body(f.graph, f, context, False, dict, dict) for f in order]
+    top = _body(graph, None, context, False, dict, dict)
+    del top["name"]  # unnamed graphs are numbered per process: no part of their programs
+    return json.dumps({"format": FORMAT, **top, "functions": bodies}, separators=(",", ":"))
+
+
+def _body(
+    graph: Graph, fn: Function | None, context: dict, locations: bool, node_model=None, call_model=None
+) -> dict:
+    node_model, call_model = node_model or NodeModel, call_model or CallModel
     python = next((n for n in graph.nodes if "host_callback" in n.op.traits), None)
     if python is not None:
         raise GraphError(
@@ -137,7 +152,7 @@ def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> 
             )
         )
     nodes = [
-        NodeModel(
+        node_model(
             name=n.name,
             op=n.op.name,
             attrs=n.attrs.model_dump(mode="json", context=context),
@@ -149,7 +164,7 @@ def _body(graph: Graph, fn: Function | None, context: dict, locations: bool) -> 
         for n in graph.nodes
     ]
     calls = [
-        CallModel(
+        call_model(
             name=c.name,
             fn=c.fn,
             parent=None if c.parent is None else c.parent.id,

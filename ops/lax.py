@@ -19,7 +19,7 @@ import numpy as np
 
 from ..graph import GraphError, Tensor, dtypes, flatten, located, unflatten, user_location
 from ..sharding import NamedSharding, PartitionSpec
-from . import control_api
+from . import control_api, late_bound
 from . import lax_linalg_api as linalg
 from . import numpy_like as snp
 from .lax_arrays import (
@@ -441,16 +441,16 @@ def fft(x, fft_type, fft_lengths):
     return _fft(x, name, tuple(fft_lengths))
 
 
-_REDUCE_COMPUTATIONS = {
-    add: "sum", mul: "prod", max: "max", min: "min", bitwise_and: "and", bitwise_or: "or",
-    snp.add: "sum", snp.multiply: "prod", snp.maximum: "max", snp.minimum: "min",
-}  # fmt: skip
-
-
 def _plain(computation):
     """The function a computation stands for: sg.numpy's ufunc objects (sg.numpy.add, ...) wrap the
-    plain functions these tables name."""
+    plain functions these tables name (sg.lax loads on first use, after they were made)."""
     return getattr(computation, "__wrapped__", computation)
+
+
+_REDUCE_COMPUTATIONS = {
+    add: "sum", mul: "prod", max: "max", min: "min", bitwise_and: "and", bitwise_or: "or",
+    _plain(snp.add): "sum", _plain(snp.multiply): "prod", _plain(snp.maximum): "max", _plain(snp.minimum): "min",
+}  # fmt: skip
 
 
 # -- creation ----------------------------------------------------------------------
@@ -475,8 +475,8 @@ def zeros_like_array(x):
 
 
 # -- windows -----------------------------------------------------------------------
-_WINDOW_COMPUTATIONS = {add: "sum", max: "max", min: "min", snp.add: "sum", snp.maximum: "max",
-                        snp.minimum: "min"}  # fmt: skip
+_WINDOW_COMPUTATIONS = {add: "sum", max: "max", min: "min", _plain(snp.add): "sum", _plain(snp.maximum): "max",
+                        _plain(snp.minimum): "min"}  # fmt: skip
 
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
@@ -507,6 +507,21 @@ def _init_number(init_value, who: str = "sg.lax.reduce_window"):
             )
         init_value = node.attrs.value
     return np.asarray(init_value).item()
+
+
+# jax.lax's solvers with implicit gradients need sg.vjp (transforms, a layer above): train/lax_solvers.py
+# defines them and hands them in (ops/late_bound.py), looked up here when first read
+_LATE_BOUND = ("custom_root", "custom_linear_solve")
+
+
+def __getattr__(name: str):
+    if name in _LATE_BOUND:
+        return late_bound.provided(f"lax.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LATE_BOUND})
 
 
 __all__ = [

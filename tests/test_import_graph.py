@@ -26,6 +26,18 @@ FUNCTION_LEVEL = {
         "the export modules (StableHLO artifacts, the export file, jax's format) load with the first "
         "sess.export: a process that only trains does not pay their import"
     ),
+    ("ops.numpy_like.polynomial", "ops.numpy_like.linalg"): (
+        "polyfit's lstsq and roots' eigvals: sg.numpy.linalg (decompositions, solvers, norms) loads on "
+        "first use, not with import stablegraph"
+    ),
+    ("train.scipy_sparse_linalg", "ops.lax"): (
+        "gmres's Krylov basis updates: sg.lax (~5% of import stablegraph) loads on first use, and "
+        "sg.scipy.sparse is loaded with import stablegraph"
+    ),
+    ("ops.nn.activations", "ops.scipy_like.special"): (
+        "gelu(approximate=False) takes erfc from sg.scipy.special, which loads on first use (its "
+        "import is ~4% of import stablegraph, and a warm process to its first result does not need it)"
+    ),
 }
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from ..graph import GraphError, Tensor, current_graph, flatten, function, located, unflatten, user_location
 from ..graph.function import inline
 from ..graph.tree import describe
-from ..ops import debug
+from ..ops import debug, late_bound
 from ..ops.custom_vjp import custom_vjp
 from ..ops.numpy_like.core import asarray
 from ..ops.primitives import ad_util
@@ -237,5 +237,8 @@ def _implicit(closure, forward, fwd, bwd, has_aux: bool, name: str):
     fn.defvjp(fwd, bwd)
     return fn(closure.captures)
 
+
+late_bound.provide("lax.custom_root", custom_root)  # sg.lax.custom_root (ops/lax.py's __getattr__)
+late_bound.provide("lax.custom_linear_solve", custom_linear_solve)
 
 __all__ = ["custom_linear_solve", "custom_root"]

@@ -29,7 +29,6 @@ import numpy as np
 
 from ..graph import GraphError, Tensor, flatten, located, unflatten, user_location
 from ..graph.tree import describe
-from ..ops import lax
 from ..ops import numpy_like as snp
 from ..ops.control_api import while_loop
 from ..ops.numpy_like.core import asarray
@@ -214,6 +213,8 @@ def _safe_normalize(x, thresh=None):
 def _gmres_cycle(A, M, b, x, unit, rnorm, restart: int):
     """One GMRES cycle from x: the Krylov basis of M·A from the unit residual, then the step
     minimizing the preconditioned residual over it; (x, unit residual, residual norm)."""
+    from ..ops import lax  # noqa: PLC0415  (sg.lax loads on first use, not with import stablegraph)
+
     n = unit.shape[0]
     basis = lax.dynamic_update_index_in_dim(snp.zeros((restart + 1, n), unit.dtype), unit, 0, 0)
     # hess_t[j] is column j of the Hessenberg matrix; the identity fills the columns a cycle

@@ -13,6 +13,7 @@ keyword-only cross entropies, ``nce_loss``, ``sampled_softmax_loss``).
 jax.nn: ``scaled_matmul``, ``scaled_dot_general``.
 """
 
+from ..._lazy import on_first_use
 from . import initializers
 from .activations import *  # noqa: F403
 from .activations import __all__ as _activations_all
@@ -42,8 +43,12 @@ from .scaled_matmul import __all__ as _scaled_all
 from .updates import *  # noqa: F403
 from .updates import __all__ as _updates_all
 
+# jax.nn has logsumexp too: sg.scipy.special's own, loaded with that module on first use
+_ON_FIRST_USE = {"logsumexp": ("..scipy_like.special", "logsumexp")}
+__getattr__, __dir__ = on_first_use(__name__, _ON_FIRST_USE)
+
 __all__ = [
     *_activations_all, *_attention_all, *_conv_all, *_conv_functions_all, *_cross_entropies_all,
     *_embedding_all, *_losses_all, *_layers_all, *_normalization_all, *_pooling_all, *_sampled_all,
-    *_updates_all, *_scaled_all, "initializers", "AUTO_REUSE",
+    *_updates_all, *_scaled_all, "initializers", "AUTO_REUSE", *_ON_FIRST_USE,
 ]  # fmt: skip

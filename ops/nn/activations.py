@@ -21,16 +21,12 @@ from ..numpy_like.core import asarray, error, normalize_axis, promote, result_dt
 from ..primitives import elementwise
 from ..scipy_like.log1mexp import log1mexp as log1mexp_of
 from ..scipy_like.partials import with_partials
-from ..scipy_like.special import (
-    erfc,
-    logsumexp,  # jax.nn has it too
-)
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
     "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "mish", "one_hot", "relu", "relu6",
     "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "softsign", "sparse_plus", "sparse_sigmoid",
-    "squareplus", "swish", "tanh", "logsumexp",
+    "squareplus", "swish", "tanh",
 ]  # fmt: skip
 
 
@@ -119,6 +115,8 @@ def gelu(x, approximate: bool = True) -> Tensor:
     if approximate:
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * (x * x * x))
         return 0.5 * x * (1.0 + snp.tanh(inner))
+    from ..scipy_like.special import erfc  # noqa: PLC0415  (sg.scipy.special loads on first use)
+
     # Phi(x) as erfc(-x / sqrt 2) / 2: 1 + erf(x / sqrt 2) cancels to 0 for x below -5
     return 0.5 * x * erfc(x * -math.sqrt(0.5))
 

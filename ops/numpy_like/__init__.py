@@ -3,7 +3,7 @@
 ``from stablegraph import numpy as snp`` then write numpy code inside ``with g:``.
 """
 
-from . import fft, linalg
+from ..._lazy import on_first_use
 from .arith import *  # noqa: F403
 from .calculus import *  # noqa: F403
 from .core import asarray, broadcast_shapes, broadcast_to
@@ -16,7 +16,7 @@ from .histograms import *  # noqa: F403
 from .host_data import *  # noqa: F403
 from .index_update import *  # noqa: F403
 from .indexing import *  # noqa: F403
-from .linalg import *  # noqa: F403
+from .linalg_products import dot, einsum, inner, matmul, outer, tensordot, trace, vdot  # (linalg's __all__)
 from .linalg_toplevel import *  # noqa: F403
 from .manipulation import *  # noqa: F403
 from .math_ufuncs import *  # noqa: F403
@@ -37,3 +37,7 @@ from .ufuncs import *  # noqa: F403
 from .windows import *  # noqa: F403
 
 _install()
+
+# numpy.linalg's and numpy.fft's namespaces (decompositions, solvers, norms, transforms) load on first
+# use: a process that trains a network seldom needs them, and they are ~5% of import stablegraph
+__getattr__, __dir__ = on_first_use(__name__, {"linalg": (".linalg", None), "fft": (".fft", None)})

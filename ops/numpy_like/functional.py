@@ -12,7 +12,7 @@ import numpy as np
 from ...graph import Tensor
 from . import math_ufuncs
 from .core import asarray, error, normalize_axis
-from .linalg import matmul
+from .linalg_products import matmul
 from .manipulation import expand_dims, squeeze
 
 

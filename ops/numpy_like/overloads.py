@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...graph import Tensor, register_overloads
 from . import (
     editing,
-    linalg,
+    linalg_products,
     manipulation,
     math_ufuncs,
     nan_reductions,
@@ -55,7 +55,7 @@ _METHODS = {
     "repeat": repeating.repeat,
     "swapaxes": manipulation.swapaxes,
     "copy": editing.copy,
-    "dot": linalg.dot,
+    "dot": linalg_products.dot,
     "ptp": nan_reductions.ptp,
     "conj": getattr(math_ufuncs, "conj", None),
     "conjugate": getattr(math_ufuncs, "conjugate", None),
@@ -72,7 +72,7 @@ def install() -> None:
         )
     }  # fmt: skip
     table.update(
-        matmul=linalg.matmul,
+        matmul=linalg_products.matmul,
         transpose=_transpose,
         reshape=manipulation.reshape,
         squeeze=manipulation.squeeze,

@@ -13,7 +13,6 @@ import numpy as np
 from ...graph import dtypes
 from ..primitives.compare import convert
 from ..primitives.constants import iota
-from . import linalg as _linalg
 from .calculus import convolve
 from .core import asarray, error, result_dtype
 from .creation import zeros
@@ -153,7 +152,9 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
         lhs = multiply(lhs, expand_dims(wt, 1))
         rhs = multiply(rhs, wt if rhs.ndim == 1 else expand_dims(wt, 1))
     scale = sqrt(reduce_sum(multiply(lhs, lhs), axis=0))  # equal column norms condition the solve
-    solution = _linalg.lstsq(true_divide(lhs, scale), rhs, rcond=rcond)[0]
+    from .linalg import lstsq  # noqa: PLC0415  (snp.linalg loads on first use)
+
+    solution = lstsq(true_divide(lhs, scale), rhs, rcond=rcond)[0]
     return true_divide(solution, scale if solution.ndim == 1 else expand_dims(scale, 1))
 
 
@@ -183,7 +184,9 @@ def roots(p, *, strip_zeros: bool = True):
     top = reshape(true_divide(-c[1:], c[0]), (1, n - 1))
     below = np.eye(n - 2, n - 1, dtype=dt.np)
     companion = concatenate([top, asarray(below, dt)], axis=0) if n > 2 else top
-    return _linalg.eigvals(companion)
+    from .linalg import eigvals  # noqa: PLC0415  (snp.linalg loads on first use)
+
+    return eigvals(companion)
 
 
 __all__ = [

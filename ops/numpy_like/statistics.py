@@ -15,7 +15,7 @@ from ..primitives.compare import convert
 from . import math_ufuncs
 from .core import asarray, error, normalize_axes, result_dtype
 from .indexing import take_along_axis
-from .linalg import matmul
+from .linalg_products import matmul
 from .manipulation import broadcast_to, clip, concatenate, expand_dims, moveaxis, reshape, squeeze, transpose
 from .reductions import any as reduce_any
 from .reductions import sum as reduce_sum

@@ -257,18 +257,30 @@ def _zeta_minus_one(k: int) -> float:
     return math.fsum([m ** -float(k) for m in range(2, n)] + tail)
 
 
-# lgamma(1 + a) = -euler a + sum_k (-a)^k zeta(k) / k, |a| <= 1/2: 55 terms reach 0.5^55 ~ 3e-17
-_LGAMMA1P = (0.0, -0.5772156649015329) + tuple(
-    (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
-)
-LGAMMA1P_COEFFICIENTS = _LGAMMA1P  # for graph-level callers (ops/scipy_like/lgamma1p.py)
+@functools.cache
+def lgamma1p_coefficients() -> tuple[float, ...]:
+    """lgamma(1 + a) = -euler a + sum_k (-a)^k zeta(k) / k, |a| <= 1/2: 55 terms reach 0.5^55 ~ 3e-17.
+    Computed at first use (some ms: not at import); graph-level callers use them too
+    (ops/scipy_like/lgamma1p.py)."""
+    return (0.0, -0.5772156649015329) + tuple(
+        (-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, 57)
+    )
+
+
+def __getattr__(name: str):
+    if name == "LGAMMA1P_COEFFICIENTS":  # the table's name before it was computed on first use
+        return lgamma1p_coefficients()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SMALL_A, SMALL_X, _SMALL_TERMS = 0.5, 1.5, 32
 
 
 def _lgamma1p(e: Emitter, a):
     """log Gamma(1 + a) for |a| <= 1/2 by its Taylor series: exact where 1 + a would round."""
-    total = e.const(_LGAMMA1P[-1])
-    for c in _LGAMMA1P[-2::-1]:
+    coefficients = lgamma1p_coefficients()
+    total = e.const(coefficients[-1])
+    for c in coefficients[-2::-1]:
         total = sh.add(sh.multiply(total, a), e.const(c))
     return total
 

@@ -11,13 +11,14 @@ own, so d/dt is -euler at t = 0 exactly.
 from __future__ import annotations
 
 from .. import numpy_like as snp
-from ..primitives.special_lowering import LGAMMA1P_COEFFICIENTS
+from ..primitives.special_lowering import lgamma1p_coefficients
 
 
 def lgamma1p(t):
     """log Gamma(1 + t) of a float Tensor with |t| <= 1/2 (Horner's rule over the series)."""
-    total = LGAMMA1P_COEFFICIENTS[-1]
-    for c in LGAMMA1P_COEFFICIENTS[-2::-1]:
+    coefficients = lgamma1p_coefficients()
+    total = coefficients[-1]
+    for c in coefficients[-2::-1]:
         total = snp.add(snp.multiply(total, t), c)
     return total
 

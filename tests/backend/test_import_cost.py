@@ -59,7 +59,10 @@ LAZY_SCRIPT = textwrap.dedent(
             "stablegraph.ops.scipy_like.linalg", "stablegraph.ops.scipy_like.cluster", "stablegraph.data",
             "stablegraph.summary", "stablegraph.viz", "stablegraph.test_util", "stablegraph.train.loop",
             "stablegraph.backend.jax_interop", "stablegraph.backend.exported", "stablegraph.backend.exporting",
-            "stablegraph.backend.loading", "flatbuffers",
+            "stablegraph.backend.loading", "flatbuffers", "stablegraph.ops.scipy_like.special",
+            "stablegraph.ops.lax", "stablegraph.ops.numpy_like.linalg", "stablegraph.ops.numpy_like.fft",
+            "socket", "html", "zipfile", "tempfile", "importlib.abc",  # (for multi-process runs, displays,
+            # checkpoints, cache writes, the scipy aliases: each loads where it is used)
             "importlib.metadata")  # (pydantic's plugin lookup, made when a first schema is built)
     print("LOADED", sorted(m for m in lazy if m in sys.modules))
     import scipy.special  # the oracle (it loads importlib.metadata itself)
@@ -79,7 +82,8 @@ LAZY_SCRIPT = textwrap.dedent(
     print("NAMES", sg.data.Dataset.__name__, sg.train.Loop.__name__, sg.train.EarlyStopping.__name__,
           sg.draw.__name__, sg.from_jax.__name__, sg.test_util.run_graph.__name__, sg.Exported.__name__,
           sg.ExportError.__name__, sg.export.__name__, sg.load_exported.__name__, sg.backend.Signature.__name__)
-    for owner in (sg, sg.scipy, sg.train, sg.backend):
+    print("NN", sg.nn.logsumexp is sg.scipy.special.logsumexp, "logsumexp" in dir(sg.nn))
+    for owner in (sg, sg.scipy, sg.train, sg.backend, sg.nn):
         try:
             owner.no_such_name
         except AttributeError as e:
@@ -96,6 +100,16 @@ LAZY_SCRIPT = textwrap.dedent(
         got = sess.run([upper, lg], {a: a_in, x: x_in})
     want = [scipy.special.gammaincc(a_in, x_in), scipy.special.gammaln(np.append(a_in, 0.0))]
     print("VALUES", all(np.allclose(g_, w, rtol=1e-12, atol=0, equal_nan=True) for g_, w in zip(got, want)))
+    import stablegraph.lax as lax
+    from stablegraph.numpy import fft, linalg
+    print("LATER", lax is sg.lax is real["stablegraph.ops.lax"], sg.lax.custom_root.__module__,
+          "custom_linear_solve" in dir(sg.lax), fft is sg.numpy.fft, linalg.svd is sg.numpy.linalg.svd)
+    import importlib, pkgutil
+    from stablegraph.graph.opdef import all_ops
+    registered = set(all_ops())
+    for module in pkgutil.walk_packages(sg.ops.__path__, "stablegraph.ops."):
+        importlib.import_module(module.name)
+    print("OPS", len(registered) > 100, sorted(set(all_ops()) - registered))  # every OpDef at import
     """
 )
 
@@ -123,5 +137,9 @@ def test_namespaces_load_on_first_use_as_one_module_each():
         "stablegraph.ops.scipy_like True",
         "stablegraph.train True",
         "stablegraph.backend True",
+        "stablegraph.ops.nn True",
     ]
+    assert lines["NN"] == ["True True"]
     assert lines["VALUES"] == ["True"]
+    assert lines["LATER"] == ["True stablegraph.train.lax_solvers True True True"]
+    assert lines["OPS"] == ["True []"]  # a graph naming any op loads without its namespace

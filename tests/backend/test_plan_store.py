@@ -127,7 +127,7 @@ def test_a_damaged_plan_entry_is_a_miss_then_written_again(fresh, damage, why):
 def test_a_plan_whose_executable_is_gone_compiles_its_stored_text(fresh):
     xv = _finite_rows(XV)
     _train_step(feeds=xv)
-    for entry in fresh.glob("*.sgx"):
+    for entry in [*fresh.glob("*.sgx"), *fresh.glob("*.sginit")]:  # no stored initial values either
         entry.unlink()
     program._EXECUTABLES.clear()
     loss, w, stats = _train_step(feeds=xv)
