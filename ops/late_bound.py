@@ -1,10 +1,10 @@
-"""Functions that sg.lax offers but a layer above the ops defines (ops layer).
+"""Functions the ops offer but a layer above them defines (ops layer).
 
 jax.lax's custom_root and custom_linear_solve transpose the user's functions with sg.vjp
 (transforms, above ops), so train/lax_solvers.py defines them and hands them in here when it
-loads (``import stablegraph`` loads it); sg.lax, which loads on first use, looks them up when
-they are first read, so neither module imports the other. (sg.scipy's gaussian_kde does the
-same with sg.random through scipy_like/late_bound.py.)
+loads; sg.lax, which loads on first use, looks them up when they are first read. In the same
+way gaussian_kde.resample draws with sg.random, which sits above sg.scipy: ops/random hands its
+function in. Neither side imports the other (``import stablegraph`` loads both providers).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ def provide(name: str, fn: Callable) -> None:
     _PROVIDED[name] = fn
 
 
-def provided(name: str) -> Callable:
-    """The function handed in for ``name``; AttributeError if none was (its layer is not loaded)."""
+def provided(name: str, provider: str) -> Callable:
+    """The function handed in for ``name``; AttributeError naming ``provider`` (the module that
+    hands it in) if none was: that module is not loaded."""
     if name not in _PROVIDED:
-        raise AttributeError(f"{name} needs stablegraph.train.lax_solvers, which was not imported")
+        raise AttributeError(f"{name} needs {provider}, which was not imported")
     return _PROVIDED[name]
 
 

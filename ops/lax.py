@@ -516,7 +516,7 @@ _LATE_BOUND = ("custom_root", "custom_linear_solve")
 
 def __getattr__(name: str):
     if name in _LATE_BOUND:
-        return late_bound.provided(f"lax.{name}")
+        return late_bound.provided(f"lax.{name}", "stablegraph.train.lax_solvers")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

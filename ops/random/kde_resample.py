@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numbers
 
+from .. import late_bound
 from .. import numpy_like as snp
 from ..random_keys import split
-from ..scipy_like import late_bound
 from .distributions import choice
 from .multivariate import multivariate_normal
 

@@ -16,9 +16,9 @@ import numbers
 import numpy as np
 
 from ....graph import Tensor
+from ... import late_bound
 from ... import numpy_like as snp
 from ...numpy_like.core import asarray, error
-from .. import late_bound
 from ..linalg import cho_factor, cho_solve
 from ..special import logsumexp, ndtr
 
@@ -190,7 +190,7 @@ class gaussian_kde:  # noqa: N801  (scipy's and jax's name)
     def resample(self, key, shape=()) -> Tensor:
         """Draws from the estimate: shape (d, *shape). sg.random, a layer above this one, draws
         (ops/random/kde_resample.py hands its function to late_bound)."""
-        return late_bound.provided("gaussian_kde.resample")(self, key, shape)
+        return late_bound.provided("gaussian_kde.resample", "stablegraph.ops.random")(self, key, shape)
 
 
 __all__ = ["gaussian_kde"]
