@@ -47,6 +47,7 @@ from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
 from .initial_values import Initializer, recording_initializer, stored_initializer
+from .initialization_order import initialization_stages
 from .lowering import lower_module
 from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
@@ -462,13 +463,11 @@ class Session(Unpicklable):
         """(Re)set variables to their initial values (all by default), from the Session's seed."""
         self._check_open()
         variables = self._variables(var_list)
-        writes = {}
         for v in variables:
-            init = v.initial_value
-            if init is None:
+            if v.initial_value is None:
                 raise GraphError(located(f"variable {v.var_name} has no initializer", v.node.location))
-            writes[v.var_name] = init
-        if writes:
+        for stage in initialization_stages(variables, self.graph.variables, self._state.has_value):
+            writes = {v.var_name: v.initial_value for v in stage}
             key = ("initialize", tuple(writes))
             program = self._cache.get(key)
             if program is None:

@@ -261,6 +261,34 @@ def test_initialize_resets_all_or_some_variables():
             np.testing.assert_array_equal(got, want)
 
 
+def test_a_variable_initialized_from_another_starts_from_its_initial_value():
+    """sg.Variable(a * 2 + 1) reads a's initial value in a fresh Session (TF1 needed
+    a.initialized_value() for it), through a chain and from a random draw, whichever is asked
+    first; initialize() later resets them in the same order."""
+    g = sg.Graph()
+    with g:
+        a = sg.Variable(np.float32([1.0, -2.0, 0.0]), name="a")
+        twice = sg.Variable(a * 2 + 1, name="twice")
+        thrice = sg.Variable(twice * 3 - a, name="thrice")
+        draw = sg.Variable(_normal_init, shape=(3,), name="draw")
+        doubled = sg.Variable(draw * 2, name="doubled")
+        total = twice + a
+    want_twice = np.float32([3.0, -3.0, 1.0])
+    want_thrice = want_twice * 3 - np.float32([1.0, -2.0, 0.0])
+    with sg.Session(g, seed=4) as sess:  # asked for the last one first: the others come before it
+        np.testing.assert_array_equal(sess.get(thrice), want_thrice)
+        np.testing.assert_array_equal(sess.get(twice), want_twice)
+        np.testing.assert_array_equal(sess.get(doubled), _jax_init(4, "draw", (3,)) * 2)
+    with sg.Session(g, seed=4) as sess:
+        np.testing.assert_array_equal(sess.run(total), want_twice + np.float32([1.0, -2.0, 0.0]))
+        sess.set(a, np.float32([5.0, 5.0, 5.0]))
+        sess.initialize()  # every variable from its initial value, a first
+        np.testing.assert_array_equal(sess.get(twice), want_twice)
+        sess.set(a, np.float32([5.0, 5.0, 5.0]))
+        sess.initialize([twice])  # a keeps its value: twice reads it, as TF1's Variable(a * 2 + 1) would
+        np.testing.assert_array_equal(sess.get(twice), np.float32([11.0, 11.0, 11.0]))
+
+
 def test_training_with_symbolic_batch_feeds():
     g = sg.Graph()
     with g:
