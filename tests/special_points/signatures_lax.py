@@ -11,6 +11,7 @@ import numpy as np
 from scipy import special as sp
 
 from . import closed_forms as cf
+from . import closed_forms_igamma as cfi
 from .harness import Sig
 from .signatures_special import IGAMMA_DIGITS, IGAMMA_SLOPES
 
@@ -28,7 +29,7 @@ REFERENCES = {
     "digamma": sp.psi, "bessel_i0e": sp.i0e, "bessel_i1e": sp.i1e, "is_finite": np.isfinite,
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "rem": np.fmod,
     "pow": np.power, "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "nextafter": np.nextafter,
-    "igamma": sp.gammainc, "igammac": sp.gammaincc, "zeta": sp.zeta, "betainc": sp.betainc,
+    "igamma": cfi.gammainc, "igammac": cfi.gammaincc, "igamma_grad_a": cfi.igamma_grad_a, "zeta": sp.zeta, "betainc": sp.betainc,
 }  # fmt: skip
 
 _UNARY = (
@@ -81,8 +82,9 @@ LAX: dict[str, Sig] = {
     "div": Sig(XX, ref=np.divide, **cf.derivatives(cf.divide)),
     "round[even]": Sig(X, call=lambda xp, x: xp.round(x, xp.RoundingMethod.TO_NEAREST_EVEN), ref=np.round),
     # "ashape" (parameters.py): jax's float64 incomplete gamma runs for minutes at a = 3.4e38
-    **{n: Sig(("ashape", "x"), ref=_ref(n)) for n in ("igamma", "igammac")},
-    "igamma_grad_a": Sig(("ashape", "x"), order=0),  # its derivatives are igamma's second ones
+    # values and d1 from decimal sums (closed_forms_igamma.py): scipy's and jax's float64 are off
+    **{n: Sig(("ashape", "x"), ref=_ref(n), d1ref=cfi.slopes(n == "igammac")) for n in ("igamma", "igammac")},
+    "igamma_grad_a": Sig(("ashape", "x"), ref=_ref("igamma_grad_a"), order=0),  # its derivatives are igamma's second ones
     "random_gamma_grad": Sig(("ashape", "x"), order=0),  # jax defines no derivative of it
     # jax differentiates polygamma in x only, betainc in x only, zeta not at all
     "polygamma": Sig(XX, ref=lambda m, x: sp.polygamma(m, x), wrt=(1,)),
