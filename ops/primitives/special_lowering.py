@@ -251,24 +251,28 @@ _BACKWARD_MARGIN = 5.0  # terms past the forward loop's own count: the tail's ef
 
 def _fraction_backward(e: Emitter, a, x, count, active):
     """Legendre's fraction h = 1 / (b_0 + a_1 / (b_1 + a_2 / ...)) (b_n = x - a + 1 + 2n,
-    a_n = -n (n - a)) summed from the tail: t_N = b_N, t_(n-1) = b_(n-1) + a_n / t_n, h = 1 / t_0,
-    with N the forward loop's ``count`` and a margin. Each backward step rounds once and the
-    rounding does not compound as Lentz's running product does (18 ulps at a = 0.1, x = 2 forward,
-    within one backward)."""
-    one, two = e.const(1.0), e.const(2.0)
+    a_n = -n (n - a)) and its dh/da, summed from the tail: t_N = b_N, t_(n-1) = b_(n-1) + a_n / t_n,
+    h = 1 / t_0, with N the forward loop's ``count`` and a margin. Each backward step rounds once
+    and the rounding does not compound as Lentz's running product does (18 ulps at a = 0.1, x = 2
+    forward, within one backward); dt carries d/da (db/da = -1, da_n/da = n)."""
+    one, two, zero = e.const(1.0), e.const(2.0), e.const(0.0)
     x_less_a = sh.subtract(x, a)
     n0 = sh.add(count, e.const(_BACKWARD_MARGIN))
     t0 = sh.add(sh.add(sh.multiply(two, n0), one), x_less_a)
 
     def step(v):
-        n, t = v
+        n, t, dt = v
         an = sh.multiply(sh.negate(n), sh.subtract(n, a))
-        t = sh.add(sh.add(sh.subtract(sh.multiply(two, n), one), x_less_a), sh.divide(an, e.clamp_tiny(t)))
+        t_safe = e.clamp_tiny(t)
+        dt = sh.subtract(sh.divide(sh.subtract(sh.multiply(n, t_safe), sh.multiply(an, dt)),
+                                   sh.multiply(t_safe, t_safe)), one)  # fmt: skip
+        t = sh.add(sh.add(sh.subtract(sh.multiply(two, n), one), x_less_a), sh.divide(an, t_safe))
         n = sh.subtract(n, one)
-        return [n, t], e.cmp(n, e.const(0.0), "GT")
+        return [n, t, dt], e.cmp(n, zero, "GT")
 
-    _, t = _loop(e, active, [n0, t0], step)
-    return sh.divide(one, e.clamp_tiny(t))
+    _, t, dt = _loop(e, active, [n0, t0, e.const(-1.0)], step)
+    t = e.clamp_tiny(t)
+    return sh.divide(one, t), sh.negate(sh.divide(dt, sh.multiply(t, t)))
 
 
 def _not_small(e: Emitter, term, total):
@@ -459,8 +463,7 @@ def _igamma(ty: TensorType, a, x, which: str):
     xs = e.select(series, x, zero)
     xf = e.select(fraction, x, sh.add(a, one))
     s, ds, h, dh, count = _gamma_loop(e, a, xs, xf, series, fraction, which == "grad_a")
-    if which != "grad_a":
-        h = _fraction_backward(e, a, xf, count, fraction)
+    h, dh = _fraction_backward(e, a, xf, count, fraction)
     safe_log_x = sh.log(e.select(series, xs, one))
     log_xf = sh.log(xf)
     a_safe = e.select(settled, one, a)
