@@ -12,9 +12,12 @@ of one tensor type:
   float64, left them 70 ulps off).
 - ``igamma``: the regularized lower incomplete gamma P(a, x) by its power
   series where x < a + 1 and the upper Q(a, x) by Legendre's continued
-  fraction (modified Lentz) elsewhere, each a ``stablehlo.while`` that runs
-  until every element it serves has converged (and, for dP/da only, its
-  d/da: more steps than the value needs round the value more). With
+  fraction (modified Lentz) elsewhere (for Q also from x = max(a, 1) on when
+  a < 8), each a ``stablehlo.while`` that runs until every element it serves
+  has converged (and, for dP/da only, its d/da: more steps than the value
+  needs round the value more). The fraction and its d/da are then summed
+  again backward from a quarter past that count, a second loop whose
+  rounding does not compound as Lentz's running product does. With
   ``derivative=True`` the loops also carry d/da of every term (forward mode by
   hand), giving dP/da. The factor x^a e^-x / Gamma(a) in front of both is a
   product of pow, exp and Gamma(1 + a) (lgamma1p's series times exact factors)
