@@ -380,10 +380,6 @@ PENDING: dict[str, str] = {
     "betaln:d2:nan": OPEN,  # (1.1920928955078125e-07, 0.0) ours np.float32(-3.3554432e+07) jax np.float32(nan) ref np.float64(0.0)
     "betaln:d2:ulps": OPEN,  # (0.0010000000474974513, 1.1920928955078125e-07) ours np.float32(237.9375) jax np.float32(238.375) ref np.float64(238.3759196337778)
     "betaln@float64:value:ulps": OPEN,  # (1.3407807929942596e+154, 1.3407807929942596e+154) ours np.float64(-1.8587168528257972e+154) jax np.float64(-1.8587168528258026e+154) ref np.float64(-
-    "gammainc@float64:value:ulps": OPEN,  # where ours is worse than jax: see IGAMMA_DIGITS
-    "gammaincc@float64:value:ulps": OPEN,  # where ours is worse than jax: see IGAMMA_DIGITS
-    "gammainc@float64:d1:ulps": OPEN,  # still open: ours is 5e-12 off jax's slope in a at a = x = 1e4 and 2e-8 at a = x = 1e8 (the loops' d/da near the mode); elsewhere the last-digit limits of IGAMMA_DIGITS
-    "gammaincc@float64:d1:ulps": OPEN,  # still open: ours is 5e-12 off jax's slope in a at a = x = 1e4 and 2e-8 at a = x = 1e8 (the loops' d/da near the mode); elsewhere the last-digit limits of IGAMMA_DIGITS
     "i0e@float64:d1:ulps": OPEN,  # (1.7976931348623157e+308) ours np.float64(4.140210802639048e-171) jax np.float64(0.0) ref np.float64(-0.0)
     "i0e:d2:ulps": OPEN,  # (10.0) ours np.float32(0.0010150033) jax np.float32(0.0010150331) ref np.float64(0.0010150434195006271)
     "i1@float32:d2:ulps": OPEN,  # (0.10000000149011612) ours np.float32(0.037554517) jax np.float32(0.037553906) ref np.float64(0.03755210668579865)
