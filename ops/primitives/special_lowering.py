@@ -456,7 +456,7 @@ def _igamma(ty: TensorType, a, x, which: str):
     at_inf = sh.or_(at_inf, sh.and_(far, sh.not_(bad)))
     settled = sh.or_(sh.or_(bad, edge_a), at_zero)
     below = e.cmp(x, sh.add(a, one), "LT")
-    if which == "upper":
+    if which in ("upper", "grad_a"):
         # Q = 1 - P cancels where P passes 1/2 (7 ulps at a = 1, x = 1.5): from x = max(a, 1) on the
         # fraction, summed backward, keeps Q's digits (below x = 1 it needs hundreds of terms); for
         # a >= 8, P(a, a + 1) < 0.7 and 1 - P keeps them better than Stirling's factor (2-5 ulps)
