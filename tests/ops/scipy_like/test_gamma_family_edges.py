@@ -102,3 +102,34 @@ def test_log_tails_near_one_come_from_the_complement():
     assert _ulps(g_cdf, want).max() <= 2, (g_cdf, want)
     want = np.asarray(np.log1p(-np.exp(-np.asarray(x + 6, L) / 2)), np.float64)
     assert _ulps(c_cdf, want).max() <= 2, (c_cdf, want)
+
+
+def test_mass_slopes_where_the_mass_underflows_are_zero_not_nan():
+    """poisson, geom and nbinom pmfs where the mass underflows (mu = 2.2e-308 with k >= 4; k =
+    1.8e308; p = 2.2e-308 with n = 10): the mass is 0 and so are its slopes (mu^(k-1), p^(n-1) are
+    below 1e-900); exp(logpmf)'s chain rule gave 0 * inf = nan. Moderate points keep the closed
+    forms' slopes: d/dmu = pmf (k / mu - 1), d/dp of p (1 - p)^(k-1) and of C(n+k-1, k) p^n (1-p)^k."""
+    big = np.finfo(np.float64).max
+    k = np.array([4.0, 10.0, 1e8, big, 3.0, 3.0, 2.0])
+    q = np.array([TINY, TINY, TINY, 1e-10, 2.5, 0.25, 0.4])
+    n = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0])
+
+    def fn(k, q, n):
+        stats = sg.scipy.stats
+        out = []
+        for y in (stats.poisson.pmf(k, q), stats.geom.pmf(k, q), stats.nbinom.pmf(k, n * 10, q)):
+            out.append(sg.gradients(sg.numpy.sum(y), [q])[0])
+        return out
+
+    d_poisson, d_geom, d_nbinom = run_graph(fn, k, q, n)
+    for d in (d_poisson, d_geom, np.delete(d_nbinom, 3)):  # nbinom at k = 1.8e308: Gamma(n + k) overflows
+        assert not np.isnan(d).any(), d
+    np.testing.assert_array_equal(d_poisson[:3], 0.0)
+    np.testing.assert_array_equal(d_geom[3], 0.0)
+    np.testing.assert_array_equal(d_nbinom[:3], 0.0)
+    pmf = 2.5**3 * np.exp(-2.5) / 6
+    np.testing.assert_allclose(d_poisson[4], pmf * (3 / 2.5 - 1), rtol=1e-14)
+    np.testing.assert_allclose(d_geom[5], 0.75**2 - 2 * 0.25 * 0.75, rtol=1e-14)
+    n30, k2, p = 30.0, 2.0, 0.4  # nbinom(2; n = 30, p = 0.4): C(31, 2) p^30 (1-p)^2
+    want = 465 * (n30 * p ** (n30 - 1) * (1 - p) ** k2 - k2 * p**n30 * (1 - p))
+    np.testing.assert_allclose(d_nbinom[6], want, rtol=1e-12)
