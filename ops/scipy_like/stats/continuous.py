@@ -223,7 +223,9 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
 def _underflows(log_pdf):
     """Where the density is 0 for underflow (its log below the smallest subnormal's): those points
     are treated as off the support (density 0, slopes 0). exp(logpdf)'s chain rule there is
-    0 * inf: at x = 2.2e-308 with shape 10 the slope (a - 1) / x of the log overflows."""
+    0 * inf: at x = 2.2e-308 with shape 10 the slope (a - 1) / x of the log overflows. (For
+    2 < a < 3 at x = 2.2e-308 the true slope (a - 1) x^(a-2) / Gamma(a) is still a normal
+    number; jax's chain rule rounds it to 0 as well.)"""
     return log_pdf < const(float(np.log(np.finfo(np.float64).smallest_subnormal)) - 1.0, log_pdf)
 
 
