@@ -13,7 +13,7 @@ from scipy import special as sp
 from . import closed_forms as cf
 from . import closed_forms_igamma as cfi
 from .harness import Sig
-from .signatures_special import IGAMMA_DIGITS, IGAMMA_SLOPES
+from .signatures_special import IGAMMA_SLOPES
 
 X, XX, XXX, INT, INT2 = ("x",), ("x", "x"), ("x", "x", "x"), ("i",), ("i", "i")
 R, M = ("rows",), ("mat",)
@@ -331,16 +331,6 @@ DIFFERENCES: dict[str, str] = {
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
 # covers the same primitives)
 PENDING: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "igamma@float64:value:ulps",
-            "igammac@float64:value:ulps",
-            "igamma@float64:d1:ulps",
-            "igammac@float64:d1:ulps",
-            "igamma_grad_a@float64:value:ulps",
-        ),
-        "open where ours is worse than jax: " + IGAMMA_DIGITS,
-    ),
     "betainc": "betainc(1, max, tiny) is 1.0 (jax: NaN, scipy: 0.98); float64 values ~20 ulps off at x = tiny",
     **dict.fromkeys(
         ("bessel_i0e", "bessel_i1e"),

@@ -221,15 +221,6 @@ IGAMMA_SLOPES = (
     "subnormal x) with a = 1 the slope in x is 1, that of 1 - e^-x (float32: 1 - 4.8e-7, lgamma(1)'s "
     "float32 error, which jax's gammaln has too)"
 )
-IGAMMA_DIGITS = (
-    "float64 last digits, up to 4e-14 relative: where a or x is 30-100 the prefactor "
-    "exp(a log x - x - lgamma(a)) has an exponent of hundreds and one ulp of it is ~1e-14 of P, Q or "
-    "their slopes (jax's own series lands nearer scipy there); at a = eps, x = 2.2e-308 ours is "
-    "x^a / Gamma(1 + a) = 1 - 1.573e-13 (scipy's and jax's 1 - 1.538e-13 are off); at a = 2.2e-308, "
-    "x = eps ours is 1.0 where scipy and jax give 1.0000000000000278 > 1; Q's small-a series (a E1(x) "
-    "from terms that cancel) keeps ~8 ulps; at the smallest normal a the slope in a is the a -> 0 "
-    "limit -E1(x) (ours) where jax's is -0"
-)
 
 _INTEGRALS = {
     "spence:value:nan": "spence(inf) = Li2(-inf) = -inf, its limit (ours); scipy and jax give nan",
