@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
+from . import closed_forms_igamma as cfi
 from .closed_forms_shapes import _log_gamma_ld, _lower_upper_ld
 
 L = np.longdouble
@@ -38,6 +39,24 @@ def _method_ld(method: str, a, y):
     return np.where(own_side, direct, 1 - other), own_side | (other <= L(0.9))
 
 
+def _decimal_or(method: str, a, y, where, fallback):
+    """``method`` of the standard gamma (a, y) by closed_forms_igamma's decimal sums at the points
+    ``where`` inside its domain, ``fallback`` elsewhere."""
+    pick = {
+        "cdf": lambda p, q: p,
+        "sf": lambda p, q: q,
+        "logcdf": lambda p, q: p.ln(),
+        "logsf": lambda p, q: q.ln(),
+    }
+
+    def one(a, y):
+        p, q = cfi.lower_upper(a, y)
+        side = p if method.endswith("cdf") else q
+        return float(pick[method](p, q)) if side > 0 else (-np.inf if method.startswith("log") else 0.0)
+
+    return cfi.pointwise(one, np.where(where, a, np.nan), y, fallback)
+
+
 def _standardized(x, shape, loc, scale, halved: bool):
     """The arguments as float64 arrays of one shape, with z = (x - loc) / scale and the gamma's
     (a, y): (shape, z), or (shape / 2, z / 2) for chi2 (``halved``)."""
@@ -59,7 +78,9 @@ def _reference(name: str, method: str, halved: bool):
             tiny = np.finfo(np.float64).tiny
             ok = (scale > 0) & (a >= tiny) & (a <= _MAX_A) & (y >= tiny) & (y <= _MAX_Y)
             out, exact = _method_ld(method, np.where(ok, a, 1.0), np.where(ok, y, 1.0))
-            return np.where(ok & exact, np.asarray(out, np.float64), theirs(x, shape, loc, scale))
+            # where long double loses the complement's digits (or past its range), decimal sums
+            other = _decimal_or(method, a, y, ~(ok & exact) & (scale > 0), theirs(x, shape, loc, scale))
+            return np.where(ok & exact, np.asarray(out, np.float64), other)
 
     return ref
 

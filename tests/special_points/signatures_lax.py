@@ -11,9 +11,10 @@ import numpy as np
 from scipy import special as sp
 
 from . import closed_forms as cf
+from . import closed_forms_igamma as cfi
 from . import closed_forms_special as cfs
 from .harness import Sig
-from .signatures_special import IGAMMA_DIGITS, IGAMMA_SLOPES
+from .signatures_special import IGAMMA_SLOPES
 
 X, XX, XXX, INT, INT2 = ("x",), ("x", "x"), ("x", "x", "x"), ("i",), ("i", "i")
 R, M = ("rows",), ("mat",)
@@ -29,7 +30,7 @@ REFERENCES = {
     "digamma": sp.psi, "bessel_i0e": sp.i0e, "bessel_i1e": sp.i1e, "is_finite": np.isfinite,
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "rem": np.fmod,
     "pow": np.power, "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "nextafter": np.nextafter,
-    "igamma": sp.gammainc, "igammac": sp.gammaincc, "zeta": sp.zeta, "betainc": sp.betainc,
+    "igamma": cfi.gammainc, "igammac": cfi.gammaincc, "igamma_grad_a": cfi.igamma_grad_a, "zeta": sp.zeta, "betainc": sp.betainc,
 }  # fmt: skip
 
 _UNARY = (
@@ -85,8 +86,9 @@ LAX: dict[str, Sig] = {
     "bessel_i1e": Sig(X, ref=sp.i1e, **cfs.derivatives(cfs.i1e)),
     "round[even]": Sig(X, call=lambda xp, x: xp.round(x, xp.RoundingMethod.TO_NEAREST_EVEN), ref=np.round),
     # "ashape" (parameters.py): jax's float64 incomplete gamma runs for minutes at a = 3.4e38
-    **{n: Sig(("ashape", "x"), ref=_ref(n)) for n in ("igamma", "igammac")},
-    "igamma_grad_a": Sig(("ashape", "x"), order=0),  # its derivatives are igamma's second ones
+    # values and d1 from decimal sums (closed_forms_igamma.py): scipy's and jax's float64 are off
+    **{n: Sig(("ashape", "x"), ref=_ref(n), d1ref=cfi.slopes(n == "igammac")) for n in ("igamma", "igammac")},
+    "igamma_grad_a": Sig(("ashape", "x"), ref=_ref("igamma_grad_a"), order=0),  # its derivatives are igamma's second ones
     "random_gamma_grad": Sig(("ashape", "x"), order=0),  # jax defines no derivative of it
     # jax differentiates polygamma in x only, betainc in x only, zeta not at all
     "polygamma": Sig(XX, ref=lambda m, x: sp.polygamma(m, x), wrt=(1,)),
@@ -333,16 +335,6 @@ DIFFERENCES: dict[str, str] = {
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
 # covers the same primitives)
 PENDING: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "igamma@float64:value:ulps",
-            "igammac@float64:value:ulps",
-            "igamma@float64:d1:ulps",
-            "igammac@float64:d1:ulps",
-            "igamma_grad_a@float64:value:ulps",
-        ),
-        "open where ours is worse than jax: " + IGAMMA_DIGITS,
-    ),
     "betainc": "betainc(1, max, tiny) is 1.0 (jax: NaN, scipy: 0.98); float64 values ~20 ulps off at x = tiny",
     "bessel_i1e@float64:d2:ulps": "at x = +-3 only: i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x) cancels 350x, "
     "and ours 0.0016096787034986491 is 510 ulps off the long-double 0.0016096787034987584 (one ulp of our "

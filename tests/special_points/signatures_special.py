@@ -15,6 +15,7 @@ import scipy.special
 
 import stablegraph as sg
 
+from . import closed_forms_igamma as cfg
 from . import closed_forms_integrals as cfi
 from . import closed_forms_special as cf
 from .harness import Sig
@@ -149,8 +150,9 @@ SPECIAL: dict[str, Sig] = {
     "betaln": _sig("betaln", ("shape", "shape")),
     # jax defines no derivative in a and b (so none is compared) and only the first in a
     "betainc": _sig("betainc", ("shape", "shape", "prob"), order=0),
-    "gammainc": _sig("gammainc", ("ashape", "ashape"), order=1),
-    "gammaincc": _sig("gammaincc", ("ashape", "ashape"), order=1),
+    # decimal sums (closed_forms_igamma.py): scipy's float64 values and jax's slopes in a are off
+    "gammainc": _sig("gammainc", ("ashape", "ashape"), order=1, ref=cfg.gammainc, d1ref=cfg.slopes(False)),
+    "gammaincc": _sig("gammaincc", ("ashape", "ashape"), order=1, ref=cfg.gammaincc, d1ref=cfg.slopes(True)),
     "polygamma": _sig("polygamma", ("order", "x")),
     "polygamma[shape]": _sig("polygamma", ("order", "shape")),
     "zeta": _sig("zeta", ("shape", "shape")),
@@ -223,15 +225,6 @@ IGAMMA_SLOPES = (
     "a = 1e-100); at x = inf (P = 1) and at a = inf (P = 0) the slopes in a are 0; at x = 0 (+-0 and "
     "subnormal x) with a = 1 the slope in x is 1, that of 1 - e^-x (float32: 1 - 4.8e-7, lgamma(1)'s "
     "float32 error, which jax's gammaln has too)"
-)
-IGAMMA_DIGITS = (
-    "float64 last digits, up to 4e-14 relative: where a or x is 30-100 the prefactor "
-    "exp(a log x - x - lgamma(a)) has an exponent of hundreds and one ulp of it is ~1e-14 of P, Q or "
-    "their slopes (jax's own series lands nearer scipy there); at a = eps, x = 2.2e-308 ours is "
-    "x^a / Gamma(1 + a) = 1 - 1.573e-13 (scipy's and jax's 1 - 1.538e-13 are off); at a = 2.2e-308, "
-    "x = eps ours is 1.0 where scipy and jax give 1.0000000000000278 > 1; Q's small-a series (a E1(x) "
-    "from terms that cancel) keeps ~8 ulps; at the smallest normal a the slope in a is the a -> 0 "
-    "limit -E1(x) (ours) where jax's is -0"
 )
 
 _INTEGRALS = {
@@ -402,10 +395,6 @@ PENDING: dict[str, str] = {
     "betaln:d2:nan": OPEN,  # (1.1920928955078125e-07, 0.0) ours np.float32(-3.3554432e+07) jax np.float32(nan) ref np.float64(0.0)
     "betaln:d2:ulps": OPEN,  # (0.0010000000474974513, 1.1920928955078125e-07) ours np.float32(237.9375) jax np.float32(238.375) ref np.float64(238.3759196337778)
     "betaln@float64:value:ulps": OPEN,  # (1.3407807929942596e+154, 1.3407807929942596e+154) ours np.float64(-1.8587168528257972e+154) jax np.float64(-1.8587168528258026e+154) ref np.float64(-
-    "gammainc@float64:value:ulps": OPEN,  # where ours is worse than jax: see IGAMMA_DIGITS
-    "gammaincc@float64:value:ulps": OPEN,  # where ours is worse than jax: see IGAMMA_DIGITS
-    "gammainc@float64:d1:ulps": OPEN,  # still open: ours is 5e-12 off jax's slope in a at a = x = 1e4 and 2e-8 at a = x = 1e8 (the loops' d/da near the mode); elsewhere the last-digit limits of IGAMMA_DIGITS
-    "gammaincc@float64:d1:ulps": OPEN,  # still open: ours is 5e-12 off jax's slope in a at a = x = 1e4 and 2e-8 at a = x = 1e8 (the loops' d/da near the mode); elsewhere the last-digit limits of IGAMMA_DIGITS
     # i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x) cancels 350x at x = +-3: ours 0.0016096787034986491 is
     # 510 ulps off the long-double 0.0016096787034987586 (one ulp of our i0e there), jax 86
     "i1e@float64:d2:ulps": OPEN,

@@ -220,9 +220,19 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     return _gamma_log_density(z, a, inside, snp.log(scale), bad)
 
 
+def _underflows(log_pdf):
+    """Where the density is 0 for underflow (its log below the smallest subnormal's): those points
+    are treated as off the support (density 0, slopes 0). exp(logpdf)'s chain rule there is
+    0 * inf: at x = 2.2e-308 with shape 10 the slope (a - 1) / x of the log overflows. (For
+    2 < a < 3 at x = 2.2e-308 the true slope (a - 1) x^(a-2) / Gamma(a) is still a normal
+    number; jax's chain rule rounds it to 0 as well.)"""
+    return log_pdf < const(float(np.log(np.finfo(np.float64).smallest_subnormal)) - 1.0, log_pdf)
+
+
 def _gamma_pdf(x, a, loc=0.0, scale=1.0):
     """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
     z, scale, a, bad, inside = _gamma_z(x, a, loc, scale)
+    inside = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad))
     log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad)
     return gamma_density(z, a, inside & ~bad, log_pdf, scale)
 
@@ -245,6 +255,35 @@ def _gamma_probability(fn):
     return probability
 
 
+def _log1m(q):
+    """log(1 - q) for 0 <= q <= 1/2 within 2 ulps: log1p(-q) below 0.3, log(1 - q) above, where
+    XLA's log1p is up to 126 ulps off (log1p(-0.39347) = -0.4999999999999964 for -0.5)."""
+    low = q < const(0.3, q)
+    return snp.where(
+        low,
+        snp.log1p(-snp.where(low, q, const(0.0, q))),
+        snp.log(const(1.0, q) - snp.where(low, const(0.5, q), q)),
+    )
+
+
+def _log_tail(fn, other):
+    """log(fn(...)) as a method (logcdf with fn the cdf and other the sf, logsf the other way),
+    taken as log(1 - other) where fn passes 1/2: log of a probability near 1 turns its last digit
+    into many of the log's (the cdf 0.94 one ulp off is 16 ulps of logcdf -0.06). Each branch sees
+    a stand-in where the other is taken, so its slope stays finite there."""
+
+    def log_fn(*args, **kwargs):
+        p, q = fn(*args, **kwargs), other(*args, **kwargs)
+        zero, one = const(0.0, q), const(1.0, p)
+        near_one = q < const(0.5, q)
+        out = snp.where(near_one, _log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
+        # log 1 is +0 (log1p(-0) is -0); 0 - q keeps the slope -1 of log(1 - q) at q = 0
+        return snp.where(q == zero, zero - q, out)
+
+    log_fn.__doc__ = "the log of the probability, from the complement where the probability is near 1"
+    return log_fn
+
+
 def _gamma_quantile(upper: bool):
     def quantile(q, a, loc=0.0, scale=1.0):
         prob = tails(_gamma_probability(gammainc), _gamma_probability(gammaincc))
@@ -264,9 +303,9 @@ gamma = Distribution(
     logpdf=_gamma_logpdf,
     pdf=in_float64(_gamma_pdf, flush_subnormals=True),
     cdf=_gamma_probability(gammainc),
-    logcdf=log_of(_gamma_probability(gammainc)),
+    logcdf=_log_tail(_gamma_probability(gammainc), _gamma_probability(gammaincc)),
     sf=_gamma_probability(gammaincc),
-    logsf=log_of(_gamma_probability(gammaincc)),
+    logsf=_log_tail(_gamma_probability(gammaincc), _gamma_probability(gammainc)),
     ppf=_gamma_quantile(False),
     isf=_gamma_quantile(True),
 )
@@ -283,6 +322,7 @@ def _chi2_pdf(x, df, loc=0.0, scale=1.0):
     """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
     z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
     a = df * const(0.5, z)
+    inside = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True))
     log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True)
     return gamma_density(z, a, inside & ~bad, log_pdf, scale, halved=True)
 
@@ -315,9 +355,9 @@ chi2 = Distribution(
     logpdf=_chi2_logpdf,
     pdf=in_float64(_chi2_pdf, flush_subnormals=True),
     cdf=_chi2_probability(gammainc),
-    logcdf=log_of(_chi2_probability(gammainc)),
+    logcdf=_log_tail(_chi2_probability(gammainc), _chi2_probability(gammaincc)),
     sf=_chi2_probability(gammaincc),
-    logsf=log_of(_chi2_probability(gammaincc)),
+    logsf=_log_tail(_chi2_probability(gammaincc), _chi2_probability(gammainc)),
     ppf=_chi2_quantile(False),
     isf=_chi2_quantile(True),
 )

@@ -19,6 +19,7 @@ from ..partials import with_partials
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
+from .underflow import mass_of
 from .wide import in_float64
 
 
@@ -164,7 +165,7 @@ poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
     logpmf=in_float64(_poisson_logpmf),
-    pmf=in_float64(exp_of(_poisson_logpmf, mass=True)),
+    pmf=in_float64(mass_of(_poisson_logpmf, 0.0, 1.0)),
     cdf=in_float64(_poisson_probability(_poisson_cdf_of, 0.0)),
     logcdf=in_float64(log_of(_poisson_probability(_poisson_cdf_of, 0.0))),
     sf=_poisson_probability(gammainc, 1.0),

@@ -18,6 +18,7 @@ from ...numpy_like.core import error
 from ..special import betaln, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
 from .discrete import inside, log_factorial, on_integers, support
+from .underflow import mass_of
 from .wide import in_float64
 
 
@@ -42,7 +43,7 @@ geom = Distribution(
     "geom",
     "The geometric distribution: the number of trials of probability p up to the first success.",
     logpmf=in_float64(_geom_logpmf),
-    pmf=in_float64(exp_of(_geom_logpmf, mass=True)),
+    pmf=in_float64(mass_of(_geom_logpmf, 1.0, 0.5)),
 )
 
 
@@ -62,7 +63,7 @@ nbinom = Distribution(
     "nbinom",
     "The negative binomial distribution: failures before the n-th success of probability p.",
     logpmf=in_float64(_nbinom_logpmf),
-    pmf=in_float64(exp_of(_nbinom_logpmf, mass=True)),
+    pmf=in_float64(mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)),
 )
 
 
