@@ -616,6 +616,8 @@ def _betainc(ty: TensorType, a, b, x):
     value = sh.multiply(front, h)
     value = sh.clamp(zero, value, one)
     value = e.select(swap, sh.subtract(one, value), value)
+    # I_1/2(a, a) = 1/2 exactly (the symmetry), also where the fraction needs ~sqrt(a) steps (a = 3.4e38)
+    value = e.select(sh.and_(e.cmp(a, b, "EQ"), e.cmp(x, e.const(0.5), "EQ")), e.const(0.5), value)
     limit = e.select(to_one, one, zero)
     at_x_end = e.select(e.cmp(x, one, "EQ"), one, zero)  # +0 at x = -0 too
     value = e.select(edge, e.select(x_end, at_x_end, limit), value)

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import special as sp
 
 from . import closed_forms as cf
+from .closed_forms_special import betainc_value
 from .harness import Sig
 from .signatures_special import IGAMMA_DIGITS, IGAMMA_SLOPES
 
@@ -86,7 +87,7 @@ LAX: dict[str, Sig] = {
     "random_gamma_grad": Sig(("ashape", "x"), order=0),  # jax defines no derivative of it
     # jax differentiates polygamma in x only, betainc in x only, zeta not at all
     "polygamma": Sig(XX, ref=lambda m, x: sp.polygamma(m, x), wrt=(1,)),
-    "betainc": Sig(("ashape", "ashape", "prob"), ref=sp.betainc, wrt=(2,)),
+    "betainc": Sig(("ashape", "ashape", "prob"), ref=betainc_value, wrt=(2,)),
     "zeta": Sig(XX, ref=sp.zeta, order=0),
     "clamp": Sig(XXX),
     "select": Sig(("b", "x", "x")),

@@ -141,10 +141,10 @@ SPECIAL: dict[str, Sig] = {
     "digamma[shape]": _sig("digamma", ("shape",)),
     "gammaln[int]": _sig("gammaln", ("i",)),
     "ndtr[int]": _sig("ndtr", ("i",)),
-    "beta": _sig("beta", ("shape", "shape")),
-    "betaln": _sig("betaln", ("shape", "shape")),
+    "beta": _sig("beta", ("shape", "shape"), ref=cf.beta_value),
+    "betaln": _sig("betaln", ("shape", "shape"), ref=cf.betaln_value),
     # jax defines no derivative in a and b (so none is compared) and only the first in a
-    "betainc": _sig("betainc", ("shape", "shape", "prob"), order=0),
+    "betainc": _sig("betainc", ("shape", "shape", "prob"), order=0, ref=cf.betainc_value),
     "gammainc": _sig("gammainc", ("ashape", "ashape"), order=1),
     "gammaincc": _sig("gammaincc", ("ashape", "ashape"), order=1),
     "polygamma": _sig("polygamma", ("order", "x")),
