@@ -115,3 +115,34 @@ def test_betaln_and_betabinom_at_whole_shapes():
     # the log is a difference of two betaln near 2: an ulp of those, exact at (1, 1)
     np.testing.assert_allclose(logpmf, np.log(b / (a + b)), rtol=0, atol=1e-15)
     assert logpmf[1] == np.log(0.5)
+
+
+def _stirling_log_ratio(a, x):
+    """log Gamma(x) - log Gamma(x + a) in long double for x >= 1e4: -a log x - (x + a - 1/2) log1p(a/x)
+    + a + w(x) - w(x + a), every term free of the large cancelling logs."""
+    a, x = L(a), L(x)
+
+    def w(y):
+        return 1 / (12 * y) - 1 / (360 * y**3) + 1 / (1260 * y**5)
+
+    return -a * np.log(x) - (x + a - L(0.5)) * np.log1p(a / x) + a + w(x) - w(x + a)
+
+
+def test_beta_with_one_large_shape_and_betaln_slopes_where_a_plus_b_rounds():
+    # B(2.5, 1e8) = Gamma(2.5) e^(log Gamma(1e8) - log Gamma(1e8 + 2.5)) was exp(betaln ~ -46): 64 ulps
+    # off (scipy's and jax's too); betaln(1, 1 + eps) = -log(1 + eps) came out -1.3e-16 (a + b = 2 + eps
+    # rounds to 2); d betaln(10, 2e-16) / da = -2e-16 psi'(10) came out 0.6% off (w(10) - w(10 + 2e-16))
+    a = np.array([2.5, 3.0, 0.5, 1.0, 10.0])
+    b = np.array([1e8, 1e30, 1e4, 1.0 + 2**-52, 2.220446049250313e-16])
+
+    def fn(a, b):
+        slope = sg.grad(lambda av: sg.numpy.sum(sg.scipy.special.betaln(av, b)))(a)
+        return sg.scipy.special.beta(a, b), sg.scipy.special.betaln(a, b), slope
+
+    beta, betaln, slope = run_graph(fn, a, b)
+    for i in range(3):
+        want = np.exp(_lgamma(a[i]) + _stirling_log_ratio(a[i], b[i]))
+        assert _ulps(beta[i], float(want)) <= 2, (a[i], b[i], beta[i], want)
+    assert _ulps(betaln[3], -np.log1p(2.0**-52)) <= 1
+    want_slope = -b[4] * scipy.special.polygamma(1, a[4])
+    assert abs(slope[4] - want_slope) <= 1e-9 * abs(want_slope)  # jax: 2e-6
