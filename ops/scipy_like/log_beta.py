@@ -144,6 +144,34 @@ def _lgamma_of_sum(a, b):
     return snp.add(_lgamma(s), snp.multiply(e, bind(tr.digamma, snp.where(rounded, s, 1.0))))
 
 
+def digamma_step(a, b):
+    """psi(a + b) - psi(a): b (psi1(a) + b psi2(a) / 2 + b^2 psi3(a) / 6) (psi_m the
+    polygammas) where |b| < 1e-5 a: the difference of two digammas keeps only their rounding there
+    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)); the difference elsewhere."""
+    near = snp.less(snp.abs(b), snp.multiply(a, 1e-5))
+    a_n = snp.where(near, a, 1.0)
+    b_n = snp.where(near, b, 0.0)
+
+    def poly(m, x):
+        return bind(tr.polygamma, snp.full_like(x, float(m)), x)
+
+    series = snp.multiply(b_n, poly(1, a_n) + b_n * (poly(2, a_n) / 2 + b_n * poly(3, a_n) / 6))
+    a_d, s_d = snp.where(near, 1.0, a), snp.where(near, 1.0, snp.add(a, b))
+    return snp.where(near, series, snp.subtract(bind(tr.digamma, s_d), bind(tr.digamma, a_d)))
+
+
+def _small_value(a, b):
+    return snp.subtract(snp.add(_lgamma(a), _lgamma(b)), _lgamma_of_sum(a, b))
+
+
+def _small_partials(a, b):
+    return snp.negative(digamma_step(a, b)), snp.negative(digamma_step(b, a))
+
+
+# both shapes below 8: its partials psi(a) - psi(a + b) as digamma_step, exact where b << a
+_small = with_partials("log_beta_small", _small_value, _small_partials)
+
+
 def log_beta(a, b):
     """log |B(a, b)| of two floats of one dtype and shape (module docstring)."""
     swap = snp.greater(a, b)
@@ -159,10 +187,10 @@ def log_beta(a, b):
     a_s, b_s = snp.where(small, a, 1.0), snp.where(small, b, 1.0)
     by_large = _both_large(lo_l, hi_l)
     by_mixed = snp.add(_lgamma(lo_m), gamma_ratio_log(lo_m, hi_m))
-    by_small = snp.subtract(snp.add(_lgamma(a_s), _lgamma(b_s)), _lgamma_of_sum(a_s, b_s))
+    by_small = _small(a_s, b_s)
     out = snp.where(large, by_large, snp.where(mixed, by_mixed, by_small))
     at_inf = snp.where(snp.equal(lo, math.inf), math.nan, snp.where(snp.greater(lo, 0), -math.inf, math.inf))
     return snp.where(snp.logical_and(snp.equal(hi, math.inf), snp.logical_not(snp.isnan(lo))), at_inf, out)
 
 
-__all__ = ["gamma_ratio_log", "gamma_ratio_log_scaled", "log_beta", "stirling_correction"]
+__all__ = ["digamma_step", "gamma_ratio_log", "gamma_ratio_log_scaled", "log_beta", "stirling_correction"]
