@@ -50,7 +50,8 @@ def _stirling_difference(lo, hi):
     u = snp.true_divide(1.0, hi)
     v = snp.true_divide(1.0, snp.add(lo, hi))
     u2, v2, uv_sum = snp.multiply(u, u), snp.multiply(v, v), snp.add(u, v)
-    partial, v_power, total = 1.0, v, 0.0
+    # tensors from the start: a product of two Python floats would become a float32 constant
+    partial, v_power, total = snp.ones_like(u), v, snp.zeros_like(u)
     for c in _STIRLING:
         total = snp.add(total, snp.multiply(partial, c))
         partial = snp.add(snp.multiply(u2, partial), snp.multiply(v_power, uv_sum))
