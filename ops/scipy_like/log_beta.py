@@ -148,7 +148,8 @@ def _lgamma_of_sum(a, b):
 def digamma_step(a, b):
     """psi(a + b) - psi(a): b (psi1(a) + b psi2(a) / 2 + b^2 psi3(a) / 6) (psi_m the
     polygammas) where |b| < 1e-5 a: the difference of two digammas keeps only their rounding there
-    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)); the difference elsewhere."""
+    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)); the recurrence's sum for a whole
+    |b| <= 16 (_whole_step); the difference elsewhere."""
     near = snp.less(snp.abs(b), snp.multiply(a, 1e-5))
     a_n = snp.where(near, a, 1.0)
     b_n = snp.where(near, b, 0.0)
@@ -157,8 +158,26 @@ def digamma_step(a, b):
         return bind(tr.polygamma, snp.full_like(x, float(m)), x)
 
     series = snp.multiply(b_n, poly(1, a_n) + b_n * (poly(2, a_n) / 2 + b_n * poly(3, a_n) / 6))
+    whole = snp.logical_and(snp.equal(b, snp.floor(b)), snp.less_equal(snp.abs(b), float(_WHOLE_STEPS)))
     a_d, s_d = snp.where(near, 1.0, a), snp.where(near, 1.0, snp.add(a, b))
-    return snp.where(near, series, snp.subtract(bind(tr.digamma, s_d), bind(tr.digamma, a_d)))
+    direct = snp.subtract(bind(tr.digamma, s_d), bind(tr.digamma, a_d))
+    return snp.where(near, series, snp.where(whole, _whole_step(a, snp.where(whole, b, 0.0)), direct))
+
+
+_WHOLE_STEPS = 16
+
+
+def _whole_step(a, b):
+    """psi(a + b) - psi(a) for a whole |b| <= 16 by the recurrence psi(x + 1) = psi(x) + 1/x: the sum
+    of 1/(a + j), j = 0 .. b - 1 (minus that of 1/(a - j), j = 1 .. -b, for b < 0), where the two
+    digammas near a pole cancel (psi'(1.2e-7) - psi'(-2 + 1.2e-7) kept 1% of its -1.25)."""
+    total = snp.zeros_like(a)
+    for j in range(_WHOLE_STEPS):
+        up = snp.less(float(j), b)
+        total = total + snp.where(up, 1.0 / snp.where(up, a + float(j), 1.0), 0.0)
+        down = snp.less_equal(float(j + 1), -b)
+        total = total - snp.where(down, 1.0 / snp.where(down, a - float(j + 1), 1.0), 0.0)
+    return total
 
 
 def _small_value(a, b):
