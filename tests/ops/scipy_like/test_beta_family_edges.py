@@ -146,3 +146,31 @@ def test_beta_with_one_large_shape_and_betaln_slopes_where_a_plus_b_rounds():
     assert _ulps(betaln[3], -np.log1p(2.0**-52)) <= 1
     want_slope = -b[4] * scipy.special.polygamma(1, a[4])
     assert abs(slope[4] - want_slope) <= 1e-9 * abs(want_slope)  # jax: 2e-6
+
+
+def test_betaln_slopes_next_to_a_pole_and_a_tiny_shape():
+    # d betaln / da = psi(a) - psi(a + b): at b = -1, -2 (poles of Gamma(b)) the recurrence gives
+    # 1/(a - 1) (+ 1/(a - 2)) and d2 = -(1/(a - 1)^2 + 1/(a - 2)^2), where the digammas near their
+    # poles cancel (float32 d2 came out -1.265625, not -1.25); at b = 1.2e-38 next to a = 1.2e-7
+    # it is -b psi'(a) = -8.3e-25 (came out 0: a + b rounds to a)
+    a = np.array([1.1920928955078125e-07, 1.1920928955078125e-07, 1.1920928955078125e-07])
+    b = np.array([-1.0, -2.0, 1.1754943508222875e-38])
+
+    def fn(a, b):
+        def slope(av):
+            return sg.grad(lambda t: sg.numpy.sum(sg.scipy.special.betaln(t, b)))(av)
+
+        return slope(a), sg.grad(lambda av: sg.numpy.sum(slope(av)))(a)
+
+    for dtype, rtol in ((np.float64, 1e-14), (F32, 2e-7)):
+        d1, d2 = run_graph(fn, a.astype(dtype), b.astype(dtype))
+        a64 = a.astype(dtype).astype(np.float64)
+        want1 = [
+            1 / (a64[0] - 1),
+            1 / (a64[1] - 1) + 1 / (a64[1] - 2),
+            -b[2] * scipy.special.polygamma(1, a64[2]),
+        ]
+        want2 = [-1 / (a64[0] - 1) ** 2, -1 / (a64[1] - 1) ** 2 - 1 / (a64[1] - 2) ** 2,
+                 -b[2] * scipy.special.polygamma(2, a64[2])]  # fmt: skip
+        np.testing.assert_allclose(d1, want1, rtol=rtol)
+        np.testing.assert_allclose(d2, want2, rtol=rtol)
