@@ -29,21 +29,28 @@ def lgamma1p(t):
     return total
 
 
-def _log_gamma_value(x):
-    """log |Gamma(x)|, by the Taylor series of log Gamma(1 + a) on [1/2, 9/2] (log Gamma(n + 1 + a) =
-    log((1 + a) ... (n + a)) + log Gamma(1 + a)), where XLA's float64 lgamma keeps no digit near its
-    zeros (lgamma(1 + eps): 8.9e-16, not -1.3e-16) and 11 ulps at 3; the primitive elsewhere."""
-    shift = snp.clip(snp.ceil(x - 0.5), 1.0, 4.0) - 1  # 0 ... 3 on [1/2, 9/2]; |a| <= 1/2
-    near = (x >= 0.5) & (x <= 4.5)
+def _log_gamma_value(x, shifts: int = 3):
+    """log |Gamma(x)|, by the Taylor series of log Gamma(1 + a) on [1/2, shifts + 3/2] (log Gamma(n + 1 +
+    a) = log((1 + a) ... (n + a)) + log Gamma(1 + a)), where XLA's float64 lgamma keeps no digit near
+    its zeros (lgamma(1 + eps): 8.9e-16, not -1.3e-16) and 11 ulps at 3; the primitive elsewhere."""
+    shift = snp.clip(snp.ceil(x - 0.5), 1.0, float(shifts + 1)) - 1  # 0 ... shifts; |a| <= 1/2
+    near = (x >= 0.5) & (x <= shifts + 1.5)
     a = snp.where(near, x - (shift + 1), 0.0)  # exact: Sterbenz
     series = lgamma1p(a)
-    factors = snp.where(near & (shift >= 1), x - 1, 1.0) * snp.where(near & (shift >= 2), x - 2, 1.0)
-    factors = factors * snp.where(near & (shift >= 3), x - 3, 1.0)
+    factors = snp.ones_like(x)
+    for j in range(1, shifts + 1):
+        factors = factors * snp.where(near & (shift >= j), x - j, 1.0)
     return snp.where(near, snp.log(factors) + series, bind(tr.lgamma, x))
 
 
-# its derivative is digamma's primitive: the series' own chain rule would grow every derivative
-# graph by its 55 terms
-log_gamma = with_partials("gammaln", _log_gamma_value, lambda x: (bind(tr.digamma, x),))
+def _digamma_partial(x):
+    return (bind(tr.digamma, x),)
 
-__all__ = ["lgamma1p", "log_gamma"]
+
+# its derivative is digamma's primitive: the series' own chain rule would grow every derivative
+# graph by its 55 terms. log_gamma_wide reaches 8.5 (betaln's small shapes: XLA's lgamma(5) left
+# 3 ulps in beta.logpdf(0.5, 2.5, 2.5))
+log_gamma = with_partials("gammaln", _log_gamma_value, _digamma_partial)
+log_gamma_wide = with_partials("gammaln_wide", lambda x: _log_gamma_value(x, 7), _digamma_partial)
+
+__all__ = ["lgamma1p", "log_gamma", "log_gamma_wide"]

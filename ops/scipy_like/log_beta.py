@@ -24,7 +24,7 @@ import math
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
-from .lgamma1p import log_gamma
+from .lgamma1p import log_gamma_wide
 from .partials import with_partials
 
 # B_2k / (2k (2k - 1)), k = 1 .. 8
@@ -129,9 +129,9 @@ def gamma_ratio_log_scaled(lo, hi):
 
 
 def _lgamma(x):
-    """log Gamma(x): the series near 1 .. 4 (lgamma1p.log_gamma), where XLA's lgamma is 11 ulps
+    """log Gamma(x): the series near 1 .. 8 (lgamma1p.log_gamma_wide), where XLA's lgamma is 11 ulps
     off at 3 (betaln(1, 2) = -log 2 came out 6 ulps off)."""
-    return log_gamma(x)
+    return log_gamma_wide(x)
 
 
 def _lgamma_of_sum(a, b):
