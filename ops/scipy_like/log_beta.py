@@ -23,6 +23,7 @@ import math
 
 from .. import numpy_like as snp
 from ..primitives import transcendental as tr
+from ..primitives.elementwise import stop_gradient
 from ..primitives.registry import bind
 from .lgamma1p import log_gamma_wide
 from .partials import with_partials
@@ -145,11 +146,12 @@ def _lgamma_of_sum(a, b):
     return snp.add(_lgamma(s), snp.multiply(e, bind(tr.digamma, snp.where(rounded, s, 1.0))))
 
 
-def digamma_step(a, b):
-    """psi(a + b) - psi(a): b (psi1(a) + b psi2(a) / 2 + b^2 psi3(a) / 6) (psi_m the
+def digamma_step(a, b, scale=1.0):
+    """scale (psi(a + b) - psi(a)): (scale b) (psi1(a) + b psi2(a) / 2 + b^2 psi3(a) / 6) (psi_m the
     polygammas) where |b| < 1e-5 a: the difference of two digammas keeps only their rounding there
-    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)); the recurrence's sum for a whole
-    |b| <= 16 (_whole_step); the difference elsewhere."""
+    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)), and scale b first keeps
+    B(1.5, 2.2e-308) b psi1(1.5) from flushing through the subnormal b psi1; the recurrence's sum for a
+    whole |b| <= 16 and a > 0 (_whole_step); the difference elsewhere."""
     near = snp.less(snp.abs(b), snp.multiply(a, 1e-5))
     a_n = snp.where(near, a, 1.0)
     b_n = snp.where(near, b, 0.0)
@@ -157,11 +159,16 @@ def digamma_step(a, b):
     def poly(m, x):
         return bind(tr.polygamma, snp.full_like(x, float(m)), x)
 
-    series = snp.multiply(b_n, poly(1, a_n) + b_n * (poly(2, a_n) / 2 + b_n * poly(3, a_n) / 6))
-    whole = snp.logical_and(snp.equal(b, snp.floor(b)), snp.less_equal(snp.abs(b), float(_WHOLE_STEPS)))
-    a_d, s_d = snp.where(near, 1.0, a), snp.where(near, 1.0, snp.add(a, b))
+    series = (scale * b_n) * (poly(1, a_n) + b_n * (poly(2, a_n) / 2 + b_n * poly(3, a_n) / 6))
+    whole = (b == snp.floor(b)) & (snp.abs(b) <= float(_WHOLE_STEPS)) & (a > 0) & snp.logical_not(near)
+    a_w, b_w = snp.where(whole, a, 1.0), snp.where(whole, b, 0.0)
+    # the sum is constant in b: its slope in b, psi'(a + b), rides on a term whose value is 0
+    fixed_a = stop_gradient(a_w)
+    in_b = bind(tr.digamma, fixed_a + b_w)
+    by_sum = _whole_step(a_w, b_w) + (in_b - stop_gradient(in_b))
+    a_d, s_d = snp.where(near | whole, 1.0, a), snp.where(near | whole, 1.0, snp.add(a, b))
     direct = snp.subtract(bind(tr.digamma, s_d), bind(tr.digamma, a_d))
-    return snp.where(near, series, snp.where(whole, _whole_step(a, snp.where(whole, b, 0.0)), direct))
+    return snp.where(near, series, scale * snp.where(whole, by_sum, direct))
 
 
 _WHOLE_STEPS = 16

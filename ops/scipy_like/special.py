@@ -115,7 +115,9 @@ def beta(a, b):
     small = (a > 0) & (b > 0) & (a < 8.0) & (b < 8.0)
     magnitude = snp.where(small, _beta_by_gammas(snp.where(small, a, 1.0), snp.where(small, b, 1.0)),
                           snp.exp(betaln(a, b)))  # fmt: skip
-    return snp.multiply(sign, snp.where(_one_shape_large(a, b), _beta_by_ratio(a, b), magnitude))
+    mixed = _one_shape_large(a, b)
+    by_ratio = _beta_by_ratio(snp.where(mixed, a, 1.0), snp.where(mixed, b, 8.0))
+    return snp.multiply(sign, snp.where(mixed, by_ratio, magnitude))
 
 
 def _gamma1p_product(x):
@@ -134,16 +136,10 @@ def _beta_by_gammas_value(a, b):
     Gamma a product (_gamma1p_product): exp(betaln) multiplies the rounding of the log (1000 = B(1e-3, 1)
     came out 5 ulps off)."""
     s = a + b
-    # Gamma(a) first: a b underflows at a = b = 2.2e-308 (and XLA turns s / a / b into s / (a b))
-    return _gamma1p_product(a) / a * (_gamma1p_product(b) * (s / b) / _gamma1p_product(s))
-
-
-def _beta_by_gammas_partials(a, b):
-    value = _beta_by_gammas_value(a, b)
-    return -value * digamma_step(a, b), -value * digamma_step(b, a)
-
-
-_beta_by_gammas = with_partials("beta_by_gammas", _beta_by_gammas_value, _beta_by_gammas_partials)
+    # Gamma(a) / Gamma(a + b) first, then Gamma(b): a b underflows at a = b = 2.2e-308 (and XLA
+    # turns s / a / b into s / (a b)), and Gamma(b) Gamma(a) overflows at (5, 2.2e-308)
+    ratio = _gamma1p_product(a) / a * (s / _gamma1p_product(s))
+    return ratio * (_gamma1p_product(b) / b)
 
 
 def _one_shape_large(a, b):
@@ -151,7 +147,7 @@ def _one_shape_large(a, b):
     return (lo > 0) & (lo < 8.0) & (hi >= 8.0) & (hi < math.inf)
 
 
-def _beta_by_ratio(a, b):
+def _beta_by_ratio_value(a, b):
     """B(lo, hi) for 0 < lo < 8 <= hi < inf as Gamma(lo) hi^-lo exp(log Gamma(hi) - log Gamma(lo + hi)
     + lo log hi), the last a small Stirling difference (log_beta.gamma_ratio_log_scaled): exp(betaln)
     multiplies the rounding of a log of -46 (7 ulps at (2.5, 1e8)); Gamma(lo) as Gamma(1 + lo) / lo
@@ -164,6 +160,27 @@ def _beta_by_ratio(a, b):
         below_one, snp.exp(log_gamma(lo + 1.0)) / lo, snp.exp(log_gamma(snp.where(below_one, 1.0, lo)))
     )
     return gamma_lo * snp.power(hi, -lo) * snp.exp(gamma_ratio_log_scaled(lo, hi))
+
+
+def _beta_partials(value_fn):
+    """B's partials B (psi(a) - psi(a + b)), B (psi(b) - psi(a + b)) by digamma_step, B itself
+    the wrapped function (so the second derivatives are these partials' own): the chain rule through
+    min/max sends the other shape's infinite cotangent (Gamma(lo) / lo at lo = 2.2e-308) times a zero
+    slope, nan."""
+
+    def partials(a, b):
+        value = value_fn(a, b)
+        return -digamma_step(a, b, value), -digamma_step(b, a, value)
+
+    return partials
+
+
+_beta_by_ratio = with_partials(
+    "beta_by_ratio", _beta_by_ratio_value, _beta_partials(lambda a, b: _beta_by_ratio(a, b))
+)
+_beta_by_gammas = with_partials(
+    "beta_by_gammas", _beta_by_gammas_value, _beta_partials(_beta_by_gammas_value)
+)
 
 
 def multigammaln(a, d: int):
