@@ -19,31 +19,13 @@ import numpy as np
 
 from ...graph import GraphError, located, user_location
 from .. import numpy_like as snp
-from ..primitives import transcendental as tr
 from ..primitives.elementwise import stop_gradient
-from ..primitives.registry import bind
 from .float_args import float_args as _floats
-from .lgamma1p import lgamma1p
+from .lgamma1p import log_gamma
 from .log_beta import gamma_ratio_log
 from .partials import with_partials
 
-
-def _gammaln_value(x):
-    """log |Gamma(x)|, by the Taylor series of log Gamma(1 + a) on [1/2, 9/2] (log Gamma(n + 1 + a) =
-    log((1 + a) ... (n + a)) + log Gamma(1 + a)), where XLA's float64 lgamma keeps no digit near its
-    zeros (lgamma(1 + eps): 8.9e-16, not -1.3e-16) and 11 ulps at 3; the primitive elsewhere."""
-    shift = snp.clip(snp.ceil(x - 0.5), 1.0, 4.0) - 1  # 0 ... 3 on [1/2, 9/2]; |a| <= 1/2
-    near = (x >= 0.5) & (x <= 4.5)
-    a = snp.where(near, x - (shift + 1), 0.0)  # exact: Sterbenz
-    series = lgamma1p(a)
-    factors = snp.where(near & (shift >= 1), x - 1, 1.0) * snp.where(near & (shift >= 2), x - 2, 1.0)
-    factors = factors * snp.where(near & (shift >= 3), x - 3, 1.0)
-    return snp.where(near, snp.log(factors) + series, bind(tr.lgamma, x))
-
-
-# its derivative is digamma's primitive: the series' own chain rule would grow every derivative
-# graph by its 55 terms
-_gammaln = with_partials("gammaln", _gammaln_value, lambda x: (bind(tr.digamma, x),))
+_gammaln = log_gamma  # the series near 1..4, where XLA's lgamma loses digits (lgamma1p.py)
 
 
 def _sign(x):

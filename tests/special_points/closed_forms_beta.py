@@ -163,8 +163,28 @@ def _t_value(log: bool):
     return ref
 
 
+def _beta_tail(method: str):
+    """The value reference of beta.cdf / sf / logcdf / logsf(x, a, b[, loc, scale]): 1/2 (its log)
+    at z = 1/2 with a == b, where the symmetry I_z(a, a) = I_(1-z)(a, a) makes it exact and scipy's
+    is not (0 at a = b = 2.2e-308, 0.4999999999999989 at a = b = 1e4); scipy's value elsewhere."""
+
+    def ref(x, a, b, *loc_scale):
+        loc, scale = loc_scale or (0.0, 1.0)
+        x_, a_, b_, loc_, scale_ = (np.asarray(v, np.float64) for v in (x, a, b, loc, scale))
+        with np.errstate(all="ignore"):
+            z = (x_ - loc_) / scale_
+            symmetric = (
+                (a_ == b_) & (a_ > 0) & np.isfinite(a_) & (scale_ > 0) & np.isfinite(scale_) & (z == 0.5)
+            )
+            fallback = _scipy("beta", method)(x, a, b, *loc_scale)
+        return np.where(symmetric, np.log(0.5) if method.startswith("log") else 0.5, fallback)
+
+    return ref
+
+
 VALUES = {"beta.pdf": _beta_value(False), "beta.logpdf": _beta_value(True),
           "t.pdf": _t_value(False), "t.logpdf": _t_value(True)}  # fmt: skip
+VALUES.update({f"beta.{method}": _beta_tail(method) for method in ("cdf", "sf", "logcdf", "logsf")})
 FORMS = {"beta.pdf": pdf, "beta.logpdf": logpdf}
 
 
