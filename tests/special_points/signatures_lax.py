@@ -89,7 +89,9 @@ LAX: dict[str, Sig] = {
     # "ashape" (parameters.py): jax's float64 incomplete gamma runs for minutes at a = 3.4e38
     # values and d1 from decimal sums (closed_forms_igamma.py): scipy's and jax's float64 are off
     **{n: Sig(("ashape", "x"), ref=_ref(n), d1ref=cfi.slopes(n == "igammac")) for n in ("igamma", "igammac")},
-    "igamma_grad_a": Sig(("ashape", "x"), ref=_ref("igamma_grad_a"), order=0),  # its derivatives are igamma's second ones
+    "igamma_grad_a": Sig(
+        ("ashape", "x"), ref=_ref("igamma_grad_a"), order=0
+    ),  # its derivatives are igamma's second ones
     "random_gamma_grad": Sig(("ashape", "x"), order=0),  # jax defines no derivative of it
     # jax differentiates polygamma in x only, betainc in x only, zeta not at all
     "polygamma": Sig(XX, ref=lambda m, x: sp.polygamma(m, x), wrt=(1,)),
