@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import numpy_like as snp
+from ...primitives.elementwise import stop_gradient
 from ..lgamma1p import lgamma1p
 from ..log1mexp import log1mexp
 from ..partials import with_partials
@@ -364,6 +365,16 @@ def _truncnorm_pdf(x, a, b, loc=0, scale=1):
 _LOG_SMALL = float(np.log(0.05))
 
 
+def _below_one(out, other, strictly_inside):
+    """-0 where a log probability strictly inside the support rounds to log 1: where it came out +0
+    (mine's log_mass - log_z of two equal logs) or the other side holds no mass at all (other =
+    -inf), where mine's two differently rounded logs can leave an ulp (-1.2e-7 at x = 1.2e-38 above
+    a = 0 in float32: the tails' ndtr(1) and 1 - ndtr(-1)). The probability is below 1 there, so its
+    log is -0, as jax's; the slope stays mine's: -0 - (stop_gradient(out) - out) is -0 in value."""
+    to_zero = strictly_inside & ((out == const(0.0, out)) | (other == const(-np.inf, other)))
+    return snp.where(to_zero, const(-0.0, out) - (stop_gradient(out) - out), out)
+
+
 def _truncnorm_log_probability(upper: bool):
     def log_probability(x, a, b, loc=0, scale=1):
         z, a, b, _, log_z, bad = _truncnorm_args(x, a, b, loc, scale)
@@ -382,6 +393,7 @@ def _truncnorm_log_probability(upper: bool):
         # difference of two logs near log_z cancels (log cdf -2.6e-12, not 0)
         small = (other < const(_LOG_SMALL, z)) & (other > minus_inf)
         out = snp.where(small, snp.log1p(-snp.exp(snp.where(small, other, const(_LOG_SMALL, z)))), mine)
+        out = _below_one(out, other, (z > a) & (z <= b) if upper else (z >= a) & (z < b))
         # the ends of the support where the mass itself underflows (a = 3e38, b = inf in float32):
         # nothing below a, everything below b
         none = log_z == minus_inf
@@ -434,10 +446,15 @@ def _gennorm_pdf(x, beta):
 
 
 def _gennorm_cdf(x, beta):
+    """1/2 -+ P(1/beta, |x|**beta) / 2. |x| and the sign are taken as where(x < 0, -x, x) and a
+    constant +-1: sign(x) and abs's slope sign(x) are 0 at x = 0, which made the slope there 0 where
+    the density beta / (2 Gamma(1/beta)) is (1/2 at beta = 1)."""
     x, beta = floats(x, beta)
-    half, a, y = const(0.5, x), const(1.0, beta) / beta, snp.abs(x) ** beta
+    negative = x < const(0.0, x)
+    magnitude = snp.where(negative, -x, x + const(0.0, x))  # +0 at -0; slope -1 below 0, 1 from 0 on
+    half, a, y = const(0.5, x), const(1.0, beta) / beta, magnitude**beta
     # below 0 the upper tail Q/2 itself (1/2 - P/2 cancels as x -> -inf)
-    out = snp.where(x < const(0.0, x), half * gammaincc(a, y), half + half * snp.sign(x) * gammainc(a, y))
+    out = snp.where(negative, half * gammaincc(a, y), half + half * gammainc(a, y))
     return nan_where(beta <= const(0.0, beta), out)
 
 
