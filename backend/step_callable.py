@@ -33,6 +33,8 @@ def make_step(session, fetches, feeds: tuple):
     stats = session.stats
 
     def step(*values):
+        # Repeat.run_values's strict call, written out here on purpose: a call into it would be
+        # the Python frame this step exists to save
         strict = state.strict
         if strict is not None:
             # jax's x64 flag on for the call if jax is loaded: with it off, jaxlib would take a

@@ -266,6 +266,24 @@ def _near_one(a, b, c, x):
     return snp.where(negative, snp.power(1 - x, c - a - b) * value, value)
 
 
+def unit_interval_branches(a, b, c, x):
+    """Which of _unit_interval's ways each point of 0 <= x < 1 takes beyond the series' reach
+    (also the parameter slopes' choice, hypergeometric_params.py): (far: x past the middle,
+    poles: a Gamma ratio of the 1 - x transformation has a pole, transformed: that
+    transformation, limit: its digamma limit where c - a - b is an integer)."""
+    poles = (
+        _nonpositive_integer(a)
+        | _nonpositive_integer(b)
+        | _nonpositive_integer(c - a)
+        | _nonpositive_integer(c - b)
+    )
+    integer_d = _near_integer(c - a - b)
+    far = x > _2F1_MIDDLE
+    transformed = far & ~integer_d & ~poles
+    limit = far & integer_d & ~poles & (snp.abs(c - a - b) <= _FINITE_TERMS)
+    return far, poles, transformed, limit
+
+
 def _unit_interval(a, b, c, x):
     """2F1 for 0 <= x < 1: the series to 200 terms up to 1/2, to 1000 up to 0.95; beyond, the 1 - x
     transformation (whose two terms can cancel, so only where 1 - x is small), or the series to
@@ -273,16 +291,7 @@ def _unit_interval(a, b, c, x):
     near = x <= 0.5
     middle = (x > 0.5) & (x <= _2F1_MIDDLE)
     d = c - a - b
-    poles = (
-        _nonpositive_integer(a)
-        | _nonpositive_integer(b)
-        | _nonpositive_integer(c - a)
-        | _nonpositive_integer(c - b)
-    )
-    integer_d = _near_integer(d)
-    far = x > _2F1_MIDDLE
-    transformed = far & ~integer_d & ~poles
-    limit = far & integer_d & ~poles & (snp.abs(d) <= _FINITE_TERMS)
+    far, poles, transformed, limit = unit_interval_branches(a, b, c, x)
     slow = far & ~transformed & ~limit
     direct = _f_series(a, b, c, snp.where(near, x, 0.0), _2F1_NEAR_TERMS)
     mid = _f_series(a, b, c, snp.where(middle, x, 0.0), _2F1_MIDDLE_TERMS)

@@ -34,13 +34,11 @@ from ..primitives.registry import bind
 from .hypergeometric import (
     _1F1_ASYMPTOTIC_TERMS,
     _1F1_TERMS,
-    _2F1_MIDDLE,
     _2F1_TERMS,
-    _FINITE_TERMS,
     _gamma_sign,
     _lgamma,
-    _near_integer,
     _nonpositive_integer,
+    unit_interval_branches,
 )
 
 _RICHARDSON_STEP = 1.0 / 1024
@@ -209,16 +207,7 @@ def _unit_interval_slopes(a, b, c, x):
     """The partials (a, b, c) of 2F1 for 0 <= x < 1 (hypergeometric.py's _unit_interval's
     branches): every series of every branch runs in one loop, stacked."""
     d = c - a - b
-    poles = (
-        _nonpositive_integer(a)
-        | _nonpositive_integer(b)
-        | _nonpositive_integer(c - a)
-        | _nonpositive_integer(c - b)
-    )
-    integer_d = _near_integer(d)
-    far = x > _2F1_MIDDLE
-    transformed = far & ~integer_d & ~poles
-    limit = far & integer_d & ~poles & (snp.abs(d) <= _FINITE_TERMS)
+    far, poles, transformed, limit = unit_interval_branches(a, b, c, x)
     by_series = ~transformed & ~limit
     euler = far & by_series & ~(_nonpositive_integer(a) | _nonpositive_integer(b)) & poles
     # the series: directly, or after Euler's transformation (1 - x)^d F(c - a, c - b; c; x)
