@@ -239,25 +239,7 @@ log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x), fold=np.log,
             doc="natural log; stablehlo.log")  # fmt: skip
 
 
-def _log1p_lower(x):
-    """stablehlo.log_plus_one, but log(1 + x) on [-1/2, -0.3] in float64 (XLA's CPU log1p is up to
-    127 ulps off on [-0.414, -0.349], jax's too), with the rounding of 1 + x taken back to first
-    order: log(u) - ((u - 1) - x) / u."""
-    ty = hlo.ir.RankedTensorType(x.type)
-    if ty.element_type.typeid != hlo.ir.F64Type.static_typeid:
-        return sh.log_plus_one(x)
-    shape, f64 = list(ty.shape), dtypes.float64
-    inside = sh.and_(
-        hlo.compare(x, hlo.full(shape, -0.5, f64), "GE", f64),
-        hlo.compare(x, hlo.full(shape, -0.3, f64), "LE", f64),
-    )
-    one = hlo.full(shape, 1.0, f64)
-    u = sh.add(x, one)
-    rounded = sh.divide(sh.subtract(sh.subtract(u, one), x), u)  # 1 + x's rounding (u - 1 is exact), over u
-    return sh.select(inside, sh.subtract(sh.log(u), rounded), sh.log_plus_one(x))
-
-
-log1p = unary("log1p", _log1p_lower, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))), fold=np.log1p,
+log1p = unary("log1p", sh.log_plus_one, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))), fold=np.log1p,
               doc="log(1 + x), exact near 0; stablehlo.log_plus_one")  # fmt: skip
 sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y), fold=np.sqrt,
              doc="square root; stablehlo.sqrt")  # fmt: skip

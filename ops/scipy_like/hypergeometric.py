@@ -33,21 +33,20 @@ from ..custom_vjp import custom_vjp
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
 from .float_args import float_args as _floats
-
-
-def _lgamma(x):
-    return bind(tr.lgamma, x)
-
-
-def _nonpositive_integer(v):
-    return (v <= 0) & (v == snp.floor(v))
-
-
-def _gamma_sign(x):
-    """The sign of Gamma(x) off its poles: -1 on (-2k-1, -2k), else 1 (floor(x) odd where it is
-    not twice floor(x / 2): a few ops, where remainder's sign rules take sixty)."""
-    negative_odd = (x < 0) & (snp.floor(x) != 2 * snp.floor(x / 2))
-    return snp.where(negative_odd, -1.0, 1.0)
+from .hypergeometric_params import hyp1f1_parameter_slopes, hyp2f1_parameter_slopes
+from .hypergeometric_terms import (
+    _1F1_ASYMPTOTIC_TERMS,
+    _1F1_TERMS,
+    _2F1_MIDDLE,
+    _2F1_MIDDLE_TERMS,
+    _2F1_NEAR_TERMS,
+    _2F1_TERMS,
+    _FINITE_TERMS,
+    _gamma_sign,
+    _lgamma,
+    _nonpositive_integer,
+    unit_interval_branches,
+)
 
 
 def _rgamma(x):
@@ -79,8 +78,6 @@ def _series(ratio, like, terms: int):
 
 
 # -- 1F1 ----------------------------------------------------------------------------------------
-_1F1_TERMS = 500
-_1F1_ASYMPTOTIC_TERMS = 40
 
 
 def _m_series(a, b, x):
@@ -156,8 +153,6 @@ def _with_value_partials(name: str, value, partials):
 
 
 def _hyp1f1_partials(y, a, b, x):
-    from .hypergeometric_params import hyp1f1_parameter_slopes  # it builds on this module's series
-
     wide = [v.astype("float64") for v in (a, b, x, y)]
     slope_a, slope_b = (s.astype(x.dtype) for s in hyp1f1_parameter_slopes(*wide))
     return slope_a, slope_b, a / b * _hyp1f1_in_slope(a + 1, b + 1, x)
@@ -183,18 +178,10 @@ def hyp1f1(a, b, x):
 
 
 # -- 2F1 ----------------------------------------------------------------------------------------
-_2F1_TERMS = 3000
-_2F1_NEAR_TERMS = 200  # x <= 1/2: 2^-200
-_2F1_MIDDLE = 0.95
-_2F1_MIDDLE_TERMS = 1000  # 0.95^1000 = 5e-23
 
 
 def _f_series(a, b, c, x, terms: int):
     return _series(lambda k: (a + k) * (b + k) / ((c + k) * (k + 1)) * x, x, terms)
-
-
-def _near_integer(v):
-    return snp.abs(v - snp.rint(v)) < 1e-9
 
 
 def _one_minus_x(a, b, c, x):
@@ -214,7 +201,6 @@ def _one_minus_x(a, b, c, x):
 
 
 _LOG_TERMS = 60  # (1 - x) <= 0.05: 0.05^60
-_FINITE_TERMS = 60  # the finite sum's terms: integer c - a - b up to 60
 
 
 def _digamma(x):
@@ -264,24 +250,6 @@ def _near_one(a, b, c, x):
     a2, b2 = snp.where(negative, c - a, a), snp.where(negative, c - b, b)
     value = _integer_d(a2, b2, c, x)
     return snp.where(negative, snp.power(1 - x, c - a - b) * value, value)
-
-
-def unit_interval_branches(a, b, c, x):
-    """Which of _unit_interval's ways each point of 0 <= x < 1 takes beyond the series' reach
-    (also the parameter slopes' choice, hypergeometric_params.py): (far: x past the middle,
-    poles: a Gamma ratio of the 1 - x transformation has a pole, transformed: that
-    transformation, limit: its digamma limit where c - a - b is an integer)."""
-    poles = (
-        _nonpositive_integer(a)
-        | _nonpositive_integer(b)
-        | _nonpositive_integer(c - a)
-        | _nonpositive_integer(c - b)
-    )
-    integer_d = _near_integer(c - a - b)
-    far = x > _2F1_MIDDLE
-    transformed = far & ~integer_d & ~poles
-    limit = far & integer_d & ~poles & (snp.abs(c - a - b) <= _FINITE_TERMS)
-    return far, poles, transformed, limit
 
 
 def _unit_interval(a, b, c, x):
@@ -342,8 +310,6 @@ def _hyp2f1_value(a, b, c, x):
 
 
 def _hyp2f1_partials(y, a, b, c, x):
-    from .hypergeometric_params import hyp2f1_parameter_slopes  # it builds on this module's series
-
     wide = [v.astype("float64") for v in (a, b, c, x, y)]
     slope_a, slope_b, slope_c = (s.astype(x.dtype) for s in hyp2f1_parameter_slopes(*wide))
     return slope_a, slope_b, slope_c, a * b / c * _hyp2f1_in_slope(a + 1, b + 1, c + 1, x)

@@ -31,7 +31,7 @@ from .. import numpy_like as snp
 from ..control_api import fori_loop
 from ..primitives import transcendental as tr
 from ..primitives.registry import bind
-from .hypergeometric import (
+from .hypergeometric_terms import (
     _1F1_ASYMPTOTIC_TERMS,
     _1F1_TERMS,
     _2F1_TERMS,
