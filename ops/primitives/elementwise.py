@@ -237,8 +237,6 @@ expm1 = unary("expm1", sh.exponential_minus_one, vjp=lambda x, y, ct: ad.mul(ct,
               doc="e**x - 1, exact near 0; stablehlo.exponential_minus_one")  # fmt: skip
 log = unary("log", sh.log, vjp=lambda x, y, ct: ad.div(ct, x), fold=np.log,
             doc="natural log; stablehlo.log")  # fmt: skip
-
-
 log1p = unary("log1p", sh.log_plus_one, vjp=lambda x, y, ct: ad.div(ct, ad.add(x, _one(x))), fold=np.log1p,
               doc="log(1 + x), exact near 0; stablehlo.log_plus_one")  # fmt: skip
 sqrt = unary("sqrt", sh.sqrt, vjp=lambda x, y, ct: ad.div(ad.scale(ct, 0.5), y), fold=np.sqrt,
