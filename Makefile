@@ -63,14 +63,8 @@ browser:
 	  echo "chromium/chromedriver are missing and cannot be installed here (needs root and apt-get)" >&2; exit 1; \
 	fi
 
-# The suite compiles its thousands of small programs with LLVM's optimizations off (XLA's own
-# graph passes still run): a third less CPU, mostly compile time. Results are checked against
-# oracles with tolerances, and bit-for-bit against jax in the same process (same flags); the
-# sweep, the demo and the benchmarks compile as users do.
-TEST_XLA_FLAGS = --xla_backend_optimization_level=0
-
 test: setup
-	XLA_FLAGS="$(TEST_XLA_FLAGS) $$XLA_FLAGS" $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not gpu and not sweep" $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not gpu and not sweep" $(PYTEST_ARGS)
 
 # The special-point sweep (tests/special_points/, the tests marked `sweep`): both float families,
 # first and second derivatives. `make test` leaves these comparisons out (it keeps the coverage
