@@ -23,6 +23,16 @@ def _f64(*xs) -> list:
     return [np.asarray(x, np.float64) for x in xs]
 
 
+def quiet(fn):
+    """``fn`` with numpy's floating-point warnings off (references meet inf and nan on purpose)."""
+
+    def wrapped(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return wrapped
+
+
 def atan(order: int):
     def ref(x):
         (x,) = _ld(x)

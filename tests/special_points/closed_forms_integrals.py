@@ -21,21 +21,11 @@ from fractions import Fraction
 import numpy as np
 import scipy.special as sp
 
+from .closed_forms import _f64
+
 L = np.longdouble
 _SQRT_PI = np.sqrt(np.arccos(L(-1)))
 _PI = np.arccos(L(-1))
-
-
-def _f64(*xs) -> list:
-    return [np.asarray(x, np.float64) for x in xs]
-
-
-def _quiet(fn):
-    def wrapped(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
-
-    return wrapped
 
 
 # -- erfcx ---------------------------------------------------------------------------------------------

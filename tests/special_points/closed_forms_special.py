@@ -17,6 +17,8 @@ import numpy as np
 import scipy.special as sp
 
 from . import closed_forms, closed_forms_boxcox, closed_forms_integrals
+from .closed_forms import _f64
+from .closed_forms import quiet as _quiet
 
 L = np.longdouble
 _SQRT_PI = np.sqrt(L(np.pi))
@@ -25,18 +27,6 @@ _SQRT_2PI = np.sqrt(2 * L(np.pi))
 
 def _ld(*xs):
     return [np.asarray(x, L) for x in xs]
-
-
-def _f64(*xs) -> list:
-    return [np.asarray(x, np.float64) for x in xs]
-
-
-def _quiet(fn):
-    def wrapped(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
-
-    return wrapped
 
 
 def derivatives(form) -> dict:
