@@ -39,6 +39,7 @@ from .. import numpy_like as snp
 from ..control_api import while_loop
 from ..key_array import raw
 from ..numpy_like.core import asarray, error
+from ..numpy_like.ufuncs import xla_log1p
 from ..primitives.elementwise import stop_gradient
 from ..random_keys import fold_in
 from .distributions import uniform
@@ -77,7 +78,7 @@ class _Distribution:
         if self.kind == "uniform":
             return snp.full(classes.shape, 1.0 / self.range_max, dtype=dtypes.float64)
         c = classes.astype(dtypes.float64)
-        return snp.log1p(1.0 / (c + 1.0)) / np.log(self.range_max + 1.0)
+        return xla_log1p(1.0 / (c + 1.0)) / np.log(self.range_max + 1.0)
 
     def draw(self, key: Tensor, n: int) -> Tensor:
         """``n`` independent draws, int64."""
@@ -121,7 +122,7 @@ def _expected_count(p: Tensor, n: int, tries: Tensor) -> Tensor:
     if tries is None:
         return (p * n).astype(dtypes.float32)
     t = tries.astype(dtypes.float64)
-    at_most_once = -snp.expm1(t * snp.log1p(-p))
+    at_most_once = -snp.expm1(t * xla_log1p(-p))
     return snp.where(tries == n, p * n, at_most_once).astype(dtypes.float32)
 
 

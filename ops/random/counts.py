@@ -18,6 +18,7 @@ from ...graph.dims import check_shape
 from .. import numpy_like as snp
 from ..control_api import scan, while_loop
 from ..numpy_like.core import asarray, error
+from ..numpy_like.ufuncs import xla_log1p
 from ..primitives import registry
 from ..random_keys import split
 from .distributions import uniform
@@ -118,7 +119,7 @@ def _stirling_tail(k: Tensor) -> Tensor:
 
 def _binomial_inversion(key, count, prob, shape) -> Tensor:
     """Sum geometric jumps until they pass ``count``: their number minus one is the draw."""
-    log1m_prob = snp.log1p(-prob)
+    log1m_prob = xla_log1p(-prob)
 
     def body(carry):
         num_geom, geom_sum, rng = carry

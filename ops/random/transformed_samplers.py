@@ -20,6 +20,7 @@ from ...graph import Tensor, dtypes, library
 from ...graph.dims import check_shape
 from .. import numpy_like as snp
 from ..numpy_like.core import asarray, error
+from ..numpy_like.ufuncs import xla_log1p
 from ..random_keys import split
 from .distributions import bernoulli, gamma, loggamma, normal, uniform
 
@@ -73,7 +74,7 @@ def _c(value, dt: dtypes.DType) -> np.ndarray:
 def exponential(key, shape=(), dtype=dtypes.float32) -> Tensor:
     """Standard exponential floats: ``-log1p(-u)`` for u uniform in [0, 1)."""
     dt = _float(dtype, "exponential")
-    return -snp.log1p(-uniform(key, _shape(shape, "exponential"), dt))
+    return -xla_log1p(-uniform(key, _shape(shape, "exponential"), dt))
 
 
 @library()
@@ -81,7 +82,7 @@ def laplace(key, shape=(), dtype=dtypes.float32) -> Tensor:
     """Standard Laplace floats: ``sign(u) * log1p(-|u|)`` for u uniform in (-1, 1)."""
     dt = _float(dtype, "laplace")
     u = uniform(key, _shape(shape, "laplace"), dt, -1.0 + float(_finfo(dt).epsneg), 1.0)
-    return snp.sign(u) * snp.log1p(-snp.abs(u))
+    return snp.sign(u) * xla_log1p(-snp.abs(u))
 
 
 @library()
@@ -89,7 +90,7 @@ def logistic(key, shape=(), dtype=dtypes.float32) -> Tensor:
     """Standard logistic floats: ``log(u) - log1p(-u)`` for u uniform in (0, 1)."""
     dt = _float(dtype, "logistic")
     u = uniform(key, _shape(shape, "logistic"), dt, float(_finfo(dt).tiny), 1.0)
-    return snp.log(u) - snp.log1p(-u)
+    return snp.log(u) - xla_log1p(-u)
 
 
 @library()
@@ -105,7 +106,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=dtypes.float32) -> Te
     """Weibull floats: ``scale * (-log1p(-u)) ** (1 / concentration)``."""
     dt = _float(dtype, "weibull_min")
     u = uniform(key, _shape(shape, "weibull_min"), dt)
-    return snp.power(-snp.log1p(-u), _reciprocal(concentration, dt)) * _param(scale, dt)
+    return snp.power(-xla_log1p(-u), _reciprocal(concentration, dt)) * _param(scale, dt)
 
 
 @library()
@@ -206,7 +207,7 @@ def geometric(key, p, shape=None, dtype=dtypes.int32) -> Tensor:
     shape = _shape(shape, "geometric", p.shape)
     u = uniform(key, shape, p.dtype)
     u = snp.where(u == 0.0, _c(1.0, p.dtype), u)  # jax's guard against log(0)
-    log_q = snp.broadcast_to(snp.log1p(-p), shape)
+    log_q = snp.broadcast_to(xla_log1p(-p), shape)
     return (snp.floor(snp.log(u) / log_q) + _c(1.0, p.dtype)).astype(dt)
 
 

@@ -41,6 +41,26 @@ def test_float_functions_against_numpy(run):
         np.testing.assert_allclose(got[f], want, rtol=2e-5, err_msg=f)
 
 
+def test_float64_log1p_is_within_2_ulps_where_xla_is_not_and_its_slope_is_1_over_1_plus_x(run):
+    """XLA's float64 log1p (jax's too) is up to 127 ulps off on [-0.4143, -0.353]: against decimal
+    log(1 + x), around that window, its ends, and the special points; the slope against 1 / (1 + x)."""
+    from decimal import Decimal, localcontext  # noqa: PLC0415
+
+    x = np.concatenate([np.linspace(-0.45, -0.3, 3001), [-0.42, -0.34, -0.0, 0.0, -1.0, -1.5, 1e-300, np.inf,
+                        np.nan, 5e-324, -0.5, 1e300]])  # fmt: skip
+    got, slope = run(lambda t: (snp.log1p(t), sg.grad(lambda v: snp.sum(snp.log1p(v)))(t)), x)
+    with localcontext() as ctx, np.errstate(all="ignore"):
+        ctx.prec = 40
+        want = np.array([float((1 + Decimal(v)).ln()) if 1e-10 < abs(v) < 1 else np.log1p(v) for v in x])
+        ulps = np.abs(got - want) / np.spacing(np.abs(want))
+    finite = np.isfinite(want)
+    assert np.max(ulps[finite]) <= 2, x[finite][np.argmax(ulps[finite])]
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    inside = np.abs(x) < 0.5
+    np.testing.assert_allclose(slope[inside], 1 / (1 + x[inside]), rtol=1e-15)
+
+
 def test_integer_division_and_remainder_follow_numpy_signs(run):
     a = np.array([7, -7, 7, -7, 0, 5], np.int32)
     b = np.array([2, 2, -2, -2, 3, -5], np.int32)
