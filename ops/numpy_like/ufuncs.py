@@ -72,7 +72,8 @@ def log1p(x):
         return y
     x = convert(asarray(x), dtypes.float64)
     window = bitwise_and(greater_equal(x, -0.42), less_equal(x, -0.34))
-    inside = select(window, x, broadcast_to(asarray(np.float64(-0.38)), x.shape))  # no 0 / 0 in the other branch's slope
+    # the other branch's slope must see no 0 / 0 (select's slope multiplies it by 0)
+    inside = select(window, x, broadcast_to(asarray(np.float64(-0.38)), x.shape))
     u = add(inside, 1.0)
     rounded_back = multiply(log(u), true_divide(inside, subtract(u, 1.0)))
     return select(window, rounded_back, y)
