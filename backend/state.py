@@ -25,7 +25,6 @@ from ..graph import ExecutionError, located
 from ..ops.primitives import host_callback
 from . import ffi, interrupt, pjrt
 
-
 QUEUED = 8  # started runs that may wait behind the running one (State.start)
 
 
