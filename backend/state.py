@@ -145,16 +145,16 @@ class State:
         ``QUEUED`` runs wait in the queue; starting one more waits until the oldest has run.
         """
         job = interrupt.Job(self._started_run(program), args)
-        with self._queue_lock:
-            queue = self._queue
-            if queue is not None:
-                queue.append(job)
-                oldest = queue[0] if len(queue) > QUEUED else None
-                if oldest is None:
+        while True:
+            with self._queue_lock:
+                queue = self._queue
+                if queue is None:
+                    break
+                if len(queue) < QUEUED:
+                    queue.append(job)
                     return job
-        if queue is not None:
-            oldest.ended(-1)  # (a Ctrl-C here leaves the run queued: it still runs, in order)
-            return job
+                oldest = queue[0]
+            oldest.ended(-1)  # the queue is full: wait for its oldest run (Ctrl-C: nothing queued)
         self.gate.enter_write()  # waits for the runs of other threads (a queue holds the gate)
         with self._queue_lock:
             self._queue = collections.deque()
