@@ -206,8 +206,14 @@ def _args(program, values) -> list:
 def _start_on_worker(program, session, values):
     """Start ``program`` on a worker thread beside the Session's state (State.start); counted as a run."""
     _count(program, session)
-    job = session._state.start(program, _args(program, values))
-    _RUNNING[:] = [j for j in _RUNNING if not j.ended(0)] + [job]
+    state = session._state
+    job = state.start(program, _args(program, values))
+    running = [j for j in _RUNNING if not j.ended(0)]
+    running.append(job)
+    worker = state.queue_worker  # (waited for at exit too: it still runs Python after the last run)
+    if worker is not None and not any(j is worker for j in running):
+        running.append(worker)
+    _RUNNING[:] = running
     return job
 
 

@@ -18,11 +18,14 @@ Session initializes it when first needed).
 
 from __future__ import annotations
 
+import collections
 import threading
 
 from ..graph import ExecutionError, located
 from ..ops.primitives import host_callback
 from . import ffi, interrupt, pjrt
+
+QUEUED = 8  # started runs that may wait behind the running one (State.start)
 
 
 class RunGate:
@@ -90,6 +93,9 @@ class State:
         self.held: dict[str, set] = {}  # name -> interrupted runs still reading its buffer
         self.gate = RunGate()
         self.closed = False
+        self._queue: collections.deque | None = None  # runs started on a worker, waiting their turn
+        self._queue_lock = threading.Lock()
+        self.queue_worker: interrupt.Job | None = None  # the worker's Job of the last queue started
 
     def __getitem__(self, name: str):
         """The buffer of a variable that has one (KeyError otherwise)."""
@@ -128,36 +134,69 @@ class State:
     def start(self, program, args) -> interrupt.Job:
         """Run a program on a worker thread and return its Job at once (``sess.run_async`` of a
         long program on one CPU device, where PJRT runs programs inside the calling thread).
-        The gate is taken here, on the caller's thread, and given back by the worker when the
-        run has ended: a later run (or ``get``, ``set``, ``close``) waits for this one, so runs
-        take effect in the order they were started. The Job's result is what ``write``,
-        ``read`` or ``call`` would have returned."""
-        gate, plan = self.gate, program.plan
-        writes, reads = bool(plan.state_out), bool(plan.state_in)
-        if writes:
-            gate.enter_write()
-        elif reads:
-            gate.enter_read()
+        The Job's result is what ``write``, ``read`` or ``call`` would have returned.
+
+        Started runs form a queue that one worker works through in order, holding the write
+        gate from the first run's start to the last one's end: a later run (or ``get``,
+        ``set``, ``close``) waits for them, so runs take effect in the order they were started.
+        A run started while others are queued or running joins the queue and the caller goes
+        on at once, as jax's asynchronous dispatch lets a jitted loop enqueue step k + 1 while
+        step k computes: the worker starts it the moment the run before it ends. At most
+        ``QUEUED`` runs wait in the queue; starting one more waits until the oldest has run.
+        """
+        job = interrupt.Job(self._started_run(program), args)
+        while True:
+            with self._queue_lock:
+                queue = self._queue
+                if queue is None:
+                    break
+                if len(queue) < QUEUED:
+                    queue.append(job)
+                    return job
+                oldest = queue[0]
+            oldest.ended(-1)  # the queue is full: wait for its oldest run (Ctrl-C: nothing queued)
+        self.gate.enter_write()  # waits for the runs of other threads (a queue holds the gate)
+        with self._queue_lock:
+            self._queue = collections.deque()
+        try:
+            self.queue_worker = interrupt.start(self._work_through, job)
+        except BaseException as e:
+            self._end_queue(e)
+            raise
+        return job
+
+    def _started_run(self, program):
+        """What a started run does on the worker (the write gate is held by its queue)."""
+        plan = program.plan
 
         def run(args):
-            try:
-                if writes:
-                    return self._write_held(program, args)
-                return self.call(program, args + self._inputs(program) if reads else args)
-            finally:
-                if writes:
-                    gate.exit_write()
-                elif reads:
-                    gate.exit_read()
+            if plan.state_out:
+                return self._write_held(program, args)
+            return self.call(program, args + self._inputs(program) if plan.state_in else args)
 
-        try:
-            return interrupt.start(run, args)
-        except BaseException:
-            if writes:
-                gate.exit_write()
-            elif reads:
-                gate.exit_read()
-            raise
+        return run
+
+    def _work_through(self, job) -> None:
+        """The worker: run ``job``, then each run queued behind it, then open the gate."""
+        while job is not None:
+            job._run()
+            with self._queue_lock:
+                queue = self._queue
+                if queue:
+                    job = queue.popleft()
+                else:
+                    self._queue = None
+                    self.gate.exit_write()
+                    job = None
+
+    def _end_queue(self, error: BaseException) -> None:
+        """No worker could be started: the queued runs fail with ``error``; the gate opens."""
+        with self._queue_lock:
+            queue, self._queue = self._queue, None
+            self.gate.exit_write()
+        for job in queue or ():
+            job.error = error
+            job._done.release()
 
     def _writing(self, program, args, call):
         """``call(program, args + the variables' buffers)`` for a run that writes variables (the

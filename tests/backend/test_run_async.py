@@ -178,3 +178,42 @@ def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_st
         assert handle.done() and handle.result() == rows[0].sum()
         second = sess.run_async(slow, {x: rows[1]})
         assert sess.run(total) == np.inf and second.result() == np.inf
+
+
+def test_runs_started_behind_a_running_one_queue_without_waiting(where_runs_start, monkeypatch):
+    """On a worker, run_async returns at once while the run before it is still inside its program
+    (the caller enqueues step k + 1 while step k computes, as jax's dispatch does); the queued
+    runs then take effect in the order started, a reader between writers sees its moment, and a
+    queue longer than QUEUED makes the caller wait for the oldest. Inline, each run has ended
+    when run_async returns."""
+    from stablegraph.backend import state as state_module
+
+    monkeypatch.setattr(state_module, "QUEUED", 2)
+    go = threading.Event()
+    rows = np.array([[1.5, -0.0, 2.0], [np.inf, 1.0, 0.5], [-1.0, 4.0, 0.25], [2.0, 2.0, 2.0]])
+
+    def wait_for_caller(v):
+        if not go.wait(10.0):
+            raise TimeoutError("run_async waited for the run before it")
+        return v
+
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((3,), sg.float64, name="x")
+        total = sg.Variable(np.float64(0.0), name="total")
+        slow = sg.assign_add(
+            total, sg.pure_callback(wait_for_caller, sg.TensorType((3,), sg.float64), x).sum()
+        )
+        seen = total * 1.0
+    with sg.Session(g) as sess:
+        if where_runs_start == "inline":
+            go.set()
+        first = sess.run_async(slow, {x: rows[0]})
+        queued = [sess.run_async(slow, {x: rows[1]}), sess.run_async(seen)]  # first still waits
+        assert not first.done() if where_runs_start == "worker" else first.done()
+        go.set()
+        later = [sess.run_async(slow, {x: row}) for row in rows[2:]]  # the third waits for a turn
+        got = [h.result() for h in [first, queued[0], *later]]
+        np.testing.assert_array_equal(got, np.cumsum(rows.sum(axis=1)))  # (inf from the second on)
+        assert queued[1].result() == np.inf
+        assert sess.run(total) == np.cumsum(rows.sum(axis=1))[-1]

@@ -1,6 +1,7 @@
-"""A run that run_async started on a worker thread, never read, still ends before the process
-exits: the exit hook waits for it (a worker coming back from C++ during interpreter teardown
-aborts the process), and the run's write happened (its callback printed after a pause)."""
+"""Runs that run_async started on a worker thread, never read, still end before the process
+exits: the exit hook waits for them and for the worker that works through their queue (a
+worker coming back from C++ during interpreter teardown aborts the process), and the runs'
+writes happened, in the order started (their callbacks printed after a pause)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def test_the_process_exits_cleanly_after_the_unread_run_ends():
         async_run.WORKER_FLOPS = 0.0  # every run_async on a worker, as long programs are
 
         def slow(v):
-            time.sleep(0.5)
+            time.sleep(0.2)
             print("run ended", float(v.sum()), flush=True)
             return v
 
@@ -30,9 +31,11 @@ def test_the_process_exits_cleanly_after_the_unread_run_ends():
             step = sg.assign_add(total, sg.pure_callback(slow, sg.TensorType((2,), sg.float64), x).sum())
         sess = sg.Session(g)
         handle = sess.run_async(step, {x: np.array([1.5, -0.0])})
-        print("started", handle.done(), flush=True)
+        queued = [sess.run_async(step, {x: np.array(row)}) for row in ([np.inf, 1.0], [-2.0, 0.25])]
+        print("started", handle.done(), queued[-1].done(), flush=True)
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["started False", "run ended 1.5"], done.stdout
+    assert done.returncode == 0 and "FATAL" not in done.stderr, done.stderr
+    ended = ["run ended 1.5", "run ended inf", "run ended -1.75"]
+    assert done.stdout.split("\n")[:4] == ["started False False", *ended], done.stdout
