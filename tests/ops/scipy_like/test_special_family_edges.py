@@ -76,6 +76,23 @@ def test_scaled_bessel_slopes_far_out_and_in_float32():
         assert np.all(_ulps(g, w, np.float32) <= 4), (g, w)
 
 
+def test_i1e_slopes_between_1_and_30():
+    """i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x) cancels 30-1000x from x = 1 to 30 (it crosses 0 at
+    2.78): the textbook slopes were 1792 ulps off at 2.75, 505 at 3 (the sweep's point), 461 at 4.75,
+    and i1e' 130 at 1.5 (near its zero). Now Taylor polynomials with exact coefficients; against the
+    long double power series, in float64 and float32 (computed in float64), at both signs."""
+    x = np.array([1.5, 2.0, 2.75, 3.0, -3.0, 4.75, 5.25, 10.0, -20.0, 29.0])
+    want = _scaled_bessel(np.abs(x))[[4, 5]]
+    want[1] *= np.sign(x)  # i1e is odd: i1e' even, i1e'' odd
+    got = run_graph(lambda x: _slopes(S.i1e)(x)[1:], x)
+    for g, w in zip(got, want):
+        assert np.all(_ulps(g, w, np.float64) <= 8), (g, w, _ulps(g, w, np.float64))
+    x32 = x.astype(np.float32)  # whole and half numbers: exact in float32
+    got32 = run_graph(lambda x: _slopes(S.i1e)(x)[1:], x32)
+    for g, w in zip(got32, want):
+        assert np.all(_ulps(g, w, np.float32) <= 2), (g, w)
+
+
 def _sici_fresnel_series(x):
     """(Si, Ci, S, C) at 0 < x <= 4 from their power series in long double."""
     out = []
