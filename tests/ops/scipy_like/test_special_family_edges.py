@@ -3,6 +3,7 @@ double closed forms: the slopes of i0e and i1e far out (their textbook forms can
 the sine/cosine and Fresnel integrals near the end of their power series, and the derivatives of
 fresnel, spence and erfcx at their edges (infinities, 0, float32 cancellation)."""
 
+import decimal
 import math
 
 import numpy as np
@@ -91,6 +92,36 @@ def test_i1e_slopes_between_1_and_30():
     got32 = run_graph(lambda x: _slopes(S.i1e)(x)[1:], x32)
     for g, w in zip(got32, want):
         assert np.all(_ulps(g, w, np.float32) <= 2), (g, w)
+
+
+def _upper_normal_tail(h: float) -> float:
+    """Q(h) = erfc(h / sqrt 2) / 2 for 0 <= h <= 8 from erf's power series in 60-digit decimals."""
+    with decimal.localcontext() as context:
+        context.prec = 60
+        x = decimal.Decimal(h) / decimal.Decimal(2).sqrt()
+        total, term, n = decimal.Decimal(0), x, 0
+        while abs(term) > decimal.Decimal(10) ** -55:
+            total += term / (2 * n + 1)
+            n += 1
+            term = -term * x * x / n
+        pi = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
+        return float((1 - 2 * total / pi.sqrt()) / 2)
+
+
+def test_owens_t_where_a_exceeds_1():
+    """For a > 1 Owen's T takes Q(h) = erfc(h / sqrt 2) / 2, and erfc of the rounded h / sqrt 2 cost
+    2 u^2 of its relative error: T(3, 3) was 0.0006749490158150465, 7.5 ulps under the true ...473,
+    T(6.5, inf) 34 ulps. The rounding is put back now. Against T(h, a) = Q(|h|) / 2 for a = inf and
+    1e10 (Phi(ah) = 1, Q(ah) = 0, T(ah, 1 / a) = 0 in float64) with Q in decimals; at h ~ 0 against
+    atan(a) / (2 pi)."""
+    h = np.array([1.0, 2.0, 3.0, -3.0, 4.0, 5.0, 6.5, 2.2250738585072014e-308, -1e-10])
+    a = np.array([np.inf, 1e10, np.inf, -np.inf, 1e10, np.inf, 1e10, 1.0, -0.5])
+    got = run_graph(lambda h, a: S.owens_t(h, a), h, a)
+    want = np.array([_upper_normal_tail(abs(v)) / 2 for v in h[:7]]) * np.sign(a[:7])
+    # h ~ 0: T = atan(a) / (2 pi) (1/8 at a = 1; the Gauss-Legendre sum gave 5 ulps under it)
+    want = np.concatenate([want, np.arctan(np.array([1.0, -0.5], np.longdouble)) / (2 * np.pi)])
+    # 0-5 ulps (the old code 1-46): past u = 3, XLA's erfc itself is a few ulps off
+    assert np.all(_ulps(got, want, np.float64) <= 5), (got, want, _ulps(got, want, np.float64))
 
 
 def _sici_fresnel_series(x):
