@@ -7,6 +7,7 @@ import decimal
 import math
 
 import numpy as np
+import scipy.special
 
 import stablegraph as sg
 from stablegraph.test_util import run_graph
@@ -122,6 +123,26 @@ def test_owens_t_where_a_exceeds_1():
     want = np.concatenate([want, np.arctan(np.array([1.0, -0.5], np.longdouble)) / (2 * np.pi)])
     # 0-5 ulps (the old code 1-46): past u = 3, XLA's erfc itself is a few ulps off
     assert np.all(_ulps(got, want, np.float64) <= 5), (got, want, _ulps(got, want, np.float64))
+
+
+def test_float32_zeta_slopes_in_q_where_its_terms_flush():
+    """d/dq zeta(x, q) = -x zeta(x + 1, q): in float32 the terms q^-(x+1) of the inner zeta are
+    subnormal at q = 1.8e19 (flushed: the slope came out 0, true -5.4e-20) and x + 1 rounds; the
+    second derivative x (x + 1) zeta(x + 2, q) at (3, 1e8) was 0 (true 3e-32). Against scipy's zeta
+    in float64 at the same points."""
+    x = np.array([1.0000001192092896, 1.5, 3.0, 2.0], np.float32)
+    q = np.array([1.8446742974197924e19, 1.8446742974197924e19, 1e8, 1.5], np.float32)
+
+    def slopes(x, q):
+        d1 = sg.gradients(sg.numpy.sum(S.zeta(x, q)), [q])[0]
+        return [d1, sg.gradients(sg.numpy.sum(d1), [q])[0]]
+
+    d1, d2 = run_graph(slopes, x, q)
+    xd, qd = x.astype(np.float64), q.astype(np.float64)
+    want1, want2 = -xd * scipy.special.zeta(xd + 1, qd), xd * (xd + 1) * scipy.special.zeta(xd + 2, qd)
+    want2 = np.where(np.abs(want2) < np.finfo(np.float32).tiny, 0.0, want2)  # subnormal: flushed
+    assert np.all(_ulps(d1, want1, np.float32) <= 2), (d1, want1)
+    assert np.all(_ulps(d2, want2, np.float32) <= 2), (d2, want2)
 
 
 def _sici_fresnel_series(x):
