@@ -8,11 +8,18 @@ is 1e-232). Past ``FAR`` the slopes are Hankel's expansions of the differences t
 functions' coefficients; nearer, the textbook forms. float32 slopes are computed in float64 and
 rounded: in float32 the cancellation (250x at x = 10 in the second derivative) leaves 5 digits.
 Being graph expressions, the slopes differentiate again (the second derivatives use them too).
+
+Between 1 and FAR the textbook i1e' and its derivative i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x)
+cancel too (30-1000x; i1e'' crosses 0 at |x| = 2.78, i1e' at 1.56): i1e'' was 1792 ulps off at 2.75,
+505 at 3, i1e' 130 at 1.5. There i1e' is a Taylor polynomial about a center per band (``BANDS``), whose
+exact coefficients (``_i1e_slope_taylor``) carry no cancellation, and so is its derivative.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from . import ad_util as ad
@@ -36,6 +43,41 @@ _I0E_SLOPE = [float(_hankel(1, k) - _hankel(0, k)) for k in range(_TERMS + 1)]
 _I1E_SLOPE = [
     float(_hankel(0, k) - _hankel(1, k) - (_hankel(1, k - 1) if k else 0)) for k in range(_TERMS + 1)
 ]
+
+
+# (low, center): |x| from low to the next band's low (FAR for the last) takes the Taylor polynomial of
+# i1e' about center (exact in float64, as is |x| - center); the second center is next to the zero of
+# i1e'' (2.7815)
+BANDS = (
+    (1.0, Fraction(13, 8)),
+    (2.25, Fraction(89, 32)),
+    (4.0, Fraction(6)),
+    (8.0, Fraction(11)),
+    (14.0, Fraction(18)),
+    (22.0, Fraction(26)),
+)
+_BAND_TERMS = 34  # |x| - center within 0.33 center (0.65 in the first band): 10 ulps of i1e' and i1e''
+
+
+@functools.cache
+def _i1e_slope_taylor(center: Fraction, terms: int = _BAND_TERMS) -> tuple[float, ...]:
+    """The Taylor coefficients in h of d/dx e^-x I1(x) at x = center + h, from exact rationals: I1's
+    power series shifted to center, times e^-h's series, times e^-center (to 40 digits). Computed
+    when a graph first differentiates i1e (tens of ms: not at import)."""
+    series = {
+        2 * k + 1: Fraction(1, 2 ** (2 * k + 1) * math.factorial(k) * math.factorial(k + 1))
+        for k in range(90)
+    }
+    shifted = [
+        sum(a * math.comb(p, n) * center ** (p - n) for p, a in series.items() if p >= n)
+        for n in range(terms + 1)
+    ]
+    exp_minus_h = [Fraction((-1) ** n, math.factorial(n)) for n in range(terms + 1)]
+    with localcontext() as context:
+        context.prec = 40
+        scale = Fraction((-Decimal(center.numerator) / Decimal(center.denominator)).exp())
+    b = [scale * sum(shifted[j] * exp_minus_h[n - j] for j in range(n + 1)) for n in range(terms + 1)]
+    return tuple(float((n + 1) * b[n + 1]) for n in range(terms))
 
 
 def _ew(name: str, *xs):
@@ -87,6 +129,24 @@ def _i1e_slope64(x):
     inverse = ad.div(ad.full_like(safe, 1.0), safe)
     near = ad.sub(bind(i0e, safe), ad.mul(bind(i1e, safe), ad.add(_ew("sign", safe), inverse)))
     near = ad.select(small, ad.full_like(x, 0.5), near)
+    # from 1 to FAR, the Taylor polynomials (module docstring): one Horner chain whose center and
+    # coefficients are picked per band (constants: the derivatives differentiate one chain, not six)
+    ax = _ew("abs", x)
+    center = ad.full_like(ax, float(BANDS[0][1]))
+    coefficients = [ad.full_like(ax, c) for c in _i1e_slope_taylor(BANDS[0][1])]
+    in_bands = prims.compare(ax, ad.full_like(ax, BANDS[0][0]), "GE")
+    for low, c in BANDS[1:]:
+        band = prims.compare(ax, ad.full_like(ax, low), "GE")
+        center = ad.select(band, ad.full_like(ax, float(c)), center)
+        coefficients = [
+            ad.select(band, ad.full_like(ax, b), a) for a, b in zip(coefficients, _i1e_slope_taylor(c))
+        ]
+    in_bands = prims.and_(in_bands, prims.compare(ax, ad.full_like(ax, FAR), "LT"))
+    h = ad.sub(ad.select(in_bands, ax, center), center)
+    polynomial = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        polynomial = ad.add(ad.mul(polynomial, h), c)
+    near = ad.select(in_bands, polynomial, near)
     # i1e is odd: its slope is even, the slope at |x|
     return ad.select(far, _far_series(far_ax, _I1E_SLOPE), near)
 

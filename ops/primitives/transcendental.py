@@ -136,7 +136,17 @@ def _zeta_dx(x, q):
 
 def _zeta_vjp(x, q, out, ct):
     # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
-    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, bind(zeta, ad.add(x, _one(x)), q))))
+    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, _zeta_shifted(x, q))))
+
+
+def _zeta_shifted(x, q):
+    """zeta(x + 1, q), for float32 in float64 and rounded: its terms q^-(x+1) flush in float32 where
+    the sum does not (d/dq zeta(1 + eps, 1.8e19) = -zeta(2, 1.8e19) = -5.4e-20 came out 0: 1.8e19^-2
+    is subnormal), and x + 1 rounds (45 ulps there)."""
+    if x.dtype.bits >= 64:
+        return bind(zeta, ad.add(x, _one(x)), q)
+    wide = prims.convert(x, "float64")
+    return prims.convert(bind(zeta, ad.add(wide, _one(wide)), prims.convert(q, "float64")), x.dtype)
 
 
 def _zeta_dx_wide(x, q):

@@ -496,6 +496,22 @@ DIFFERENCES.update(
         "gives); jax's linspace gives inf * 0 = NaN",
         "geomspace@float64:value:inf": "an end at +-max (start or stop): ours is that end itself, as numpy "
         "gives; jax's 10 ** log10(max) rounds up and overflows to +-inf",
+        "geomspace@float64:d1": "ours the closed forms d/dstart = sum (1 - t) (stop/start)^t, d/dstop = sum t "
+        "(start/stop)^(1-t), checked at every finite point of one sign against long double (with t and 1 - t "
+        "rounded to float64 as the progression has them; tests/ops/scipy_like/test_pending3_edges.py): 0-2 "
+        "ulps. jax is 9-60 ulps off at (0.5 .. 3, max) and (tiny, 1 .. 3) (its 10 ** linspace(log10 ...) "
+        "carries log10(max)'s rounding times y ln 10), 0 at (tiny, tiny) (true 2, its subnormal middle "
+        "terms flush), inf at (max, 1 .. 3) and (1 .. 3, max) (true 1: y ln 10 overflows), NaN at an infinite "
+        "end (ours the limits: inf for d/dstart at stop = inf, 1 for the exact end's slope)",
+        "geomspace:d2:nan": "ours the closed forms' second derivatives (0-2 ulps of long double at every "
+        "finite point of one sign, as geomspace@float64:d1) where jax's are NaN: at float64's range ends "
+        "(e.g. 3.9e-104 at (1, max), -7.1e204 at (max, 1)) and at an infinite end, where ours are the "
+        "limits (-inf for d2/dstart2 at stop = inf, 0 for the others)",
+        "geomspace@float32:d2:inf": "at an infinite end: ours the limits -inf of -(1 - t) t (stop/start)^t "
+        "/ start at stop = inf (and of the stop side at start = inf); jax NaN",
+        "geomspace@float64:d2:ulps": "ours within 0-2 ulps of long double closed forms (as "
+        "geomspace@float64:d1); jax 0 where its subnormal intermediates flush (true -6.25e-104 at (1, tiny), "
+        "2.0e307 at (tiny, tiny)), -4.9e-17 at (tiny, 3) (true -1.4e-104), 20-40 ulps off at (0.5 .. 3, max)",
         "geomspace@float32:d1": "an end at +-inf with the other finite: the slopes of the middle terms "
         "(2/3)(stop/start)**(1/3) and (1/3)(start/stop)**(2/3) tend to inf, ours; jax's are NaN "
         "(inf - inf and 0 * inf in its 10 ** linspace(log10 ...) chain)",
@@ -503,11 +519,10 @@ DIFFERENCES.update(
 )
 PENDING.update(
     {
-        "geomspace@float64": "derivatives at float64's range ends: at (max, max) d/dstop is inf (overflow of "
-        "y ln 10 inside the chain, true 2); at (tiny, tiny) d/dstart is 1 (the middle terms' slopes are "
-        "subnormal and flushed, true 2; jax 0); second derivatives at the smallest normal are +inf where "
-        "the true ones are -inf (-(2/9) a**(-4/3) b**(1/3) overflows; jax NaN). Where ours is right and "
-        "jax not (d/dstop = 1 at (1, max): jax inf; d2 -6.25e-104 at (1, tiny): jax 0) it is kept under "
-        "this key until the wrong points are fixed (a custom jvp of the progression would do it)",
+        "geomspace@float64:d2:inf": "at (+-tiny, +-max) only: d2/dstart dstop = sum (1 - t) t (stop/start)^t "
+        "/ stop is 5.0e101, ours inf (the written-out slope's (stop/start)^(2/3) = 4e410 overflows before "
+        "the division; jax nan); the other points of this key are right, the limits -inf of "
+        "-(1 - t) t (stop/start)^t / start at start = tiny or stop = inf (and of the stop side at stop = tiny "
+        "or start = inf)",
     }
 )

@@ -117,7 +117,7 @@ def _hypergeometric() -> dict[str, Sig]:
         return _quiet(ref)
 
     return {
-        "owens_t": _sig("owens_t", ("x", "x")),
+        "owens_t": _sig("owens_t", ("x", "x"), ref=_quiet(cf.owens_t_value)),
         "wofz": _sig("wofz", ("x", "x"), wofz_call, d1ref=wofz_d(1), d2ref=wofz_d(2)),
         "bessel_jn": _sig(
             "bessel_jn",
@@ -340,16 +340,14 @@ PENDING: dict[str, str] = {
          "comb@float64:value:ulps", "poch@float64:value:ulps"),
         OPEN,
     ),  # fmt: skip
-    # the hypergeometric family, still open. owens_t (3, 3): T = Q(3)/2 + 6e-20, true 0.0006749490158150473;
-    # ours 0.0006749490158150465 (Q from erfc(3 sqrt(1/2)), whose rounded argument costs 7.5 ulps), jax and
-    # scipy ...479 (5.5 ulps the other way). wofz's float64 slopes at z = +-1 + 3i and 3i: w' = -2zw + 2i/sqrt(pi)
+    # the hypergeometric family, still open. wofz's float64 slopes at z = +-1 + 3i and 3i: w' = -2zw + 2i/sqrt(pi)
     # cancels 20x, w'' 200x: at 3i (w = erfcx(3)) the long-double w'' is 0.03176874231974267, ours 109 ulps
     # off, jax 92, the scipy-based closed form 180. sph_harm_y: at theta = 0 and tiny theta ours has finite
     # angle derivatives (jax nan or -inf from its sqrt(1 - cos^2)); values of 0 whose sign follows sin and
     # cos of m phi (jax -0); slopes at theta = 100, 1e4, max 70-100 ulps off jax's; 1e-48 slopes at
     # theta = pi where jax has 0 (to go through point by point)
     **dict.fromkeys(
-        ("owens_t@float64:value:ulps", "wofz@float64:d1:ulps", "wofz@float64:d2:ulps",
+        ("wofz@float64:d1:ulps", "wofz@float64:d2:ulps",
          "sph_harm_y:value:zero sign", "sph_harm_y:d1:nan", "sph_harm_y:d1:inf",
          "sph_harm_y@float64:d1:ulps", "sph_harm_y:d2:nan", "sph_harm_y@float64:d2:ulps"),
         OPEN,
@@ -391,9 +389,6 @@ PENDING: dict[str, str] = {
     "betaln:d1:nan": OPEN,  # float64: (2.2250738585072014e-308, 0.0) ours np.float64(0.0) jax np.float64(nan) ref np.float64(nan)
     "betaln@float64:d1:ulps": OPEN,  # float64 (float32 fixed; here the slope -b/a = -7.5e-155 in the larger shape drowns in logs of 700): (1.7976931348623157e+308, 1.3407807929942596e+154) ours np.float64(0.0) jax np.float64(-1.4916681462400413e-154) ref np.float64(nan)
     "betaln@float64:d2:nan": OPEN,  # float64 (float32 fixed): (2.2250738585072014e-308, 0.0) ours np.float64(0.0) jax np.float64(nan) ref np.float64(nan)
-    # i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x) cancels 350x at x = +-3: ours 0.0016096787034986491 is
-    # 510 ulps off the long-double 0.0016096787034987586 (one ulp of our i0e there), jax 86
-    "i1e@float64:d2:ulps": OPEN,
     "log_ndtr@float64:d2:ulps": OPEN,  # (-10.0) ours np.float64(-0.9905546221750657) jax np.float64(-0.990554622174848) ref np.float64(-0.9905546221743438)
     "ndtri@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308) ours np.float64(1.196993952672177e+306) jax np.float64(1.1969939526724921e+306) ref np.float64(1.1969939526724921e+306)
     "ndtri:d2:nan": OPEN,  # (0.0) ours np.float32(nan) jax np.float32(0.0) ref np.float64(0.0)

@@ -78,6 +78,42 @@ def test_slopes_at_an_end_of_max_are_finite():
         assert np.all(np.isfinite(ds)), ds
 
 
+def _long_geomspace_slopes(a, b, num=4):
+    """(d/da, d/db, d2/da2, d2/dadb, d2/db2) of sum_k s |a|^(1-t) |b|^t, t = k / (num - 1), in long
+    double: d/da = sum (1 - t) (b/a)^t, d/db = sum t (a/b)^(1-t), and their derivatives. t and 1 - t
+    are rounded to float64, as the progression (and numpy's) has them: (b/a)^t moves by ln(b/a)
+    times t's rounding, 60 ulps at b/a = max."""
+    a, b = L(a), L(b)
+    t64 = np.arange(num) / (num - 1)
+    t, s = t64.astype(L), (1 - t64).astype(L)
+    up, down = (b / a) ** t, (a / b) ** s
+    return [np.sum(p) for p in (s * up, t * down, -s * t * up / a, s * t * up / b, -t * s * down / b)]
+
+
+def test_float64_slopes_at_the_range_ends():
+    """The progression's derivatives went through 10 ** y: d/dstop at (max, max) was inf (y ln 10
+    overflowed; true 2), d/dstart at (tiny, tiny) 1 (the middle terms' slopes flushed; true 2), and
+    the second derivatives at the smallest normal +inf where the true ones are -inf. Against the
+    closed forms in long double (subnormal ones flushed, as XLA does)."""
+    fi = np.finfo(F64)
+    starts = np.array([fi.max, fi.tiny, 1.0, fi.tiny, 1.0, 2.0, -3.0, fi.max])
+    stops = np.array([fi.max, fi.tiny, fi.max, 1.0, fi.tiny, 1000.0, -0.5, 1.0])
+
+    def slopes(s, t):
+        ds, dt = sg.gradients(snp.sum(snp.geomspace(s, t, 4, axis=-1)), [s, t])
+        dss, dst = sg.gradients(snp.sum(ds), [s, t])
+        return [ds, dt, dss, dst, sg.gradients(snp.sum(dt), [t])[0]]
+
+    got = run_graph(slopes, starts, stops)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.array([_long_geomspace_slopes(a, b) for a, b in zip(starts, stops)]).T.astype(F64)
+    want = np.where(np.abs(want) < fi.tiny, 0.0, want)
+    for g, w in zip(got, want):
+        finite = np.isfinite(w)
+        assert np.array_equal(g[~finite], w[~finite]), (g, w)
+        assert np.all(_ulps(g[finite], w[finite], F64) <= 4), (g, w)
+
+
 # -- float32 stats methods evaluated in float64 (stats/widened.py) ----------------------------------
 S = sg.scipy.stats
 

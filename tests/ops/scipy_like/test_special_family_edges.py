@@ -3,9 +3,11 @@ double closed forms: the slopes of i0e and i1e far out (their textbook forms can
 the sine/cosine and Fresnel integrals near the end of their power series, and the derivatives of
 fresnel, spence and erfcx at their edges (infinities, 0, float32 cancellation)."""
 
+import decimal
 import math
 
 import numpy as np
+import scipy.special
 
 import stablegraph as sg
 from stablegraph.test_util import run_graph
@@ -62,18 +64,77 @@ def _scaled_bessel(x):
 def test_scaled_bessel_slopes_far_out_and_in_float32():
     """i0e' = i1e - i0e and i1e' = i0e - i1e (1 + 1/x) cancel as x grows: at x = 1e4 the old float64
     slopes were 3e4 ulps off, at 1e154 rounding noise of 5e-94 (the slope is 1e-232); float32's
-    second derivatives were 500 ulps off at x = 10. Against long double closed forms."""
+    second derivatives were 500 ulps off at x = 10. i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x)
+    cancels 30-1000x from x = 1 to 30 (it crosses 0 at 2.78): the textbook i1e'' was 1792 ulps off at
+    2.75, 505 at 3 (the sweep's point), 461 at 4.75, and i1e' 130 at 1.5 (near its zero); now Taylor
+    polynomials with exact coefficients. Against long double closed forms (both signs: i1e' is even,
+    i1e'' odd)."""
     far = np.array([45.0, 100.0, 744.44, 1e4, 1e8, 1.34e154, -1.34e154])
-    got = run_graph(lambda x: _slopes(S.i0e)(x)[1:] + _slopes(S.i1e)(x)[1:], far)
+    band = np.array([1.5, 2.0, 2.75, 3.0, -3.0, 4.75, 5.25, 10.0, -20.0, 29.0])
+    got = run_graph(lambda x: _slopes(S.i0e)(x)[1:] + _slopes(S.i1e)(x)[1:], np.concatenate([far, band]))
     want = _scaled_bessel(far[:5])
     for g, w in zip(got, want[[2, 3, 4, 5]]):
         assert np.all(_ulps(g[:5], w, np.float64) <= 8), (g, w)
-        assert np.all(np.abs(g[5:]) < 1e-200), g  # the slopes are about 1e-232, the curvatures 0
-    near = np.array([1.5, 3.0, 10.0, 20.0, 0.1], np.float32)
+        assert np.all(np.abs(g[5:7]) < 1e-200), g  # the slopes are about 1e-232, the curvatures 0
+    want_band = _scaled_bessel(np.abs(band))[[4, 5]] * np.array([np.ones_like(band), np.sign(band)])
+    for g, w in zip(got[2:], want_band):
+        assert np.all(_ulps(g[7:], w, np.float64) <= 8), (g[7:], w, _ulps(g[7:], w, np.float64))
+    near = np.array([1.5, 3.0, 10.0, 20.0, 0.1, 2.75, -3.0, 4.75], np.float32)
     got32 = run_graph(lambda x: _slopes(S.i0e)(x)[1:] + _slopes(S.i1e)(x)[1:], near)
-    want32 = _scaled_bessel(near.astype(np.float64))
-    for g, w in zip(got32, want32[[2, 3, 4, 5]]):
+    want32 = _scaled_bessel(np.abs(near).astype(np.float64))
+    signs = np.array([np.sign(near), np.ones_like(near), np.ones_like(near), np.sign(near)])  # parity
+    for g, w in zip(got32, want32[[2, 3, 4, 5]] * signs):
         assert np.all(_ulps(g, w, np.float32) <= 4), (g, w)
+
+
+def _upper_normal_tail(h: float) -> float:
+    """Q(h) = erfc(h / sqrt 2) / 2 for 0 <= h <= 8 from erf's power series in 60-digit decimals."""
+    with decimal.localcontext() as context:
+        context.prec = 60
+        x = decimal.Decimal(h) / decimal.Decimal(2).sqrt()
+        total, term, n = decimal.Decimal(0), x, 0
+        while abs(term) > decimal.Decimal(10) ** -55:
+            total += term / (2 * n + 1)
+            n += 1
+            term = -term * x * x / n
+        pi = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
+        return float((1 - 2 * total / pi.sqrt()) / 2)
+
+
+def test_owens_t_where_a_exceeds_1():
+    """For a > 1 Owen's T takes Q(h) = erfc(h / sqrt 2) / 2, and erfc of the rounded h / sqrt 2 cost
+    2 u^2 of its relative error: T(3, 3) was 0.0006749490158150465, 7.5 ulps under the true ...473,
+    T(6.5, inf) 34 ulps. The rounding is put back now. Against T(h, a) = Q(|h|) / 2 for a = inf and
+    1e10 (Phi(ah) = 1, Q(ah) = 0, T(ah, 1 / a) = 0 in float64) with Q in decimals; at h ~ 0 against
+    atan(a) / (2 pi)."""
+    h = np.array([1.0, 2.0, 3.0, -3.0, 4.0, 5.0, 6.5, 2.2250738585072014e-308, -1e-10])
+    a = np.array([np.inf, 1e10, np.inf, -np.inf, 1e10, np.inf, 1e10, 1.0, -0.5])
+    got = run_graph(lambda h, a: S.owens_t(h, a), h, a)
+    want = np.array([_upper_normal_tail(abs(v)) / 2 for v in h[:7]]) * np.sign(a[:7])
+    # h ~ 0: T = atan(a) / (2 pi) (1/8 at a = 1; the Gauss-Legendre sum gave 5 ulps under it)
+    want = np.concatenate([want, np.arctan(np.array([1.0, -0.5], np.longdouble)) / (2 * np.pi)])
+    # 0-5 ulps (the old code 1-46): past u = 3, XLA's erfc itself is a few ulps off
+    assert np.all(_ulps(got, want, np.float64) <= 5), (got, want, _ulps(got, want, np.float64))
+
+
+def test_float32_zeta_slopes_in_q_where_its_terms_flush():
+    """d/dq zeta(x, q) = -x zeta(x + 1, q): in float32 the terms q^-(x+1) of the inner zeta are
+    subnormal at q = 1.8e19 (flushed: the slope came out 0, true -5.4e-20) and x + 1 rounds; the
+    second derivative x (x + 1) zeta(x + 2, q) at (3, 1e8) was 0 (true 3e-32). Against scipy's zeta
+    in float64 at the same points."""
+    x = np.array([1.0000001192092896, 1.5, 3.0, 2.0], np.float32)
+    q = np.array([1.8446742974197924e19, 1.8446742974197924e19, 1e8, 1.5], np.float32)
+
+    def slopes(x, q):
+        d1 = sg.gradients(sg.numpy.sum(S.zeta(x, q)), [q])[0]
+        return [d1, sg.gradients(sg.numpy.sum(d1), [q])[0]]
+
+    d1, d2 = run_graph(slopes, x, q)
+    xd, qd = x.astype(np.float64), q.astype(np.float64)
+    want1, want2 = -xd * scipy.special.zeta(xd + 1, qd), xd * (xd + 1) * scipy.special.zeta(xd + 2, qd)
+    want2 = np.where(np.abs(want2) < np.finfo(np.float32).tiny, 0.0, want2)  # subnormal: flushed
+    assert np.all(_ulps(d1, want1, np.float32) <= 2), (d1, want1)
+    assert np.all(_ulps(d2, want2, np.float32) <= 2), (d2, want2)
 
 
 def _sici_fresnel_series(x):
