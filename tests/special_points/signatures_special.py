@@ -15,6 +15,7 @@ import scipy.special
 
 import stablegraph as sg
 
+from . import closed_forms_hypergeometric as cfh
 from . import closed_forms_igamma as cfg
 from . import closed_forms_integrals as cfi
 from . import closed_forms_special as cf
@@ -130,9 +131,18 @@ def _hypergeometric() -> dict[str, Sig]:
         "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
         # the slopes in x to second order; those in the parameters to first order only (jax's are
         # while loops: its reverse mode over them, the sweep's second derivatives, cannot run)
-        "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(2,)),
+        "hyp1f1": _sig(
+            "hyp1f1",
+            ("ashape", "ashape", "hx"),
+            wrt=(2,),
+            ref=cfh.hyp1f1_value,
+            d1ref=cfh.hyp1f1_slopes(1),
+            d2ref=cfh.hyp1f1_slopes(2),
+        ),
         "hyp2f1": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(3,)),
-        "hyp1f1[params]": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1),
+        "hyp1f1[params]": _sig(
+            "hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1, ref=cfh.hyp1f1_value
+        ),
         "hyp2f1[params]": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(0, 1, 2), order=1),
     }
 
