@@ -51,6 +51,7 @@ from .hypergeometric_terms import (
     _nonpositive_integer,
     unit_interval_branches,
 )
+from .log_beta import gamma_ratio_log
 
 
 def _rgamma(x):
@@ -89,14 +90,23 @@ def _m_series(a, b, x):
     return _series(lambda k: snp.where(a + k == 0, 0.0, (a + k) / (b + k)) * x / (k + 1), x, _1F1_TERMS)
 
 
-def _m_asymptotic(a, b, x, log_prefactor):
-    """e^log_prefactor 1F1(a; b; x) for large x > 0 (a not a pole of Gamma)."""
+def _m_asymptotic(a, b, x, log_prefactor, power):
+    """e^log_prefactor 1F1(a; b; x) for large x > 0 (a not a pole of Gamma); power: a - b, given
+    exactly (Kummer's b - a - b rounds: 1e-17 off times log x = 709 was 100 ulps at x = -max)."""
     term, total = snp.ones_like(x), snp.ones_like(x)
     for k in range(_1F1_ASYMPTOTIC_TERMS):
         term = term * (b - a + k) * (1 - a + k) / ((k + 1) * x)
         total = total + term
     # e^x first against Kummer's e^-x (their sum is exact: at x = -max Gamma's terms would round away)
-    log_size = (log_prefactor + x) + _lgamma(b) - _lgamma(a) + (a - b) * snp.log(x)
+    # log Gamma(b) - log Gamma(a): without lgamma's cancellation where both are large (at b = 1e4
+    # the logs of 8e4 cost 2e-11 relative) by the Stirling ratio of Gamma(b) / Gamma(b + power)
+    large = (b >= 8) & (a >= 8)
+    ratio = snp.where(
+        large,
+        gamma_ratio_log(snp.where(large, power, 0.0), snp.where(large, b, 8.0)),
+        _lgamma(b) - _lgamma(a),
+    )
+    log_size = (log_prefactor + x) + ratio + power * snp.log(x)
     return _gamma_sign(b) * _gamma_sign(a) * snp.exp(log_size) * total
 
 
@@ -157,18 +167,24 @@ def _small_b(a, b, x, g0):
     = 1 + a x G1 = -e^-2 as b -> 0."""
 
     def body(j, carry):
-        term, harmonic, total = carry
+        term, harmonic, total, size = carry
         k = j.astype("float64")
         term = term * (a + 1 + k) * x / ((k + 1) * (k + 2))
         harmonic = harmonic + 1 / (k + 1)
-        return term, harmonic, total + term * harmonic
+        return term, harmonic, total + term * harmonic, size + snp.abs(term * harmonic)
 
     zero = snp.zeros_like(x)
-    _, _, g1 = fori_loop(0, _1F1_TERMS, body, (snp.ones_like(x), zero, zero))
-    g1 = snp.where(snp.isfinite(g1), -g1, 0.0)  # a = 1e4: its terms overflow where g0 / b dominates
-    ratio = a / b  # a x g0 / b in the order that neither overflows nor flushes to 0 (a = b = tiny)
-    leading = snp.where(snp.isfinite(ratio), ratio * x * g0, a * x * g0 / b)
-    return 1 + leading + a * x * g1
+    _, _, g1, size = fori_loop(0, _1F1_TERMS, body, (snp.ones_like(x), zero, zero, zero))
+    # a x g0 / b in an order that neither overflows (a / b = 9e307 times x = -2) nor flushes to 0
+    # (a x at a = b = tiny)
+    ratio = a / b
+    flushed = (x * g0 == 0) & (x != 0) & (g0 != 0)
+    leading = snp.where(flushed, ratio * x * g0, ratio * (x * g0))
+    leading = snp.where(snp.isfinite(ratio), leading, a * x * g0 / b)
+    # a large a next to x < 0: G1's terms (1e87 at a = 1e4) cancel; drop it where its rounding
+    # would pass the value itself (there g0 / b holds the value: G1's true part is b-small)
+    kept = snp.isfinite(g1) & (snp.abs(a * x) * size * 1e-15 < 1 + snp.abs(leading))
+    return 1 + leading + a * x * snp.where(kept, -g1, 0.0)
 
 
 def _hyp1f1_core(a, b, x):
@@ -180,7 +196,11 @@ def _hyp1f1_core(a, b, x):
     far = (x2 > 60 + 2 * snp.abs(a2) + 2 * snp.abs(b)) & ~_nonpositive_integer(a2) & snp.isfinite(x2)
     series = snp.exp(log_prefactor) * _m_series(a2, b, snp.where(far | ~snp.isfinite(x2), 0.0, x2))
     asymptotic = _m_asymptotic(
-        snp.where(far, a2, 0.5), snp.where(far, b, 1.0), snp.where(far, x2, 100.0), log_prefactor
+        snp.where(far, a2, 0.5),
+        snp.where(far, b, 1.0),
+        snp.where(far, x2, 100.0),
+        log_prefactor,
+        snp.where(far, snp.where(kummer, -a, a - b), -0.5),
     )
     value = snp.where(far, asymptotic, series)
     recurrence = _uses_recurrence(a, b, x, terminating)
@@ -247,7 +267,13 @@ def _hyp1f1_partials(y, a, b, x):
     # a tiny b: a / b alone overflows where (a / b) 1F1(a + 1; b + 1; x) does not (a tiny a too:
     # a 1F1(...) would flush to 0)
     ratio = a / b
-    slope_x = snp.where(snp.isfinite(ratio) | (b == 0), ratio * shifted, a * shifted / b)
+    by_ratio = snp.isfinite(ratio) | (b == 0)
+    # the branch not taken is 0 (its slope, the second derivative's, would be 0 * inf = nan)
+    slope_x = snp.where(
+        by_ratio,
+        snp.where(by_ratio, ratio, 0.0) * shifted,
+        snp.where(by_ratio, 0.0, a) * shifted / snp.where(by_ratio, 1.0, b),
+    )
     # a = b = -1: 1 + x (the series ends at a = b), whose slope 1F1(0; 0; x) is 1, not the pole's inf
     slope_x = snp.where((a == -1) & (b == -1) & ~snp.isnan(x), snp.ones_like(slope_x), slope_x)
     return slope_a, slope_b, slope_x
@@ -413,7 +439,9 @@ def _hyp2f1_64(a, b, c, x):
     terminating = _nonpositive_integer(a) | _nonpositive_integer(b)
     # Pfaff's transformation (1 - x)^-a 2F1(a, c - b; c; x / (x - 1)), or with a and b swapped
     # where that series' parameters are the smaller ((0.5, 1e4; 0.5; -1): (1 - x)^-1e4 2F1(1e4, 0; ...))
-    swap = snp.abs(b * (c - a)) < snp.abs(a * (c - b))
+    # (a polynomial series first: c - b or c - a = 0, -1, ...)
+    smaller = snp.abs(b * (c - a)) < snp.abs(a * (c - b))
+    swap = ~_nonpositive_integer(c - b) & (_nonpositive_integer(c - a) | smaller)
     a1, b1 = snp.where(swap, b, a), snp.where(swap, a, b)
     pfaff = (x < 0) & ~terminating
     z = snp.where(pfaff, x / (x - 1), x)

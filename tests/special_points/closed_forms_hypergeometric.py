@@ -1,9 +1,10 @@
 """The float64 references of hyp1f1's sweep (value, and its x-slopes (a / b) 1F1(a + 1; b + 1; x),
 a (a + 1) / (b (b + 1)) 1F1(a + 2; b + 2; x)): scipy.special.hyp1f1, except where it is off:
 
-- a > b + 1 next to -2.5 <= x < 0 (its series cancels: 4e86 relative off at (1e4, 0.1, -1)) and a
+- -2.5 <= x < 0 (its series cancels: 4e86 relative off at (1e4, 0.1, -1), 3 ulps at (1, 0.1, -1)) and a
   tiny b (0 < |b| < 1e-20: its terms overflow; (2, tiny, -2) = -0.7293, scipy -0.1353): the series
   in decimals of enough digits to hold every term's cancellation (exact there: |x| <= 2.5);
+- x = -max where scipy gives nan: Gamma(b) / Gamma(b - a) (-x)^-a; a = 0: slopes 0;
 - x = -inf: the limit Gamma(b) / Gamma(b - a) (-x)^-a (0 for a > 0 or a 1 / Gamma(b - a) of 0,
   1 at a = 0, else +-inf with that ratio's sign; a polynomial's (a = -n) leading term's sign
   (b)_n for n! / (b)_n (-x)^n / n!), where scipy gives nan or the wrong sign;
@@ -78,7 +79,7 @@ def _shifted(a, b, x, shift: int):
     value = factor * sp.hyp1f1(a + shift, b + shift, x) if shift else sp.hyp1f1(a, b, x)
     value = np.array(value, np.float64)
     near = np.isfinite(x) & (np.abs(x) <= _REACH) & np.isfinite(a) & np.isfinite(b) & (x != 0)
-    cancels = (x < 0) & (a > b + 1)
+    cancels = x < 0
     tiny = (b != 0) & (np.abs(b) < _TINY_B)
     for i in zip(*np.nonzero(near & (cancels | tiny) & ~_nonpositive_integer(b))):
         p, q, r = float(a[i]), float(b[i]), float(x[i])
@@ -90,6 +91,14 @@ def _shifted(a, b, x, shift: int):
     # a = b = -1: 1 + x (the series ends at a = b), slopes 1 and 0 (scipy's 1F1(0; 0; x) is a pole's inf)
     unit = (a == -1) & (b == -1) & ~np.isnan(x)
     value = np.where(unit & (shift > 0), 1.0 if shift == 1 else 0.0, value)
+    # x = -max (either dtype's) where scipy gives nan: Gamma(b) / Gamma(b - a) (-x)^-a (the
+    # asymptotic series' other terms are 1 / max smaller), of a + shift and b + shift
+    far = (x < -1e38) & np.isfinite(x) & np.isnan(value) & (a > 0) & np.isfinite(b) & (b > 0)
+    shifted_a, shifted_b = a + shift, b + shift
+    log_ratio = sp.gammaln(shifted_b) - sp.gammaln(b - a) - shifted_a * np.log(-x)
+    value = np.where(far, factor * np.sign(sp.gamma(b - a)) * np.exp(log_ratio), value)
+    # a = 0: 1F1 = 1 for every x, its slopes 0
+    value = np.where((a == 0) & (shift > 0) & ~np.isnan(x) & ~_nonpositive_integer(b), 0.0, value)
     if shift == 0:
         at_inf = x == -np.inf
         # not at a pole b = 0, -1, ... (inf, scipy's) unless a = -n >= b ends the series first
