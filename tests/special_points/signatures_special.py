@@ -404,8 +404,10 @@ PENDING: dict[str, str] = {
     # or b = 0 (107: ours 1, scipy and jax inf), x = nan at a pole c (84: ours nan, scipy and jax inf),
     # x = -inf (ours the limit 0 for a, b > 0; jax, scipy nan or -inf), x = -max: ours WRONG where
     # x / (x - 1) rounds to 1 (a = b: (0.5, 0.5, 1, -max) ours max^-0.5 = 7.46e-155 without the
-    # log(-x) factor, true about 1.7e-152; scipy and jax inf), x = 1 with c - a - b <= 0 (ours inf, jax nan);
-    # the parameter slopes ([params]) not looked at
+    # log(-x) factor, true about 1.7e-152; scipy and jax inf; (0.5, 2.5, 0.5, -max) ours 7.46e-155 for
+    # (1 - x)^-2.5 = 0: the polynomial series read at 0 instead of 1), x = 1 with c - a - b <= 0 (ours inf,
+    # jax nan); float64 values 10 ulps off where Pfaff's polynomial cancels ((1, 2.5, 0.5, -0.5): -2/81,
+    # ours -0.02469135802469132, as on main), the parameter slopes ([params]) not looked at
     **dict.fromkeys(
         ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
          "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1[params]:d1:ulps"),
