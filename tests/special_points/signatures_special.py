@@ -15,6 +15,7 @@ import scipy.special
 
 import stablegraph as sg
 
+from . import closed_forms_hypergeometric as cfh
 from . import closed_forms_igamma as cfg
 from . import closed_forms_integrals as cfi
 from . import closed_forms_special as cf
@@ -130,9 +131,18 @@ def _hypergeometric() -> dict[str, Sig]:
         "sph_harm_y": _sig("sph_harm_y", ("angle", "angle"), _sph_call, empty=False),
         # the slopes in x to second order; those in the parameters to first order only (jax's are
         # while loops: its reverse mode over them, the sweep's second derivatives, cannot run)
-        "hyp1f1": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(2,)),
+        "hyp1f1": _sig(
+            "hyp1f1",
+            ("ashape", "ashape", "hx"),
+            wrt=(2,),
+            ref=cfh.hyp1f1_value,
+            d1ref=cfh.hyp1f1_slopes(1),
+            d2ref=cfh.hyp1f1_slopes(2),
+        ),
         "hyp2f1": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(3,)),
-        "hyp1f1[params]": _sig("hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1),
+        "hyp1f1[params]": _sig(
+            "hyp1f1", ("ashape", "ashape", "hx"), wrt=(0, 1), order=1, ref=cfh.hyp1f1_value
+        ),
         "hyp2f1[params]": _sig("hyp2f1", ("fshape", "fshape", "fshape", "x"), wrt=(0, 1, 2), order=1),
     }
 
@@ -274,8 +284,27 @@ _HYPERGEOMETRIC = {
     "e^-1 eps = 0.21938393439552019 (E_1(1) = 0.2193839343955202737 in decimals); scipy 0.21938393439551993 "
     "and jax 0.21938393439552 are 9 and 7 ulps low (at x = 1 the series, now the fraction, was 16 ulps off: "
     "fixed, test_special_integrals.py::test_expn_at_one_within_two_ulps)",
-    "hyp1f1:value:zero sign": "at x = -inf with a > 0 (a = tiny, 1, 2, 3; b = 1, 3, 10) ours is +0, the limit "
-    "Gamma(b) / Gamma(b - a) (-x)^-a of a positive Gamma ratio (from above); jax -0 (its series), scipy nan",
+    # hyp1f1 against closed_forms_hypergeometric.py (decimal series where scipy cancels or overflows,
+    # the x = -inf limits); each point checked against 50-digit mpmath
+    "hyp1f1:value:nan": "x = -max: float64 (a = 0.1, 0.5; every b > 0) ours the limit Gamma(b) / Gamma(b - a) "
+    "(-x)^-a within 113 ulps (e^ of a logarithm up to 355; (0.1, 1e4) ours 3.754274774326347e-31, exact "
+    "3.7542747743263479e-31, scipy 3.7542747733249935e-31); float32 (a = 2, 3, 10) the value underflows "
+    "(|1F1| < 1e-70): ours +-0; jax nan at all of them",
+    "hyp1f1:value:inf": "b = the smallest normal (a = 2, 10, 1e4; x = -0.5 .. -2): ours 1 + (a x / b) G within "
+    "9 ulps of the decimal series ((2, tiny, -2): ours -0.7293294335267735, decimal -0.7293294335267746; "
+    "(1e4, tiny, -0.5) 9e-14 relative, the recurrence in a); jax -inf (its terms overflow), scipy -0.1353 or inf",
+    "hyp1f1:d1:nan": "x = -max (float32; a = 2, 3, 10): (a / b) 1F1(a + 1; b + 1; x) underflows, ours +-0; jax nan",
+    "hyp1f1:d2:nan": "the points of hyp1f1:d1:nan: the second slope underflows too, ours +-0; jax nan",
+    "hyp1f1:d1:inf": "(1e4, 0, -0.5): b = 0 a pole; (a / b) 1F1(a + 1; b + 1; x) tends to sign(1F1(10001; 1; -0.5)) "
+    "inf = -inf as b -> 0+ (1F1(10001; 1; -0.5) = -0.0388 by mpmath; ours by the recurrence in a); jax and "
+    "the reference +inf (their 1F1 there is Kummer's cancelled series, of the wrong sign)",
+    "hyp2f1:d1:ulps": "x = -1 (a, b in 0.5, 1, 2.5; c in 0.5, 1, 2.5): ours (a b / c) 2F1(a + 1, b + 1; c + 1; -1) by "
+    "Pfaff's series, within 2 ulps of 50-digit mpmath ((1, 1, 2.5, -1): ours 0.1741893010517288, mpmath "
+    "0.17418930105172886); jax 0.21595 (its series at x = -1 converges too slowly)",
+    "hyp2f1:d2:ulps": "the points of hyp2f1:d1:ulps: ours within 2 ulps of mpmath ((1, 1, 2.5, -1): ours "
+    "0.10934485747156274, mpmath 0.10934485747156279; (0.5, 0.5, 2.5, -1) 0.0232629406 both); jax 0.1093461, 0.03646",
+    "hyp1f1:d2:inf": "(1e4, 0, -1): as hyp1f1:d1:inf, a (a + 1) / (b (b + 1)) 1F1(10002; 2; -1) -> -inf as b -> 0+ "
+    "(1F1(10002; 2; -1) = -3.30e-4 by mpmath); jax and the reference +inf",
     "hyp1f1[params]@float32:d1:ulps": "at a = 0 and a = the smallest normal (every b, x of the sweep) d/da is "
     "sum_k x^k / (k (b)_k) (ours: the series' term-by-term derivative, checked against decimal differences "
     "in tests/ops/scipy_like/test_hypergeometric_params.py; e.g. (0, 1, 1): Ei(1) - gamma = 1.3179); jax's "
@@ -352,31 +381,34 @@ PENDING: dict[str, str] = {
          "sph_harm_y@float64:d1:ulps", "sph_harm_y:d2:nan", "sph_harm_y@float64:d2:ulps"),
         OPEN,
     ),  # fmt: skip
-    # hyp1f1 over (ashape, ashape, hx) and its [params] variant (d/da, d/db), looked at point by point
-    # (issue 26; the x = -inf limits, x = 0, a = b = -n and x = -max were fixed). Ours is right (Gamma ratio
-    # limits, checked against decimal series and differences) where jax and scipy give nan at x = -max,
-    # -inf (a = tiny, 0.1 .. 1e4: Gamma(b) / Gamma(b - a) (-x)^-a) and at a = 0 / tiny in d/da (jax's is 0
-    # or x / b); ours is nearer the decimal value than jax at x = -1, -2 with b = 0.1 .. 3 (d1 2 - 545 ulps
-    # against jax's 78 - 21782; d2 0 - 59 against 71 - 4199). Still wrong in ours: b = the smallest normal
-    # (the series' terms overflow: nan where the value is +-huge or -0.135 at (2, tiny, -2)), a = 1e4 with
-    # x < 0 (Kummer's series of 1F1(b - a; b; -x) cancels: (1e4, 0.1, -1) d1 ours -1.2e72, the value -857;
-    # jax wrong too, scipy right: needs a large-parameter method), a = 1e4 with x > 0 (16 ulps, the 500
-    # terms' rounding); a = b = inf (ours nan; scipy 1 or e^x, jax e^x)
+    # hyp1f1 (issue 26, 20): its values and x-slopes are gone through (DIFFERENCES above; fixed: a > b + 1
+    # next to x < 0 by the recurrence in a, a tiny b, a = inf at x = 0, b = inf at x = -inf, the slope at
+    # a = b = -1). Still open: float64 values 4.5 - 5.5 ulps off at Kummer's x < 0 ((0.1, 0.5, -2),
+    # (0.1, 1, -1), (3, 0.5, -2), (10, 0.5, -0.5); jax exact) and 8 - 16 ulps at a = 1e4, x > 0 (the 500
+    # terms' rounding; jax 0.5 - 2); d2 at (3, 1, -2) 4.5e-17 where 1F1(5; 3; -2) = 0 (jax 8.8e-18). The
+    # slopes in a and b ([params], jax float64 the reference) not gone through: ours right at a = 0 / tiny
+    # and x = -max, -inf (limits; jax nan or 0), wrong for a > b + 1 next to x < 0 (they still sum Kummer's
+    # cancelling series: (1e4, 0.1, -1) d/da ours -1.2e72), jax wrong there too
     **dict.fromkeys(
-        ("hyp1f1:value:nan", "hyp1f1:value:inf", "hyp1f1:value:ulps", "hyp1f1:d1:nan", "hyp1f1:d1:inf",
-         "hyp1f1@float64:d1:ulps", "hyp1f1:d2:nan", "hyp1f1:d2:inf", "hyp1f1@float64:d2:ulps"),
+        ("hyp1f1@float64:value:ulps", "hyp1f1@float64:d2:ulps", "hyp1f1[params]:d1:nan",
+         "hyp1f1[params]:d1:inf", "hyp1f1[params]@float64:d1:ulps"),
         OPEN,
     ),  # fmt: skip
-    # hyp2f1 over (fshape x3, x) and its [params] variant (d/da, d/db, d/dc), issue 26: seen but not gone
-    # through point by point (11000 points in float64, most at x > 1 and x = +-max, +-inf, nan, or with a
-    # parameter 0 or 1e4). Ours right where checked: the x slopes at x = -1 (0.5, 0.5, 2.5, -1) d1 ours
-    # 0.0615852180 = 0.1 2F1(1.5, 1.5; 3.5; -1) by Pfaff's series and scipy (jax 0.0616384), d2 0.0232629406
-    # (jax 0.0364649); d/da at a = 0 (0, 0.5, 0.5, 0.5): -log(1 - x) = 0.6931 (jax 0, its terms vanish);
-    # x > 1: ours nan (the real 2F1 is complex there), jax and scipy a number or inf; c = 0, -1 (a pole): ours
-    # inf or nan (slopes nan where the value is inf), jax 0 or +-inf; a parameter 1e4: not looked at
+    # hyp2f1 over (fshape x3, x) and its [params] variant (d/da, d/db, d/dc), issue 26 (fixed this session:
+    # polynomials at every x, c poles the sum meets first, x = 0 at a pole, Pfaff's variant at a or b = 1e4;
+    # the x-slopes at x = -1 are right: DIFFERENCES). Still to go through, by group (float64 counts of
+    # value / d1 / d2 points): x > 1 not a polynomial (223 / 363 / 295: ours nan, the real 2F1 is complex;
+    # scipy +-inf, jax inf or a number; ours right where a or b = 0, slopes 0, jax nan), c a pole with a
+    # or b = 0 (107: ours 1, scipy and jax inf), x = nan at a pole c (84: ours nan, scipy and jax inf),
+    # x = -inf (ours the limit 0 for a, b > 0; jax, scipy nan or -inf), x = -max: ours WRONG where
+    # x / (x - 1) rounds to 1 (a = b: (0.5, 0.5, 1, -max) ours max^-0.5 = 7.46e-155 without the
+    # log(-x) factor, true about 1.7e-152; scipy and jax inf; (0.5, 2.5, 0.5, -max) ours 7.46e-155 for
+    # (1 - x)^-2.5 = 0: the polynomial series read at 0 instead of 1), x = 1 with c - a - b <= 0 (ours inf,
+    # jax nan); float64 values 10 ulps off where Pfaff's polynomial cancels ((1, 2.5, 0.5, -0.5): -2/81,
+    # ours -0.02469135802469132, as on main), the parameter slopes ([params]) not looked at
     **dict.fromkeys(
         ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
-         "hyp2f1:d1:ulps", "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1:d2:ulps"),
+         "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1[params]:d1:ulps"),
         OPEN,
     ),  # fmt: skip
     "beta@float64:d1:nan": OPEN,  # float64 (float32 fixed): (10000.0, 2.2250738585072014e-308) ours np.float64(-0.00010000500016666676) jax np.float64(nan) ref np.float64(-0.00010000500016723432)

@@ -6,6 +6,7 @@ against a loop."""
 
 import math
 from decimal import Decimal, getcontext
+from fractions import Fraction
 
 import jax
 import jax.numpy as jnp
@@ -24,9 +25,9 @@ snp = sg.numpy
 RNG = np.random.default_rng(2626)
 
 
-def _decimal_1f1(a: float, b: float, x: float, terms: int = 4000) -> float:
+def _decimal_1f1(a: float, b: float, x: float, terms: int = 4000, digits: int = 250) -> float:
     """1F1 from its series in 250-digit decimals (exact where the float64 series would cancel)."""
-    getcontext().prec = 250
+    getcontext().prec = digits
     a_, b_, x_ = Decimal(a), Decimal(b), Decimal(x)
     term = total = Decimal(1)
     for k in range(terms):
@@ -43,8 +44,24 @@ X1 = np.concatenate(
 )
 
 
+TINY = np.finfo(np.float64).tiny
+# (a, b, x) against the decimal series: a large next to x < 0 (Kummer's series cancelled: ours was
+# 1e67 relative off at (1e4, 0.1, -1), scipy 4e86), b tiny (its terms overflowed: nan; at (2, tiny,
+# -2) 1F1(3; 2; -2) = 0 leaves the O(1) part -0.7293, scipy -0.1353; (0.1, tiny, tiny) 1.1, scipy inf)
+LARGE_A = [(1e4, 0.1, -1.0), (1e4, 0.5, -2.0), (10.0, 0.1, -2.0), (10001.0, 1.1, -1.0), (1e4, 10.0, -0.5),
+           (30.5, 1.5, -5.0), (1e4, 3.0, -5.0)]  # fmt: skip
+TINY_B = [(2.0, TINY, -2.0), (3.0, TINY, -2.0), (10.0, TINY, -2.0), (10.0, TINY, TINY), (1e4, TINY, -1.0),
+          (0.5, TINY, 0.5), (2.5, 1e-25, 1.5), (TINY, TINY, -1.0), (0.1, TINY, TINY)]  # fmt: skip
+DECIMAL = [(0.5, 1.0, -200.0), (-4.6, 4.5, 300.0)]
+# 1 at x = 0 whatever a (scipy's, jax's); b = inf against x = -inf: no limit (1 or 0): nan
+CONVENTIONS = [(np.inf, 0.5, 0.0), (0.5, np.inf, -np.inf), (-1.0, np.inf, -np.inf)]
+EXTRA1 = LARGE_A + TINY_B + DECIMAL + CONVENTIONS
+
+
 def test_hyp1f1_values_match_scipy_and_decimal_series():
-    got = run_graph(sp.hyp1f1, A1, B1, X1)
+    extra = [np.array(v) for v in zip(*EXTRA1)]
+    got = run_graph(sp.hyp1f1, *(np.concatenate([v, e]) for v, e in zip((A1, B1, X1), extra)))
+    got, edges = got[: len(A1)], got[len(A1) :]
     want = ss.hyp1f1(A1, B1, X1)
     # scipy's overflow takes the wrong sign for a < 0 (1F1(-4.6; 4.5; 800) -> -inf: Gamma(b) / Gamma(a) < 0)
     want[(A1 == -4.6) & (X1 == 800.0)] = -np.inf
@@ -53,9 +70,15 @@ def test_hyp1f1_values_match_scipy_and_decimal_series():
     np.testing.assert_allclose(got[finite], want[finite], rtol=2e-12)
     np.testing.assert_array_equal(got[~finite], want[~finite])
     # the decimal series at a few points (scipy agrees there too; this checks the reference)
-    for a, b, x in exact[:6] + [(0.5, 1.0, -200.0), (-4.6, 4.5, 300.0)]:
-        (v,) = run_graph(lambda p, q, r: sp.hyp1f1(p, q, r), np.array([a]), np.array([b]), np.array([x]))
-        assert v == pytest.approx(_decimal_1f1(a, b, x), rel=2e-13), (a, b, x)
+    where = {point: k for k, point in enumerate(zip(A1, B1, X1))}
+    for a, b, x in exact[:6]:
+        assert got[where[(a, b, x)]] == pytest.approx(_decimal_1f1(a, b, x), rel=2e-13), (a, b, x)
+    # and where scipy is off or the series needs its own form (the recurrence in a rounds 1e-11
+    # relative after 1e4 steps; the tiny-b form to a few ulps)
+    for k, (a, b, x) in enumerate(LARGE_A + TINY_B + DECIMAL):
+        rel = 5e-11 if k < len(LARGE_A) else 2e-13
+        assert edges[k] == pytest.approx(_decimal_1f1(a, b, x, digits=400), rel=rel), (a, b, x)
+    assert edges[-3] == 1.0 and np.isnan(edges[-2:]).all()
     # jax agrees where its series is right (x > 0, moderate parameters)
     right = (X1 > 0) & (X1 < 50) & (A1 > 0) & (B1 > 0) & np.isfinite(B1)
     jx = np.asarray(jss.hyp1f1(jnp.asarray(A1[right]), jnp.asarray(B1[right]), jnp.asarray(X1[right])))
@@ -73,12 +96,28 @@ def test_hyp1f1_float32_and_slopes_in_x():
     np.testing.assert_allclose(got[mid], want[mid], rtol=2e-5)
     a, b = RNG.uniform(-3, 3, 12), RNG.uniform(0.5, 4, 12)
     x = np.concatenate([RNG.uniform(-30, 30, 10), [0.0, -100.0]])
+    # d/dx (1 + x) = 1 at a = b = -1 (was inf: 1F1(0; 0; x) read as a pole); (a / b) 1F1(a + 1;
+    # b + 1; x) past a / b's overflow or flush, and where Kummer's series cancelled
+    slope_at = [
+        (-1.0, -1.0, 0.5),
+        (-1.0, -1.0, -np.inf),
+        (10.0, TINY, -1.0),
+        (TINY, TINY, -1.0),
+        (1e4, 0.1, -1.0),
+    ]
+    extra = [np.array(v) for v in zip(*slope_at)]
 
     def slopes(p, q, r):
         first = sg.grad(lambda u: sp.hyp1f1(p, q, u).sum())
         return first(r), sg.grad(lambda u: first(u).sum())(r)
 
-    d1, d2 = run_graph(slopes, a, b, x)
+    d1, d2 = run_graph(slopes, *(np.concatenate([v, e]) for v, e in zip((a, b, x), extra)))
+    d1, d2, edges = d1[:12], d2[:12], d1[12:]
+    assert list(edges[:2]) == [1.0, 1.0]
+    for k in (2, 3, 4):
+        p, q, r = slope_at[k]
+        want = Decimal(p) / Decimal(q) * Decimal(_decimal_1f1(p + 1, q + 1, r, digits=400))
+        assert edges[k] == pytest.approx(float(want), rel=5e-11), slope_at[k]
     np.testing.assert_allclose(d1, a / b * ss.hyp1f1(a + 1, b + 1, x), rtol=1e-12, atol=1e-300)
     want2 = a * (a + 1) / (b * (b + 1)) * ss.hyp1f1(a + 2, b + 2, x)
     np.testing.assert_allclose(d2, want2, rtol=1e-12, atol=1e-300)
@@ -109,15 +148,52 @@ def _hyp2f1_points():
     return [np.concatenate([v, edges[:, i]]) for i, v in enumerate((a, b, c, x))]
 
 
+def _polynomial_2f1(a: int, b: float, c: float, x: float) -> Fraction:
+    """A terminating 2F1 (a = -n) exactly: sum_k (a)_k (b)_k / ((c)_k k!) x^k in fractions."""
+    term = total = Fraction(1)
+    for k in range(-a):
+        term = term * (a + k) * (Fraction(b) + k) / ((Fraction(c) + k) * (k + 1)) * Fraction(x)
+        total += term
+    return total
+
+
+# polynomials (a or b = -n) off [0, 1) and where c - b is a pole first (exact sums in fractions;
+# scipy 0 at (-1, 1e4, -1, -1) but -9999 with a and b swapped, -inf at (-2, 0.5, 1.5, inf); ours was
+# nan or inf: a 0 / 0 ratio past the last term, Gauss's sum at x = 1, nan for every x > 1)
+POLYNOMIALS = [(-1.0, 1e4, -1.0, 0.5), (-1.0, 1e4, -1.0, -1.0), (1e4, -1.0, 1.0, 1.0), (-1.0, 0.5, 0.5, 2.0),
+               (-2.0, 0.5, 1.5, 3.0), (-2.0, 0.5, 1.5, 1e6)]  # fmt: skip
+# (1 - x)^-b where c = a (Pfaff's other variant: (1 - x)^-1e4 times a cancelling series was nan),
+# the polynomials' infinities, c a pole the series meets first (inf), x = 0 (1, also at a pole)
+EDGES2 = [(1e4, 0.5, 1e4, -1.0), (1e4, 2.5, 1e4, -2.0), (0.5, 1e4, 0.5, -1.0), (-2.0, 0.5, 1.5, np.inf),
+          (0.5, -1.0, 1e4, -np.inf), (-1.0, -1.0, 1e4, -np.inf), (1e4, -1.0, 0.0, 0.5), (0.5, 1e4, 0.0, 0.0),
+          (0.5, 0.5, 2.5, 2.0)]  # fmt: skip
+
+
 def test_hyp2f1_values_float32_and_slope_in_x():
     a, b, c, x = _hyp2f1_points()
+    n = len(a)
+    a, b, c, x = (np.concatenate([v, e]) for v, e in zip((a, b, c, x), zip(*POLYNOMIALS + EDGES2)))
 
     def build(p, q, r, s, p32, q32, r32, s32):
         first = sg.grad(lambda u: sp.hyp2f1(p, q, r, u).sum())
         return sp.hyp2f1(p, q, r, s), sp.hyp2f1(p32, q32, r32, s32), first(s)
 
-    f32 = [v.astype(np.float32) for v in (a, b, c, x)]
+    f32 = [v[:n].astype(np.float32) for v in (a, b, c, x)]
     got, got32, d1 = run_graph(build, a, b, c, x, *f32)
+    edges, slopes = got[n:], d1[n:]
+    for k, (p, q, r, s) in enumerate(POLYNOMIALS):
+        terminating = (p, q) if p < 0 else (q, p)
+        assert edges[k] == pytest.approx(
+            float(_polynomial_2f1(int(terminating[0]), terminating[1], r, s)), rel=1e-14
+        )
+    # d/dx (1 - 2x / 3 + x^2 / 5) = -2 / 3 + 2x / 5
+    assert slopes[4] == pytest.approx(-2 / 3 + 6 / 5, rel=1e-14)
+    e = len(POLYNOMIALS)
+    np.testing.assert_allclose(edges[e : e + 2], [2**-0.5, 3**-2.5], rtol=1e-14)
+    assert list(edges[e + 2 : e + 8]) == [0.0, np.inf, np.inf, -np.inf, np.inf, 1.0]
+    assert np.isnan(edges[e + 8])  # not a polynomial past 1: complex
+    a, b, c, x, d1 = (v[:n] for v in (a, b, c, x, d1))
+    got = got[:n]
     want = ss.hyp2f1(a, b, c, x)
     want[-3] = np.nan  # scipy's real 2F1 past 1 (ours nan: the series diverges, the value is complex)
     ok = np.isfinite(want)
