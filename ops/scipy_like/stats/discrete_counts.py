@@ -15,9 +15,11 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ...numpy_like.core import error
-from ..special import betaln, gammaln, xlog1py, xlogy
+from ..log_beta import digamma_step
+from ..partials import with_partials
+from ..special import betaln, digamma, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
-from .discrete import inside, log_factorial, on_integers, support
+from .discrete import inside, log_factorial, log_rising, on_integers, support
 from .underflow import mass_of
 from .wide import in_float64
 
@@ -54,7 +56,7 @@ def _nbinom_logpmf(k, n, p, loc=0):
     bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
     ok = support(k, 0.0, np.inf)
     kc, n, p = inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5)
-    log_coef = gammaln(n + kc) - log_factorial(kc) - gammaln(n)
+    log_coef = log_rising(n, kc) - log_factorial(kc)
     out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
     return nan_where(bad, on_integers(k, ok, out))
 
@@ -68,6 +70,44 @@ nbinom = Distribution(
 
 
 # -- betabinom: binom with a beta(a, b) success probability --------------------------------------
+_FEW_TRIALS = 32  # n up to this: the log-pmf as a sum of log1p terms (_few_trials_value)
+
+
+def _few_trials_value(k, n, a, b):
+    """log C(n, k) + log B(k + a, n - k + b) - log B(a, b) for whole 0 <= k <= n <= _FEW_TRIALS as
+    the log of the finite product C(n, k) prod_{j < n-k} (b + j) / (a + b + j) prod_{j < k} (a + j) /
+    (a + b + n - k + j), each ratio written 1 - r and logged by log1p (all terms one sign): the two
+    log-beta functions cancel (betaln(2.5, 10001) - betaln(2.5, 10000) = -2.5e-4 from two of -20,
+    40000 ulps off), the log1p terms keep every digit. C(n, k) is an exact integer below 2^53."""
+    m = n - k
+    total, choose = snp.zeros_like(k), snp.ones_like(k)
+    for j in range(_FEW_TRIALS):
+        jf = const(float(j), k)
+        in_m, in_k = jf < m, jf < k
+        r_m = a / (a + b + jf)
+        r_k = (b + m) / (a + b + m + jf)
+        total = total + snp.where(in_m, snp.log1p(-snp.where(in_m, r_m, 0.0)), 0.0)
+        total = total + snp.where(in_k, snp.log1p(-snp.where(in_k, r_k, 0.0)), 0.0)
+        choose = snp.where(in_k, choose * (m + jf + 1.0) / (jf + 1.0), choose)
+    return snp.log(choose) + total
+
+
+def _few_trials_partials(k, n, a, b):
+    """The continuous extension's slopes as digamma differences (log_beta.digamma_step: exactly 0
+    where its step is 0, as at n = 0, where a difference of two digammas kept 1e-16):
+    d/dk psi(n-k+1) - psi(k+1) + psi(k+a) - psi(n-k+b); d/dn psi(n+1) - psi(n-k+1) + psi(n-k+b) -
+    psi(n+a+b); d/da psi(k+a) - psi(a) - psi(n+a+b) + psi(a+b); d/db likewise with n - k."""
+    m = n - k
+    d_k = digamma_step(k + 1.0, m - k) + (digamma(k + a) - digamma(m + b))
+    d_n = digamma_step(m + 1.0, k) - digamma_step(m + b, k + a)
+    d_a = digamma_step(a, k) - digamma_step(a + b, n)
+    d_b = digamma_step(b, m) - digamma_step(a + b, n)
+    return d_k, d_n, d_a, d_b
+
+
+_few_trials = with_partials("betabinom_few_trials", _few_trials_value, _few_trials_partials)
+
+
 def _betabinom_logpmf(k, n, a, b, loc=0):
     k, n, a, b, loc = floats(k, n, a, b, loc)
     k = k - loc
@@ -75,7 +115,12 @@ def _betabinom_logpmf(k, n, a, b, loc=0):
     bad = ~((n >= zero) & (n == snp.floor(n)) & (a > zero) & (b > zero))
     ok = support(k, 0.0, n)
     kc, n, a, b = inside(ok, k, 0.0), inside(ok, n, 0.0), inside(ok, a, 1.0), inside(ok, b, 1.0)
-    out = _log_choose(n, kc) + betaln(kc + a, n - kc + b) - betaln(a, b)
+    few = (n <= const(float(_FEW_TRIALS), n)) & (a < const(np.inf, a)) & (b < const(np.inf, b))
+    kc, n, a, b = snp.broadcast_arrays(kc, n, a, b)
+    by_sum = _few_trials(*(inside(few, x, s) for x, s in ((kc, 0.0), (n, 0.0), (a, 1.0), (b, 1.0))))
+    kl, nl, al, bl = (inside(~few, x, s) for x, s in ((kc, 0.0), (n, 0.0), (a, 1.0), (b, 1.0)))
+    by_beta = _log_choose(nl, kl) + betaln(kl + al, nl - kl + bl) - betaln(al, bl)
+    out = snp.where(few, by_sum, by_beta)
     return nan_where(bad, on_integers(k, ok, out))
 
 

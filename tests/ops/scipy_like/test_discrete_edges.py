@@ -172,3 +172,48 @@ def test_poisson_cdf_of_few_counts_is_its_finite_sum():
     want_slope = np.array([-np.exp(-L(m)) * t[-1] for t, m in zip(terms, mu)])
     assert _ulps(slope, want_slope, np.float64).max() <= 4, (slope, want_slope)
     np.testing.assert_allclose(cdf, st.poisson.cdf(k, mu), rtol=1e-14)
+
+
+def _betabinom_exact(k, n, a, b):
+    """C(n, k) prod (a + j) prod (b + j) / prod (a + b + j) as an exact Fraction: (its float, its log
+    to 40 digits by Decimal)."""
+    import math
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    fa, fb = Fraction(a), Fraction(b)
+    value = Fraction(math.comb(int(n), int(k)))
+    for j in range(int(k)):
+        value *= fa + j
+    for j in range(int(n - k)):
+        value *= fb + j
+    for j in range(int(n)):
+        value /= fa + fb + j
+    with localcontext() as ctx:
+        ctx.prec = 40
+        return float(value), float((Decimal(value.numerator) / Decimal(value.denominator)).ln())
+
+
+def test_betabinom_near_certain_outcomes_and_flat_slopes():
+    # pmf(0; 1, 2.5, 1e4) = 1e4 / 10002.5: the log-beta difference betaln(2.5, 10001) - betaln(2.5,
+    # 1e4) left the log-pmf -2.4997e-4 40470 ulps off (pmf 10 ulps); at n = 0 the log-pmf is 0 for
+    # every a and b, so its slopes there are exactly 0 (digamma differences left 1.1e-16 at a = b =
+    # 1e4, second derivatives -1.8e-15 at a = b = 1)
+    k, n, a, b = _f([0, 1, 3, 2, 7, 0], [1, 1, 5, 20, 20, 0], [2.5, 1e4, 0.5, 1e4, 0.3, 1e4], [1e4, 2.5, 2.5, 1e4, 2.5, 1e4],
+                    dtype=np.float64)  # fmt: skip
+    logpmf, pmf = _run(lambda *x: (S.betabinom.logpmf(*x), S.betabinom.pmf(*x)), k, n, a, b)
+    want_pmf, want = np.array([_betabinom_exact(*z) for z in zip(k, n, a, b)]).T
+    assert _ulps(logpmf, want, np.float64).max() <= 4, (logpmf, want)  # log C(20, 7) + sums of -15: 4
+    # exp(logpmf): one ulp of a log of -8.6 is 8 ulps of the pmf
+    assert _ulps(pmf, want_pmf, np.float64).max() <= 2 + 2 * np.abs(want).max(), (pmf, want_pmf)
+    k, n, a, b = _f([0, 0], [0, 0], [1e4, 1.0], [1e4, 1.0], dtype=np.float64)
+    for i in (0, 2, 3):  # d/dn is psi(b) - psi(a + b) there
+        np.testing.assert_array_equal(_slope(S.betabinom.logpmf, i, k, n, a, b), 0.0)
+
+    def slope_in_a(*x):
+        return sg.grad(lambda q: sg.numpy.sum(S.betabinom.logpmf(x[0], x[1], q, x[3])))(x[2])
+
+    np.testing.assert_array_equal(
+        _run(lambda *x: sg.grad(lambda q: sg.numpy.sum(slope_in_a(x[0], x[1], q, x[3])))(x[2]), k, n, a, b),
+        0.0,
+    )
