@@ -217,3 +217,37 @@ def test_betabinom_near_certain_outcomes_and_flat_slopes():
         _run(lambda *x: sg.grad(lambda q: sg.numpy.sum(slope_in_a(x[0], x[1], q, x[3])))(x[2]), k, n, a, b),
         0.0,
     )
+
+
+def test_binom_pmf_products_and_nbinom_log_coefficients():
+    # binom's pmf for few trials is C(n, k) p^k (1 - p)^(n - k) (exp of its log-pmf was up to 20 ulps
+    # off: 4.99999800000029e-07 at (1, 5, 1e-7)); where it underflows (p^5 at p = 2.2e-308) its slope
+    # is 0, not 0 * inf; nbinom's log Gamma(n + k) / Gamma(n) at n = 1e4 by gamma_ratio_log (109 ulps
+    # off at (2, 1e4, 0.9)). Oracles: exact Fractions, 40-digit Decimal logs.
+    import math
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    k, n, p = _f([1, 4, 7, 3, 5], [5, 5, 31, 20, 5], [1e-7, 0.1, 0.9, 0.3, 2.0**-1022], dtype=np.float64)
+    pmf, slope = _run(
+        lambda a, b, c: (S.binom.pmf(a, b, c), sg.grad(lambda q: sg.numpy.sum(S.binom.pmf(a, b, q)))(c)),
+        k,
+        n,
+        p,
+    )
+    exact = [
+        math.comb(int(b), int(a)) * Fraction(c) ** int(a) * (1 - Fraction(c)) ** int(b - a)
+        for a, b, c in zip(k, n, p)
+    ]
+    assert _ulps(pmf[:4], [float(e) for e in exact[:4]], np.float64).max() <= 2, pmf
+    assert pmf[4] == 0 and slope[4] == 0, (pmf, slope)
+    k, n, p = _f([2, 4, 3], [1e4, 1e4, 2.5], [0.9, 0.5, 0.3], dtype=np.float64)
+    got = _run(lambda *x: S.nbinom.logpmf(*x), k, n, p)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        want = []
+        for a, b, c in zip(k, n, p):
+            coef = math.prod(Fraction(b) + j for j in range(int(a))) / math.factorial(int(a))
+            logs = Decimal(coef.numerator).ln() - Decimal(coef.denominator).ln()
+            want.append(float(logs + Decimal(b) * Decimal(c).ln() + Decimal(a) * (1 - Decimal(c)).ln()))
+    assert _ulps(got, want, np.float64).max() <= 2, (got, want)
