@@ -262,3 +262,14 @@ def test_binom_pmf_products_and_nbinom_log_coefficients():
     ]
     assert _ulps(pmf[[0, 2]], [float(e) for e in exact], np.float64).max() <= 2, pmf
     np.testing.assert_allclose(pmf[1], st.nbinom.pmf(3, 2.5, 0.3), rtol=1e-14)
+
+
+def test_geom_slope_where_k_p_is_near_one():
+    # d/dp logpmf = 1/p - (k - 1)/(1 - p) = (1 - k p) / (p (1 - p)): at k p = 1 + 5.6e-17 (k = 10, p =
+    # 0.1) the two terms cancelled to 0 (jax -4.4e-16); oracle: the exact rational of the float p
+    from fractions import Fraction
+
+    k, p = _f([10, 3, 1], [0.1, 1 / 3, 0.5], dtype=np.float64)
+    got = _slope(S.geom.logpmf, 1, k, p)
+    want = [float((1 - int(a) * Fraction(b)) / (Fraction(b) * (1 - Fraction(b)))) for a, b in zip(k, p)]
+    assert _ulps(got, want, np.float64).max() <= 4, (got, want)
