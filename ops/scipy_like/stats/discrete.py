@@ -156,10 +156,16 @@ _ENTROPY_SUM_UP_TO = 500.0  # mu above this: the asymptotic series (its next ter
 _ENTROPY_TERMS = 1024  # for mu <= 500 the pmf past k = 1023 is below float64's smallest normal
 
 
+# -log|mu| with the slope -1/|mu|: -inf at mu = -0 too (the chain rule of -log(mu) gives +inf there)
+_neg_log_abs = with_partials(
+    "neg_log_abs",
+    lambda mu: snp.negative(snp.log(snp.abs(mu))),
+    lambda mu: (snp.negative(snp.reciprocal(snp.abs(mu))),),
+)
 # H(mu) = mu - mu log mu + O(mu^2) at 0: the value 0 with the slope -log mu = +inf and the second
 # derivative -1/mu = -inf there (the sum's stand-in mu = 1 would give 0 for both)
 _entropy_at_zero = with_partials(
-    "poisson_entropy_at_zero", lambda mu: snp.zeros_like(mu), lambda mu: (snp.negative(snp.log(mu)),)
+    "poisson_entropy_at_zero", lambda mu: snp.zeros_like(mu), lambda mu: (_neg_log_abs(mu),)
 )
 
 
