@@ -570,10 +570,6 @@ OPEN = "found by the sweep and not fixed yet: reported in issue 20's note (part 
 # integers), truncnorm's infinite bounds. Listed so the sweep runs green while they are open;
 # test_counts prints the ones no mismatch needs any more (remove their lines).
 PENDING: dict[str, str] = {
-    # at mu = 0 (and subnormal mu) dH/dmu = -log(mu) is +inf (d2: -inf); ours is 0 (the where that makes
-    # H(0) = 0) and jax's nan
-    "poisson.entropy:d1:nan": OPEN,
-    "poisson.entropy:d2:nan": OPEN,
     "truncnorm.sf@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308, 0.0, 1.0) ours np.float64(1.1102230246251565e-16) jax np.float64(-0.0) ref np.float64(-0.0)
     "truncnorm.logsf@float64:d1:ulps": OPEN,  # (2.2250738585072014e-308, 0.0, 1.0) ours np.float64(1.1102230246251565e-16) jax np.float64(-0.0) ref np.float64(-0.0)
     "bernoulli.pmf:d2:ulps": OPEN,  # (-0.0, 1.1754943508222875e-38) ours np.float32(1906.9181) jax np.float32(7627.6724) ref np.float64(7627.672048965364)
