@@ -15,6 +15,7 @@ import numpy as np
 from ... import numpy_like as snp
 from ...control_api import fori_loop
 from ...primitives.elementwise import stop_gradient
+from ..log_beta import gamma_ratio_log
 from ..partials import with_partials
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, log_of, nan_where
@@ -50,6 +51,24 @@ def log_factorial(x):
     g = gammaln(x + const(1.0, x))
     trivial = (x == const(0.0, x)) | (x == const(1.0, x))
     return g - stop_gradient(snp.where(trivial, g, const(0.0, g)))
+
+
+def log_rising(x, m):
+    """log Gamma(x + m) - log Gamma(x) for x > 0, m >= 0: -gamma_ratio_log(m, x) (log_beta.py) where
+    x >= 8, whose log-gammas cancel (gammaln(10002) - gammaln(1e4) = 18.4 from two of 8e4, 1e-11 of
+    rounding: nbinom.logpmf(2, 1e4, 0.9) was 109 ulps off); the gammaln difference below (small
+    terms). Exactly 0 at m = 0."""
+    big = x >= const(8.0, x)
+    ratio = gamma_ratio_log(snp.where(big, m, const(0.0, m)), snp.where(big, x, const(8.0, x)))
+    xs, ms = snp.where(big, const(1.0, x), x), snp.where(big, const(0.0, m), m)
+    return snp.where(big, -ratio, gammaln(xs + ms) - gammaln(xs))
+
+
+def log_choose(n, k):
+    """log of the binomial coefficient C(n, k) for 0 <= k <= n: log_rising(n - j + 1, j) - log j! with
+    j = min(k, n - k) (exactly 0 at k = 0 and k = n)."""
+    j = snp.where(k <= n - k, k, n - k)  # not minimum: its slope at the tie k = n/2 is half of each side's
+    return log_rising(n - j + const(1.0, n), j) - log_factorial(j)
 
 
 def _steps(k, low, high, below, inside, above):
@@ -137,6 +156,19 @@ _ENTROPY_SUM_UP_TO = 500.0  # mu above this: the asymptotic series (its next ter
 _ENTROPY_TERMS = 1024  # for mu <= 500 the pmf past k = 1023 is below float64's smallest normal
 
 
+# -log|mu| with the slope -1/|mu|: -inf at mu = -0 too (the chain rule of -log(mu) gives +inf there)
+_neg_log_abs = with_partials(
+    "neg_log_abs",
+    lambda mu: snp.negative(snp.log(snp.abs(mu))),
+    lambda mu: (snp.negative(snp.reciprocal(snp.abs(mu))),),
+)
+# H(mu) = mu - mu log mu + O(mu^2) at 0: the value 0 with the slope -log mu = +inf and the second
+# derivative -1/mu = -inf there (the sum's stand-in mu = 1 would give 0 for both)
+_entropy_at_zero = with_partials(
+    "poisson_entropy_at_zero", lambda mu: snp.zeros_like(mu), lambda mu: (_neg_log_abs(mu),)
+)
+
+
 def _poisson_entropy(mu, loc=0):
     """-sum_k p(k) log p(k), summed in float64 over k < 1024 (a loop: memory stays that of mu) for
     mu <= 500, above that 1/2 log(2 pi e mu) - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3); rounded
@@ -157,7 +189,8 @@ def _poisson_entropy(mu, loc=0):
     direct = fori_loop(0, _ENTROPY_TERMS, add_term, snp.zeros_like(mu))
     big = snp.where(small, 2 * _ENTROPY_SUM_UP_TO, mu)
     series = 0.5 * snp.log(2 * np.pi * np.e * big) - (1 / 12 + (1 / 24 + 19 / 360 / big) / big) / big
-    value = snp.where(mu == 0.0, 0.0, snp.where(small, direct, series))
+    at_zero = _entropy_at_zero(snp.where(mu == 0.0, mu, 1.0))
+    value = snp.where(mu == 0.0, at_zero, snp.where(small, direct, series))
     return nan_where(mu < 0.0, value).astype(out_dtype)
 
 
@@ -233,9 +266,39 @@ def _binom_logpmf(k, n, p, loc=0):
     k, n, p, bad = _binom_args(k, n, p, loc)
     ok = support(k, 0.0, n)
     kc, n, p = inside(ok, k, 0.0), inside(ok, n, 0.0), inside(ok, p, 0.5)
-    log_choose = log_factorial(n) - log_factorial(kc) - log_factorial(n - kc)
-    out = log_choose + xlogy(kc, p) + xlog1py(n - kc, -p)
+    out = log_choose(n, kc) + xlogy(kc, p) + xlog1py(n - kc, -p)
     return nan_where(bad, on_integers(k, ok, out))
+
+
+_binom_mass = mass_of(_binom_logpmf, 0.0, 0.0, 0.5)
+_FEW_TRIALS = 32  # n up to this: binom's pmf as the product C(n, k) p^k (1 - p)^(n - k)
+
+
+def one_minus_power(p, m):
+    """(1 - p)^m with 1 - p split into its rounded value h and the rest e = (1 - h) - p (exact):
+    h^m exp(m log1p(e / h)); (1 - p)'s own rounding raised to m = 31 would be 16 ulps."""
+    h = const(1.0, p) - p
+    e = (const(1.0, p) - h) - p
+    return snp.power(h, m) * snp.exp(m * snp.log1p(e / h))
+
+
+def _binom_pmf(k, n, p, loc=0):
+    """exp(logpmf) with its slopes (0 where it underflows); its value for whole n <= _FEW_TRIALS
+    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): the
+    exp of a log-pmf of -14.5 is 8 ulps off for one ulp of the log (binom.pmf(1, 5, 1e-7))."""
+    mass = _binom_mass(k, n, p, loc=loc)
+    k, n, p, loc = floats(k, n, p, loc)
+    j = k - loc
+    few = support(j, 0.0, n) & (n <= const(float(_FEW_TRIALS), n)) & (n == snp.floor(n))
+    few = few & (p > const(0.0, p)) & (p < const(1.0, p))
+    j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
+    m = n - j
+    choose = snp.ones_like(j)
+    for i in range(_FEW_TRIALS):
+        step = const(float(i), j) < j
+        choose = snp.where(step, choose * (m + float(i + 1)) / float(i + 1), choose)
+    product = choose * snp.power(p, j) * one_minus_power(p, m)
+    return snp.where(few, mass + stop_gradient(product - mass), mass)
 
 
 def _binom_cdf(k, n, p, loc=0):
@@ -265,7 +328,7 @@ binom = Distribution(
     "binom",
     "The binomial distribution: successes in n trials of probability p.",
     logpmf=in_float64(_binom_logpmf),
-    pmf=in_float64(exp_of(_binom_logpmf, mass=True)),
+    pmf=in_float64(_binom_pmf),
     cdf=_binom_cdf,
     logcdf=log_of(_binom_cdf),
     sf=_binom_sf,

@@ -15,9 +15,12 @@ import numpy as np
 
 from ... import numpy_like as snp
 from ...numpy_like.core import error
-from ..special import betaln, gammaln, xlog1py, xlogy
+from ...primitives.elementwise import stop_gradient
+from ..log_beta import digamma_step
+from ..partials import with_partials
+from ..special import betaln, digamma, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
-from .discrete import inside, log_factorial, on_integers, support
+from .discrete import inside, log_factorial, log_rising, on_integers, one_minus_power, support
 from .underflow import mass_of
 from .wide import in_float64
 
@@ -31,12 +34,46 @@ def _log_choose(n, k):
 def _geom_logpmf(k, p, loc=0):
     k, p, loc = floats(k, p, loc)
     k = k - loc
-    one = const(1.0, k)
     bad = ~((p > const(0.0, p)) & (p <= const(1.0, p)))
     ok = support(k, 1.0, np.inf)
-    kc, p = inside(ok, k, 1.0), inside(ok, p, 0.5)
-    out = xlog1py(kc - one, -p) + snp.log(p)
-    return nan_where(bad, on_integers(k, ok, out))
+    kc, p = snp.broadcast_arrays(inside(ok, k, 1.0), inside(ok, p, 0.5))
+    return nan_where(bad, on_integers(k, ok, _geom_log_mass(kc, p)))
+
+
+_SPLIT = 134217729.0  # 2^27 + 1: Dekker's split of a float64 into two halves of 26 bits
+
+
+def _one_minus_product(k, p):
+    """1 - k p with the rounding of k p put back (Dekker's exact product; k < 1e290, where the
+    split cannot overflow): near k p = 1 the rounded product leaves 0 (1 - 10 * 0.1)."""
+    k = snp.where(snp.abs(k) < 1e290, k, 0.0)
+    k_big, p_big = k * _SPLIT, p * _SPLIT
+    k_hi = k_big - (k_big - k)
+    p_hi = p_big - (p_big - p)
+    k_lo, p_lo = k - k_hi, p - p_hi
+    product = k * p
+    error = ((k_hi * p_hi - product) + k_hi * p_lo + k_lo * p_hi) + k_lo * p_lo
+    return (1.0 - product) - error
+
+
+def _geom_log_mass_partials(k, p):
+    """d/dk log1p(-p); d/dp 1 / p - (k - 1) / (1 - p), whose two terms cancel where k p is near 1
+    (the slope at (10, 0.1) came out 0 for -6.2e-16): its value there is (1 - k p) / (p (1 - p)),
+    its own slope (the second derivatives) still the plain form's, which stays finite or infinite
+    at p = 1 and p = 2.2e-308 where the quotient's chain rule meets 0 / 0."""
+    one = const(1.0, k)
+    plain = one / p - (k - one) / (one - p)
+    near = snp.isfinite(plain) & (snp.abs(k) < 1e290) & (p < one)
+    q = snp.where(near, p, const(0.5, p))
+    exact = _one_minus_product(snp.where(near, k, one), q) / (q * (one - q))
+    fixed = plain + stop_gradient(snp.where(near, exact - plain, const(0.0, p)))
+    return snp.log1p(-p), snp.where(near & snp.isfinite(exact), fixed, plain)
+
+
+# (k - 1) log1p(-p) + log p, its slope in p in closed form
+_geom_log_mass = with_partials(
+    "geom_log_mass", lambda k, p: xlog1py(k - const(1.0, k), -p) + snp.log(p), _geom_log_mass_partials
+)
 
 
 geom = Distribution(
@@ -54,20 +91,80 @@ def _nbinom_logpmf(k, n, p, loc=0):
     bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
     ok = support(k, 0.0, np.inf)
     kc, n, p = inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5)
-    log_coef = gammaln(n + kc) - log_factorial(kc) - gammaln(n)
+    log_coef = log_rising(n, kc) - log_factorial(kc)
     out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
     return nan_where(bad, on_integers(k, ok, out))
+
+
+_nbinom_mass = mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)
+_FEW_FAILURES = 32  # k up to this: nbinom's pmf as a product (_nbinom_pmf)
+
+
+def _nbinom_pmf(k, n, p, loc=0):
+    """exp(logpmf) with its slopes (0 where it underflows); its value for whole k <= _FEW_FAILURES,
+    finite n > 0 and 0 < p < 1 the product prod_{j < k} (n + j) / (j + 1) p^n (1 - p)^k: the exp of
+    a log-pmf of -20.8 was 48 ulps off (nbinom.pmf(1, 10, 0.1) = 9e-10, 8.999999999999954e-10)."""
+    mass = _nbinom_mass(k, n, p, loc=loc)
+    k, n, p, loc = floats(k, n, p, loc)
+    j = k - loc
+    few = support(j, 0.0, float(_FEW_FAILURES)) & (n > const(0.0, n)) & (n < const(np.inf, n))
+    few = few & (p > const(0.0, p)) & (p < const(1.0, p))
+    j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
+    coefficient = snp.ones_like(j)
+    for i in range(_FEW_FAILURES):
+        step = const(float(i), j) < j
+        coefficient = snp.where(step, coefficient * ((n + float(i)) / float(i + 1)), coefficient)
+    product = coefficient * snp.power(p, n) * one_minus_power(p, j)
+    return snp.where(few, mass + stop_gradient(product - mass), mass)
 
 
 nbinom = Distribution(
     "nbinom",
     "The negative binomial distribution: failures before the n-th success of probability p.",
     logpmf=in_float64(_nbinom_logpmf),
-    pmf=in_float64(mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)),
+    pmf=in_float64(_nbinom_pmf),
 )
 
 
 # -- betabinom: binom with a beta(a, b) success probability --------------------------------------
+_FEW_TRIALS = 32  # n up to this: the log-pmf as a sum of log1p terms (_few_trials_value)
+
+
+def _few_trials_value(k, n, a, b):
+    """log C(n, k) + log B(k + a, n - k + b) - log B(a, b) for whole 0 <= k <= n <= _FEW_TRIALS as
+    the log of the finite product C(n, k) prod_{j < n-k} (b + j) / (a + b + j) prod_{j < k} (a + j) /
+    (a + b + n - k + j), each ratio written 1 - r and logged by log1p (all terms one sign): the two
+    log-beta functions cancel (betaln(2.5, 10001) - betaln(2.5, 10000) = -2.5e-4 from two of -20,
+    40000 ulps off), the log1p terms keep every digit. C(n, k) is an exact integer below 2^53."""
+    m = n - k
+    total, choose = snp.zeros_like(k), snp.ones_like(k)
+    for j in range(_FEW_TRIALS):
+        jf = const(float(j), k)
+        in_m, in_k = jf < m, jf < k
+        r_m = a / (a + b + jf)
+        r_k = (b + m) / (a + b + m + jf)
+        total = total + snp.where(in_m, snp.log1p(-snp.where(in_m, r_m, 0.0)), 0.0)
+        total = total + snp.where(in_k, snp.log1p(-snp.where(in_k, r_k, 0.0)), 0.0)
+        choose = snp.where(in_k, choose * (m + jf + 1.0) / (jf + 1.0), choose)
+    return snp.log(choose) + total
+
+
+def _few_trials_partials(k, n, a, b):
+    """The continuous extension's slopes as digamma differences (log_beta.digamma_step: exactly 0
+    where its step is 0, as at n = 0, where a difference of two digammas kept 1e-16):
+    d/dk psi(n-k+1) - psi(k+1) + psi(k+a) - psi(n-k+b); d/dn psi(n+1) - psi(n-k+1) + psi(n-k+b) -
+    psi(n+a+b); d/da psi(k+a) - psi(a) - psi(n+a+b) + psi(a+b); d/db likewise with n - k."""
+    m = n - k
+    d_k = digamma_step(k + 1.0, m - k) + (digamma(k + a) - digamma(m + b))
+    d_n = digamma_step(m + 1.0, k) - digamma_step(m + b, k + a)
+    d_a = digamma_step(a, k) - digamma_step(a + b, n)
+    d_b = digamma_step(b, m) - digamma_step(a + b, n)
+    return d_k, d_n, d_a, d_b
+
+
+_few_trials = with_partials("betabinom_few_trials", _few_trials_value, _few_trials_partials)
+
+
 def _betabinom_logpmf(k, n, a, b, loc=0):
     k, n, a, b, loc = floats(k, n, a, b, loc)
     k = k - loc
@@ -75,7 +172,12 @@ def _betabinom_logpmf(k, n, a, b, loc=0):
     bad = ~((n >= zero) & (n == snp.floor(n)) & (a > zero) & (b > zero))
     ok = support(k, 0.0, n)
     kc, n, a, b = inside(ok, k, 0.0), inside(ok, n, 0.0), inside(ok, a, 1.0), inside(ok, b, 1.0)
-    out = _log_choose(n, kc) + betaln(kc + a, n - kc + b) - betaln(a, b)
+    few = (n <= const(float(_FEW_TRIALS), n)) & (a < const(np.inf, a)) & (b < const(np.inf, b))
+    kc, n, a, b = snp.broadcast_arrays(kc, n, a, b)
+    by_sum = _few_trials(*(inside(few, x, s) for x, s in ((kc, 0.0), (n, 0.0), (a, 1.0), (b, 1.0))))
+    kl, nl, al, bl = (inside(~few, x, s) for x, s in ((kc, 0.0), (n, 0.0), (a, 1.0), (b, 1.0)))
+    by_beta = _log_choose(nl, kl) + betaln(kl + al, nl - kl + bl) - betaln(al, bl)
+    out = snp.where(few, by_sum, by_beta)
     return nan_where(bad, on_integers(k, ok, out))
 
 

@@ -172,3 +172,102 @@ def test_poisson_cdf_of_few_counts_is_its_finite_sum():
     want_slope = np.array([-np.exp(-L(m)) * t[-1] for t, m in zip(terms, mu)])
     assert _ulps(slope, want_slope, np.float64).max() <= 4, (slope, want_slope)
     np.testing.assert_allclose(cdf, st.poisson.cdf(k, mu), rtol=1e-14)
+
+
+def _betabinom_exact(k, n, a, b):
+    """C(n, k) prod (a + j) prod (b + j) / prod (a + b + j) as an exact Fraction: (its float, its log
+    to 40 digits by Decimal)."""
+    import math
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    fa, fb = Fraction(a), Fraction(b)
+    value = Fraction(math.comb(int(n), int(k)))
+    for j in range(int(k)):
+        value *= fa + j
+    for j in range(int(n - k)):
+        value *= fb + j
+    for j in range(int(n)):
+        value /= fa + fb + j
+    with localcontext() as ctx:
+        ctx.prec = 40
+        return float(value), float((Decimal(value.numerator) / Decimal(value.denominator)).ln())
+
+
+def test_betabinom_near_certain_outcomes_and_flat_slopes():
+    # pmf(0; 1, 2.5, 1e4) = 1e4 / 10002.5: the log-beta difference betaln(2.5, 10001) - betaln(2.5,
+    # 1e4) left the log-pmf -2.4997e-4 40470 ulps off (pmf 10 ulps); at n = 0 the log-pmf is 0 for
+    # every a and b, so its slopes there are exactly 0 (digamma differences left 1.1e-16 at a = b =
+    # 1e4, second derivatives -1.8e-15 at a = b = 1)
+    k, n, a, b = _f([0, 1, 3, 2, 7, 0], [1, 1, 5, 20, 20, 0], [2.5, 1e4, 0.5, 1e4, 0.3, 1e4], [1e4, 2.5, 2.5, 1e4, 2.5, 1e4],
+                    dtype=np.float64)  # fmt: skip
+    logpmf, pmf = _run(lambda *x: (S.betabinom.logpmf(*x), S.betabinom.pmf(*x)), k, n, a, b)
+    want_pmf, want = np.array([_betabinom_exact(*z) for z in zip(k, n, a, b)]).T
+    assert _ulps(logpmf, want, np.float64).max() <= 4, (logpmf, want)  # log C(20, 7) + sums of -15: 4
+    # exp(logpmf): one ulp of a log of -8.6 is 8 ulps of the pmf
+    assert _ulps(pmf, want_pmf, np.float64).max() <= 2 + 2 * np.abs(want).max(), (pmf, want_pmf)
+    k, n, a, b = _f([0, 0], [0, 0], [1e4, 1.0], [1e4, 1.0], dtype=np.float64)
+
+    def slopes(*x):  # d/dk, d/da, d/db (d/dn is psi(b) - psi(a + b) there) and d2/da2, in one graph
+        first = sg.grad(lambda *q: sg.numpy.sum(S.betabinom.logpmf(*q)), argnums=(0, 2, 3))(*x)
+        in_a = sg.grad(lambda q: sg.numpy.sum(S.betabinom.logpmf(x[0], x[1], q, x[3])))
+        return (*first, sg.grad(lambda q: sg.numpy.sum(in_a(q)))(x[2]))
+
+    for got in _run(slopes, k, n, a, b):
+        np.testing.assert_array_equal(got, 0.0)
+
+
+def test_binom_pmf_products_and_nbinom_log_coefficients():
+    # binom's pmf for few trials is C(n, k) p^k (1 - p)^(n - k) (exp of its log-pmf was up to 20 ulps
+    # off: 4.99999800000029e-07 at (1, 5, 1e-7)); where it underflows (p^5 at p = 2.2e-308) its slope
+    # is 0, not 0 * inf; nbinom's log Gamma(n + k) / Gamma(n) at n = 1e4 by gamma_ratio_log (109 ulps
+    # off at (2, 1e4, 0.9)). Oracles: exact Fractions, 40-digit Decimal logs.
+    import math
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    k, n, p = _f([1, 4, 7, 3, 5], [5, 5, 31, 20, 5], [1e-7, 0.1, 0.9, 0.3, 2.0**-1022], dtype=np.float64)
+    pmf, slope = _run(
+        lambda a, b, c: (S.binom.pmf(a, b, c), sg.grad(lambda q: sg.numpy.sum(S.binom.pmf(a, b, q)))(c)),
+        k,
+        n,
+        p,
+    )
+    exact = [
+        math.comb(int(b), int(a)) * Fraction(c) ** int(a) * (1 - Fraction(c)) ** int(b - a)
+        for a, b, c in zip(k, n, p)
+    ]
+    assert _ulps(pmf[:4], [float(e) for e in exact[:4]], np.float64).max() <= 2, pmf
+    assert pmf[4] == 0 and slope[4] == 0, (pmf, slope)
+    k, n, p = _f([2, 4, 3], [1e4, 1e4, 2.5], [0.9, 0.5, 0.3], dtype=np.float64)
+    got = _run(lambda *x: S.nbinom.logpmf(*x), k, n, p)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        want = []
+        for a, b, c in zip(k, n, p):
+            coef = math.prod(Fraction(b) + j for j in range(int(a))) / math.factorial(int(a))
+            logs = Decimal(coef.numerator).ln() - Decimal(coef.denominator).ln()
+            want.append(float(logs + Decimal(b) * Decimal(c).ln() + Decimal(a) * (1 - Decimal(c)).ln()))
+    assert _ulps(got, want, np.float64).max() <= 2, (got, want)
+    # nbinom's pmf for few failures: prod (n + j) / (j + 1) p^n (1 - p)^k (exp of its log was 48 ulps
+    # off at (1, 10, 0.1))
+    k, n, p = _f([1, 3, 5], [10, 2.5, 3], [0.1, 0.3, 0.5], dtype=np.float64)
+    pmf = _run(lambda *x: S.nbinom.pmf(*x), k, n, p)
+    exact = [
+        math.comb(int(b) + int(a) - 1, int(a)) * Fraction(c) ** int(b) * (1 - Fraction(c)) ** int(a)
+        for a, b, c in zip(k, n, p)
+        if b == int(b)
+    ]
+    assert _ulps(pmf[[0, 2]], [float(e) for e in exact], np.float64).max() <= 2, pmf
+    np.testing.assert_allclose(pmf[1], st.nbinom.pmf(3, 2.5, 0.3), rtol=1e-14)
+
+
+def test_geom_slope_where_k_p_is_near_one():
+    # d/dp logpmf = 1/p - (k - 1)/(1 - p) = (1 - k p) / (p (1 - p)): at k p = 1 + 5.6e-17 (k = 10, p =
+    # 0.1) the two terms cancelled to 0 (jax -4.4e-16); oracle: the exact rational of the float p
+    from fractions import Fraction
+
+    k, p = _f([10, 3, 1], [0.1, 1 / 3, 0.5], dtype=np.float64)
+    got = _slope(S.geom.logpmf, 1, k, p)
+    want = [float((1 - int(a) * Fraction(b)) / (Fraction(b) * (1 - Fraction(b)))) for a, b in zip(k, p)]
+    assert _ulps(got, want, np.float64).max() <= 4, (got, want)

@@ -77,3 +77,27 @@ def test_vectorize_matches_a_loop():
     mu = np.random.default_rng(5).uniform(0, 30, (3, 4))
     got = run_graph(lambda m: sg.vectorize(entropy)(m), mu)
     np.testing.assert_allclose(got, np.stack([st.poisson.entropy(r) for r in mu]), rtol=1e-12)
+
+
+def test_slopes_at_zero_are_infinite():
+    # H(mu) = mu - mu log mu + O(mu^2): H'(0) = +inf, H''(0) = -inf (the sum's stand-in gave 0 and 0)
+    mu = np.array([0.0, 2.0])
+    g = sg.Graph()
+    with g:
+        m = sg.placeholder(mu.shape, sg.float64)
+
+        def slope(x):
+            return sg.grad(lambda y: sg.numpy.sum(entropy(y)))(x)
+
+        d1, d2 = slope(m), sg.grad(lambda y: sg.numpy.sum(slope(y)))(m)
+    with sg.Session(g) as s:
+        d1, d2 = s.run((d1, d2), {m: mu})
+    assert d1[0] == np.inf and d2[0] == -np.inf, (d1, d2)
+    # at mu = 2: E[log(K + 1)] - log 2 and E[log1p(1 / (K + 1))] - 1/2 by long-double sums
+    k = np.arange(80, dtype=np.longdouble)
+    log_fact = np.concatenate([[0], np.cumsum(np.log(k[1:]))])
+    pk = np.exp(k * np.log(np.longdouble(2)) - 2 - log_fact)
+    np.testing.assert_allclose(
+        d1[1], float(np.sum(pk * np.log(k + 1)) - np.log(np.longdouble(2))), rtol=1e-13
+    )
+    np.testing.assert_allclose(d2[1], float(np.sum(pk * np.log1p(1 / (k + 1))) - 0.5), rtol=1e-12)
