@@ -11,7 +11,10 @@ ulp. The derivatives flow through the casts.
 
 ``flush_subnormals=True`` first flushes float32 subnormal arguments to (signed) zeros, as float32
 arithmetic would, for densities whose float32 answer at a subnormal x is its answer at 0 (gamma,
-chi2, beta and gennorm: the sweep compares with float32 jax there).
+chi2 and beta: the sweep compares with float32 jax there). ``keep_subnormals=True`` widens them to
+their exact float64 values instead, which XLA's convert does not (it reads a float32 subnormal as
+0): for densities that float32 pow evaluates at the subnormal itself (gennorm's |x|**beta, whose
+slope at x = 1.4e-45 is finite, -3.3e21 at beta = 1/2, not the -inf of x = 0).
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import functools
 import numpy as np
 
 from ... import numpy_like as snp
+from ...primitives.compare import bitcast_convert
 from ...primitives.elementwise import stop_gradient
 from ._common import floats
 
 
-def in_float64(fn, *, flush_subnormals: bool = False):
+def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormals: bool = False):
     """``fn(*args, **kwargs)`` on float64 copies of its arguments where their common float dtype is
     narrower, its result rounded back to that dtype (module docstring)."""
 
@@ -38,18 +42,36 @@ def in_float64(fn, *, flush_subnormals: bool = False):
             return fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         if flush_subnormals:
             xs = [_flushed(x) for x in xs]
-        xs = [snp.asarray(x, "float64") for x in xs]
+        xs = [_widened_exactly(x) if keep_subnormals else snp.asarray(x, "float64") for x in xs]
         out = fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         return snp.asarray(out, dtype)
 
     return wide
 
 
+def _widened_exactly(x):
+    """float32 ``x`` as float64 with its subnormals' values (mantissa * 2^-149 from its bits, where
+    the convert gives 0), and the convert's slope 1."""
+    if x.dtype.name != "float32":
+        return snp.asarray(x, "float64")
+    bits = bitcast_convert(x, "int32")
+    mantissa = snp.asarray(snp.bitwise_and(bits, snp.asarray(0x7FFFFF, "int32")), "float64")
+    magnitude = mantissa * snp.asarray(2.0**-149, "float64")
+    wide = snp.asarray(x, "float64")
+    subnormal = snp.abs(x) < snp.asarray(np.finfo(np.float32).tiny, x.dtype)
+    exact = snp.where(subnormal, snp.where(bits < snp.asarray(0, "int32"), -magnitude, magnitude), wide)
+    return wide + stop_gradient(exact - wide)
+
+
 def _flushed(x):
-    """``x`` with its subnormals made (signed) zeros; the flushed value x - stop_gradient(x) keeps
-    x's own slope 1 (0 * x would pass a density's -inf slope at 0 on as 0 * inf = nan)."""
+    """``x`` with its subnormals (and zeros) made zeros of x's sign; the flushed value keeps x's own
+    slope 1 (0 * x would pass a density's -inf slope at 0 on as 0 * inf = nan): x - stop_gradient(x)
+    is +0 even for x = -0, so the negative side takes -(stop_gradient(x) - x), whose value is -0
+    (-0 is not +0 to a density's slope: (a - 1) / x is +inf there, as in float64)."""
     tiny = np.finfo(x.dtype.np).tiny
-    return snp.where(snp.abs(x) < snp.asarray(tiny, x.dtype), x - stop_gradient(x), x)
+    fixed = stop_gradient(x)
+    zero = snp.where(snp.signbit(x), -(fixed - x), x - fixed)
+    return snp.where(snp.abs(x) < snp.asarray(tiny, x.dtype), zero, x)
 
 
 __all__ = ["in_float64"]
