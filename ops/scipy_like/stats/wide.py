@@ -11,10 +11,11 @@ ulp. The derivatives flow through the casts.
 
 ``flush_subnormals=True`` first flushes float32 subnormal arguments to (signed) zeros, as float32
 arithmetic would, for densities whose float32 answer at a subnormal x is its answer at 0 (gamma,
-chi2 and beta: the sweep compares with float32 jax there). ``keep_subnormals=True`` widens them to
-their exact float64 values instead, which XLA's convert does not (it reads a float32 subnormal as
-0): for densities that float32 pow evaluates at the subnormal itself (gennorm's |x|**beta, whose
-slope at x = 1.4e-45 is finite, -3.3e21 at beta = 1/2, not the -inf of x = 0).
+chi2 and beta: the sweep compares with float32 jax there). ``keep_subnormal_x=True`` widens the
+first argument's subnormals to their exact float64 values instead, which XLA's convert does not (it
+reads a float32 subnormal as 0): for densities that float32 pow evaluates at the subnormal x itself
+(gennorm's |x|**beta, whose slope at x = 1.4e-45 is finite, -3.3e21 at beta = 1/2, not the -inf of
+x = 0); the shapes' subnormals stay 0 (an invalid shape), as float32 arithmetic reads them.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ...primitives.elementwise import stop_gradient
 from ._common import floats
 
 
-def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormals: bool = False):
+def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormal_x: bool = False):
     """``fn(*args, **kwargs)`` on float64 copies of its arguments where their common float dtype is
     narrower, its result rounded back to that dtype (module docstring)."""
 
@@ -42,7 +43,11 @@ def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormals: bool = Fa
             return fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         if flush_subnormals:
             xs = [_flushed(x) for x in xs]
-        xs = [_widened_exactly(x) if keep_subnormals else snp.asarray(x, "float64") for x in xs]
+        exact = [keep_subnormal_x] + [False] * (len(xs) - 1)
+        xs = [
+            _widened_exactly(x) if keep else snp.asarray(x, "float64")
+            for x, keep in zip(xs, exact, strict=True)
+        ]
         out = fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         return snp.asarray(out, dtype)
 
@@ -59,8 +64,9 @@ def _widened_exactly(x):
     magnitude = mantissa * snp.asarray(2.0**-149, "float64")
     wide = snp.asarray(x, "float64")
     subnormal = snp.abs(x) < snp.asarray(np.finfo(np.float32).tiny, x.dtype)
-    exact = snp.where(subnormal, snp.where(bits < snp.asarray(0, "int32"), -magnitude, magnitude), wide)
-    return wide + stop_gradient(exact - wide)
+    exact = snp.where(bits < snp.asarray(0, "int32"), -magnitude, magnitude)
+    # only the subnormal lanes add the correction (inf - inf elsewhere would be nan)
+    return snp.where(subnormal, wide + stop_gradient(exact - snp.where(subnormal, wide, exact)), wide)
 
 
 def _flushed(x):
