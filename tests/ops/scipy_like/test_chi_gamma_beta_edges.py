@@ -180,3 +180,44 @@ def test_float32_gennorm_density_keeps_subnormal_arguments():
     norm = bl / (2 * np.exp(np.array([_lgamma1p_ld(1 / v - 1) for v in bl], np.float64)))
     want = -np.sign(xl) * bl * np.abs(xl) ** (bl - 1) * norm * np.exp(-(np.abs(xl) ** bl))
     np.testing.assert_allclose(slope, want, rtol=2e-6)
+
+
+def _wrapcauchy_log_decimal(x, c):
+    """wrapcauchy's log density, d/dc and d2/dc2 in 50-digit decimal (cos by its Taylor series):
+    log((1 - c^2) / (2 pi S)), S = 1 + c^2 - 2c cos x."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 50
+        x, c = Decimal(x), Decimal(c)
+        term, cos, k = Decimal(1), Decimal(1), 0
+        while abs(term) > Decimal(10) ** -48:
+            k += 2
+            term = -term * x * x / (k * (k - 1))
+            cos += term
+        spread = 1 + c * c - 2 * c * cos
+        two_pi = 2 * Decimal("3.14159265358979323846264338327950288419716939937510")
+        value = ((1 - c * c) / (two_pi * spread)).ln()
+        slope = -2 * c / (1 - c * c) - (2 * c - 2 * cos) / spread
+        curve = -2 * (1 + c * c) / (1 - c * c) ** 2 - 2 / spread + (2 * c - 2 * cos) ** 2 / spread**2
+        return float(value), float(slope), float(curve)
+
+
+def test_wrapcauchy_log_density_curvature_in_c_away_from_zero():
+    """Where cos x < -1/2 the log density is -2 atanh(c) - log1p(-4c cos(x/2)^2 / (1 + c)^2) -
+    log(2 pi): at x = pi its d2/dc2 is -4c / (1 - c^2)^2, which the plain form summed from -2 and +2
+    (float64 -2.2e-15 for -8.9e-16 at c = 2.2e-16, -4.000000019e-7 for -4e-7 at c = 1e-7)."""
+    x = np.array([np.pi, np.pi, np.pi, np.pi, 2.5, 4.0, 3.0, 1.0])
+    c = np.array([2.220446049250313e-16, 1e-7, 1e-5, 0.01, 0.3, 0.9, 0.97, 0.5])
+
+    def fn(x, c):
+        y = sg.scipy.stats.wrapcauchy.logpdf(x, c)
+        (dc,) = sg.gradients(sg.numpy.sum(y), [c])
+        (dcc,) = sg.gradients(sg.numpy.sum(dc), [c])
+        return [y, dc, dcc]
+
+    value, slope, curve = run_graph(fn, x, c)
+    want = np.array([_wrapcauchy_log_decimal(v, s) for v, s in zip(x, c)])
+    assert _ulps(value, want[:, 0]).max() <= 4, _ulps(value, want[:, 0])
+    assert _ulps(slope, want[:, 1]).max() <= 8, _ulps(slope, want[:, 1])
+    assert _ulps(curve, want[:, 2]).max() <= 8, _ulps(curve, want[:, 2])
