@@ -462,7 +462,7 @@ gennorm = Distribution(
     "gennorm",
     "The generalized normal distribution with shape beta (2: normal with variance 1/2, 1: laplace).",
     logpdf=_gennorm_logpdf,
-    pdf=in_float64(_gennorm_pdf, keep_subnormal_x=True),
+    pdf=in_float64(_gennorm_pdf),
     cdf=_gennorm_cdf,
 )
 

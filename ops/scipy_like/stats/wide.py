@@ -11,11 +11,8 @@ ulp. The derivatives flow through the casts.
 
 ``flush_subnormals=True`` first flushes float32 subnormal arguments to (signed) zeros, as float32
 arithmetic would, for densities whose float32 answer at a subnormal x is its answer at 0 (gamma,
-chi2 and beta: the sweep compares with float32 jax there). ``keep_subnormal_x=True`` widens the
-first argument's subnormals to their exact float64 values instead, which XLA's convert does not (it
-reads a float32 subnormal as 0): for densities that float32 pow evaluates at the subnormal x itself
-(gennorm's |x|**beta, whose slope at x = 1.4e-45 is finite, -3.3e21 at beta = 1/2, not the -inf of
-x = 0); the shapes' subnormals stay 0 (an invalid shape), as float32 arithmetic reads them.
+chi2 and beta: the sweep compares with float32 jax there); XLA's convert reads the others as
+zeros of their sign too (gennorm).
 """
 
 from __future__ import annotations
@@ -25,12 +22,11 @@ import functools
 import numpy as np
 
 from ... import numpy_like as snp
-from ...primitives.compare import bitcast_convert
 from ...primitives.elementwise import stop_gradient
 from ._common import floats
 
 
-def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormal_x: bool = False):
+def in_float64(fn, *, flush_subnormals: bool = False):
     """``fn(*args, **kwargs)`` on float64 copies of its arguments where their common float dtype is
     narrower, its result rounded back to that dtype (module docstring)."""
 
@@ -43,30 +39,11 @@ def in_float64(fn, *, flush_subnormals: bool = False, keep_subnormal_x: bool = F
             return fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         if flush_subnormals:
             xs = [_flushed(x) for x in xs]
-        exact = [keep_subnormal_x] + [False] * (len(xs) - 1)
-        xs = [
-            _widened_exactly(x) if keep else snp.asarray(x, "float64")
-            for x, keep in zip(xs, exact, strict=True)
-        ]
+        xs = [snp.asarray(x, "float64") for x in xs]
         out = fn(*xs[: len(args)], **dict(zip(names, xs[len(args) :], strict=True)))
         return snp.asarray(out, dtype)
 
     return wide
-
-
-def _widened_exactly(x):
-    """float32 ``x`` as float64 with its subnormals' values (mantissa * 2^-149 from its bits, where
-    the convert gives 0), and the convert's slope 1."""
-    if x.dtype.name != "float32":
-        return snp.asarray(x, "float64")
-    bits = bitcast_convert(x, "int32")
-    mantissa = snp.asarray(snp.bitwise_and(bits, snp.asarray(0x7FFFFF, "int32")), "float64")
-    magnitude = mantissa * snp.asarray(2.0**-149, "float64")
-    wide = snp.asarray(x, "float64")
-    subnormal = snp.abs(x) < snp.asarray(np.finfo(np.float32).tiny, x.dtype)
-    exact = snp.where(bits < snp.asarray(0, "int32"), -magnitude, magnitude)
-    # only the subnormal lanes add the correction (inf - inf elsewhere would be nan)
-    return snp.where(subnormal, wide + stop_gradient(exact - snp.where(subnormal, wide, exact)), wide)
 
 
 def _flushed(x):
