@@ -221,20 +221,20 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
 
 
 def _underflows(log_pdf):
-    """Where the density is 0 for underflow (its log below the smallest subnormal's): exp(logpdf)
-    treats those points as off the support (density 0, slopes 0), as its chain rule there is
-    0 * inf (at x = 2.2e-308 with shape 10 the slope (a - 1) / x of the log overflows). The
-    product and Stirling forms (gamma_density.py) take their own slopes there: for 2 < a < 3 at
-    x = 2.2e-308 the slope (a - 1) x^(a-2) / Gamma(a) is still a normal number."""
+    """Where the density is 0 for underflow (its log below the smallest subnormal's): those points
+    are treated as off the support (density 0, slopes 0). exp(logpdf)'s chain rule there is
+    0 * inf: at x = 2.2e-308 with shape 10 the slope (a - 1) / x of the log overflows. (For
+    2 < a < 3 at x = 2.2e-308 the true slope (a - 1) x^(a-2) / Gamma(a) is still a normal
+    number; jax's chain rule rounds it to 0 as well.)"""
     return log_pdf < const(float(np.log(np.finfo(np.float64).smallest_subnormal)) - 1.0, log_pdf)
 
 
 def _gamma_pdf(x, a, loc=0.0, scale=1.0):
     """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
     z, scale, a, bad, inside = _gamma_z(x, a, loc, scale)
-    shown = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad))
-    log_pdf = _gamma_log_density(z, a, shown, snp.log(scale), bad)
-    return gamma_density(z, a, inside & ~bad, shown & ~bad, log_pdf, scale)
+    inside = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad))
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale)
 
 
 def _gamma_tail(fn, z, a, bad, inside):
@@ -326,9 +326,9 @@ def _chi2_pdf(x, df, loc=0.0, scale=1.0):
     """the density, as a product where exp(logpdf) would round a large log (gamma_density.py)"""
     z, scale, df, bad, inside = _gamma_z(x, df, loc, scale)
     a = df * const(0.5, z)
-    shown = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True))
-    log_pdf = _gamma_log_density(z, a, shown, snp.log(scale), bad, halved=True)
-    return gamma_density(z, a, inside & ~bad, shown & ~bad, log_pdf, scale, halved=True)
+    inside = inside & ~_underflows(_gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True))
+    log_pdf = _gamma_log_density(z, a, inside, snp.log(scale), bad, halved=True)
+    return gamma_density(z, a, inside & ~bad, log_pdf, scale, halved=True)
 
 
 def _chi2_probability(fn):

@@ -21,7 +21,7 @@ from ... import numpy_like as snp
 from ..lgamma1p import lgamma1p
 from ..log_beta import stirling_correction
 from ..partials import with_partials
-from ..special import digamma
+from ..special import digamma, gammaln, xlogy
 from ._common import const
 
 _SMALL_SHAPE, _FAR = 8.0, 600.0
@@ -44,40 +44,32 @@ def gamma_of_small(a):
 
 def _product(halved: bool):
     """z^(a-1) e^-z / Gamma(a) (``halved``: at z / 2, halved, with (z/2)^(a-1) as z^(a-1) 2^(1-a), as
-    z / 2 flushes at the smallest normal z). Its partials use the product's pdf (exp(logpdf) rounded
-    a log of up to 700): d/dz is pdf ((a - 1) - z) / z, and (a - 1) z^(a-2) e^-z / Gamma(a) - pdf (the
-    density of shape a - 1 less this one) where pdf underflows but its slope does not (z = 2.2e-308,
-    2 < a < 3: z^(a-2) is normal); d/da is pdf (log z - digamma(a))."""
+    z / 2 flushes at the smallest normal z). Its partials are exp(log density) times the log
+    density's slopes, the chain rule exp(logpdf) had before (so the derivatives stay as they were):
+    the product's own chain rule forms z^(a-2), which overflows at z = 2.2e-308 where the slope is
+    finite."""
     half = 0.5 if halved else 1.0
-
-    def scaled_power(z, p):
-        """(z * half)^p without forming z * half (it flushes at the smallest normal z)."""
-        power = z**p
-        return power * const(2.0, z) ** (-p) if halved else power
 
     def value(z, a):
         one = const(1.0, z)
-        return scaled_power(z, a - one) * snp.exp(-z * const(half, z)) / gamma_of_small(a) * const(half, z)
+        power = z ** (a - one)
+        if halved:
+            power = power * const(2.0, z) ** (one - a)
+        return power * snp.exp(-z * const(half, z)) / gamma_of_small(a) * const(half, z)
 
     def partials(z, a):
-        one, two, zero = const(1.0, z), const(2.0, z), const(0.0, z)
-        h = const(half, z)
-        v = density(z, a)
-        # pdf ((a - 1) - z) / z keeps the slope's digits at the mode, where the difference of the two
-        # densities cancels; that difference takes over where pdf is subnormal or 0 (its slope is not)
-        tiny = const(np.finfo(z.dtype.np).tiny, z)
-        shallow = v < tiny
-        z_l = snp.where(shallow, z, one)
-        lower = (a - one) * scaled_power(z_l, a - two) * snp.exp(-z_l * h) / gamma_of_small(a)
-        z_n = snp.where(shallow, one, z)  # the other lanes' bracket must not meet a zero cotangent
-        slope_z = snp.where(shallow, lower * h * h - h * v, v * ((a - one) - z_n * h) / z_n)
-        log_z = snp.log(z) - const(np.log(2.0), z) if halved else snp.log(z)
-        # where the density underflows to 0 its slope in a is 0 (log z - digamma(a) is finite)
-        slope_a = snp.where(v == zero, zero, v * (log_z - digamma(a)))
+        one = const(1.0, z)
+        log_two = const(np.log(2.0) if halved else 0.0, z)
+        log_density = xlogy(a - one, z) - (a - one) * log_two - z * const(half, z) - gammaln(a) - log_two
+        v = snp.exp(log_density)
+        # where the density underflows to 0 its slopes are 0: (a - 1) / z overflows at z = 2.2e-308
+        # (0 * inf), but the density falls faster than any power of z rises
+        zero = const(0.0, z)
+        slope_z = snp.where(v == zero, zero, v * ((a - one) / z - const(half, z)))
+        slope_a = snp.where(v == zero, zero, v * (snp.log(z) - log_two - digamma(a)))
         return slope_z, slope_a
 
-    density = with_partials("chi2_density" if halved else "gamma_density", value, partials)
-    return density
+    return with_partials("chi2_density" if halved else "gamma_density", value, partials)
 
 
 _PRODUCTS = {False: _product(False), True: _product(True)}
@@ -159,13 +151,12 @@ def _stirling(halved: bool):
 _STIRLINGS = {False: _stirling(False), True: _stirling(True)}
 
 
-def gamma_density(z, a, valid, shown, log_pdf, scale, halved: bool = False):
+def gamma_density(z, a, valid, log_pdf, scale, halved: bool = False):
     """The gamma density at z = (x - loc) / scale (shape a; ``halved``: chi2's, the gamma's at z / 2
-    halved), given where the call is valid with z on the support, where besides the density does
-    not underflow (``shown``), and the log density less log(scale) (the value outside the product's
-    and Stirling's ranges). The product (a < 8) takes every valid point, as its slopes stay normal
-    where the density underflows (2 < a < 3 at z = 2.2e-308); Stirling's only ``shown`` ones. Their
-    lanes see stand-ins elsewhere, so their slopes stay finite where they are not taken."""
+    halved), given where the call is valid with z on the support (and the density does not
+    underflow), and the log density less log(scale) (the value outside the product's and Stirling's
+    ranges). Their lanes see stand-ins elsewhere, so their slopes stay finite where they are not
+    taken."""
     one = const(1.0, z)
     zz = z * const(0.5, z) if halved else z
     product = valid & (z > const(0.0, z)) & (a < const(_SMALL_SHAPE, a)) & (zz < const(_FAR, z))
@@ -174,7 +165,7 @@ def gamma_density(z, a, valid, shown, log_pdf, scale, halved: bool = False):
     moderate = (scale > const(1e-270, scale)) & (scale < const(1e270, scale)) if z.dtype.bits == 64 else True
     product = product & (a > const(0.0, a)) & moderate
     large = const(_SMALL_SHAPE, a)
-    stirling = shown & (z > const(0.0, z)) & (a >= large) & (a < const(np.inf, a)) & moderate
+    stirling = valid & (z > const(0.0, z)) & (a >= large) & (a < const(np.inf, a)) & moderate
     a_p = snp.where(product, a, one)
     z_p = snp.where(product, z, one)
     z_p, a_p = snp.broadcast_arrays(z_p, a_p)
