@@ -237,20 +237,24 @@ def _gamma_pdf(x, a, loc=0.0, scale=1.0):
     return gamma_density(z, a, inside & ~bad, log_pdf, scale)
 
 
-def _gamma_tail(fn, z, a, bad):
-    """P(a, z) or Q(a, z) (fn: gammainc or gammaincc) of the standard gamma at z: clamped to the
-    support below, and the support's end (1 or 0) at z = inf for every shape (P(inf, inf) is nan)."""
+def _gamma_tail(fn, z, a, bad, inside):
+    """P(a, z) or Q(a, z) (fn: gammainc or gammaincc) of the standard gamma at z: the constant at
+    z = 0 below the support (x - loc < 0, ``inside`` false; its slopes 0, also where a tiny z
+    flushes to -0, as chi2's z / 2 of x = -1.2e-38 in float32), and the support's end (1 or 0) at
+    z = inf for every shape (P(inf, inf) is nan)."""
     end = const(1.0 if fn is gammainc else 0.0, z)
     at_end = z == const(np.inf, z)
+    zero = const(0.0, z)
     # the formula sees z = 1 at the end, so the slopes it passes through the where stay 0, not 0 * nan
-    inner = fn(a, clamp(snp.where(at_end, const(1.0, z), z), const(0.0, z)))
+    z = snp.where(inside, snp.where(at_end, const(1.0, z), z), zero)
+    inner = fn(a, clamp(z, zero))
     return nan_where(bad, snp.where(at_end, end, inner))
 
 
 def _gamma_probability(fn):
     def probability(x, a, loc=0.0, scale=1.0):
-        z, _, a, bad, _ = _gamma_z(x, a, loc, scale)
-        return _gamma_tail(fn, z, a, bad)
+        z, _, a, bad, inside = _gamma_z(x, a, loc, scale)
+        return _gamma_tail(fn, z, a, bad, inside)
 
     return probability
 
@@ -329,9 +333,9 @@ def _chi2_pdf(x, df, loc=0.0, scale=1.0):
 
 def _chi2_probability(fn):
     def probability(x, df, loc=0.0, scale=1.0):
-        z, _, df, bad, _ = _gamma_z(x, df, loc, scale)
+        z, _, df, bad, inside = _gamma_z(x, df, loc, scale)
         half = const(0.5, z)
-        return _gamma_tail(fn, z * half, df * half, bad)
+        return _gamma_tail(fn, z * half, df * half, bad, inside)
 
     return probability
 

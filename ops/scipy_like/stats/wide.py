@@ -11,7 +11,8 @@ ulp. The derivatives flow through the casts.
 
 ``flush_subnormals=True`` first flushes float32 subnormal arguments to (signed) zeros, as float32
 arithmetic would, for densities whose float32 answer at a subnormal x is its answer at 0 (gamma,
-chi2, beta and gennorm: the sweep compares with float32 jax there).
+chi2 and beta: the sweep compares with float32 jax there); XLA's convert reads the others as
+zeros of their sign too (gennorm).
 """
 
 from __future__ import annotations
@@ -46,10 +47,14 @@ def in_float64(fn, *, flush_subnormals: bool = False):
 
 
 def _flushed(x):
-    """``x`` with its subnormals made (signed) zeros; the flushed value x - stop_gradient(x) keeps
-    x's own slope 1 (0 * x would pass a density's -inf slope at 0 on as 0 * inf = nan)."""
+    """``x`` with its subnormals (and zeros) made zeros of x's sign; the flushed value keeps x's own
+    slope 1 (0 * x would pass a density's -inf slope at 0 on as 0 * inf = nan): x - stop_gradient(x)
+    is +0 even for x = -0, so the negative side takes -(stop_gradient(x) - x), whose value is -0
+    (-0 is not +0 to a density's slope: (a - 1) / x is +inf there, as in float64)."""
     tiny = np.finfo(x.dtype.np).tiny
-    return snp.where(snp.abs(x) < snp.asarray(tiny, x.dtype), x - stop_gradient(x), x)
+    fixed = stop_gradient(x)
+    zero = snp.where(snp.signbit(x), -(fixed - x), x - fixed)
+    return snp.where(snp.abs(x) < snp.asarray(tiny, x.dtype), zero, x)
 
 
 __all__ = ["in_float64"]

@@ -88,3 +88,118 @@ def test_gennorm_density_at_large_shapes():
     want = np.array([-np.log(L(2)) - _lgamma1p_ld(1 / L(b)) - np.abs(L(v)) ** L(b) for v, b in zip(x, beta)])
     assert _ulps(logs, want).max() <= 2, _ulps(logs, want)
     assert _ulps(dens, np.exp(want)).max() <= 2, _ulps(dens, np.exp(want))
+
+
+_BERNOULLI = ((1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66), (-691, 2730), (7, 6), (-3617, 510))
+
+
+def _shifted(a, step):
+    """z = a + n >= 60 and the sum of step(a + k), k < n (the recurrence's terms), in 40 digits."""
+    z, shift = a, 0
+    while z < 60:
+        shift += step(z)
+        z += 1
+    return z, shift
+
+
+def _log_gamma_decimal(a):
+    """log Gamma(a) by the recurrence up past 60, then Stirling's series (8 terms)."""
+    from decimal import Decimal
+
+    z, shift = _shifted(a, lambda z: z.ln())
+    pi = Decimal("3.141592653589793238462643383279502884197")
+    total = (z - Decimal("0.5")) * z.ln() - z + (2 * pi).ln() / 2
+    for k, (num, den) in enumerate(_BERNOULLI, 1):
+        total += Decimal(num) / (Decimal(den) * (2 * k) * (2 * k - 1) * z ** (2 * k - 1))
+    return total - shift
+
+
+def _digamma_decimal(a):
+    """digamma(a) by the recurrence up past 60, then its asymptotic series (8 terms)."""
+    from decimal import Decimal
+
+    z, shift = _shifted(a, lambda z: 1 / z)
+    total = z.ln() - 1 / (2 * z)
+    for k, (num, den) in enumerate(_BERNOULLI, 1):
+        total -= Decimal(num) / (Decimal(den) * (2 * k) * z ** (2 * k))
+    return total - shift
+
+
+def _gamma_density_decimal(x, a):
+    """x^(a-1) e^-x / Gamma(a) and its slopes pdf ((a - 1) / x - 1), pdf (log x - digamma(a)) in
+    40-digit decimal."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 40
+        x, a = Decimal(x), Decimal(a)
+        pdf = ((a - 1) * x.ln() - x - _log_gamma_decimal(a)).exp()
+        return float(pdf), float(pdf * ((a - 1) / x - 1)), float(pdf * (x.ln() - _digamma_decimal(a)))
+
+
+def test_gamma_density_at_large_shapes_keeps_its_digits():
+    """For a >= 8 the density is Stirling's form with (z / a)^a as a ratio of two pows, not exp of a
+    log density of up to -700 (chi2 x = 3, df = 100: 24 ulps, and 140 by bd0 alone far below the
+    mode); its slopes are the value times the log slopes written without their cancellation at the
+    mode (((a - 1) - z) / z, log1p((z - a) / a) + log a - digamma(a)). Against 40-digit decimals."""
+    x = np.array([1.5, 0.5, 50.0, 49.5, 8.0, 5e3, 30.0, 150.0, 2.0, 120.0])
+    a = np.array([50.0, 8.5, 50.0, 50.0, 8.0, 5e3, 15.0, 100.0, 30.0, 240.0])
+    got = run_graph(
+        lambda x, a: (
+            y := sg.scipy.stats.gamma.pdf(x, a),
+            *sg.gradients(sg.numpy.sum(y), [x, a]),
+            sg.scipy.stats.chi2.pdf(2 * x, 2 * a),
+        ),
+        x,
+        a,
+    )
+    pdf, dx, da, chi = got
+    want = np.array([_gamma_density_decimal(v, s) for v, s in zip(x, a)])
+    assert _ulps(pdf, want[:, 0]).max() <= 4, _ulps(pdf, want[:, 0])
+    assert _ulps(chi, want[:, 0] / 2).max() <= 4, _ulps(chi, want[:, 0] / 2)
+    assert _ulps(dx, want[:, 1]).max() <= 8, _ulps(dx, want[:, 1])
+    # at (49.5, 50) d/da is near its zero (log x = digamma(a) at x ~ a - 1/2): the bracket is 1.7e-5
+    # from terms of 0.01, whose last digits are 100 ulps of it (log x - digamma(a): 1e5 ulps)
+    bound = np.where(np.arange(x.size) == 3, 300, 40)
+    assert (_ulps(da, want[:, 2]) <= bound).all(), _ulps(da, want[:, 2])
+
+
+def _wrapcauchy_log_decimal(x, c):
+    """wrapcauchy's log density, d/dc and d2/dc2 in 50-digit decimal (cos by its Taylor series):
+    log((1 - c^2) / (2 pi S)), S = 1 + c^2 - 2c cos x."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 50
+        x, c = Decimal(x), Decimal(c)
+        term, cos, k = Decimal(1), Decimal(1), 0
+        while abs(term) > Decimal(10) ** -48:
+            k += 2
+            term = -term * x * x / (k * (k - 1))
+            cos += term
+        spread = 1 + c * c - 2 * c * cos
+        two_pi = 2 * Decimal("3.14159265358979323846264338327950288419716939937510")
+        value = ((1 - c * c) / (two_pi * spread)).ln()
+        slope = -2 * c / (1 - c * c) - (2 * c - 2 * cos) / spread
+        curve = -2 * (1 + c * c) / (1 - c * c) ** 2 - 2 / spread + (2 * c - 2 * cos) ** 2 / spread**2
+        return float(value), float(slope), float(curve)
+
+
+def test_wrapcauchy_log_density_curvature_in_c_away_from_zero():
+    """Where cos x < -1/2 the log density is -2 atanh(c) - log1p(-4c cos(x/2)^2 / (1 + c)^2) -
+    log(2 pi): at x = pi its d2/dc2 is -4c / (1 - c^2)^2, which the plain form summed from -2 and +2
+    (float64 -2.2e-15 for -8.9e-16 at c = 2.2e-16, -4.000000019e-7 for -4e-7 at c = 1e-7)."""
+    x = np.array([np.pi, np.pi, np.pi, np.pi, 2.5, 4.0, 3.0, 1.0])
+    c = np.array([2.220446049250313e-16, 1e-7, 1e-5, 0.01, 0.3, 0.9, 0.97, 0.5])
+
+    def fn(x, c):
+        y = sg.scipy.stats.wrapcauchy.logpdf(x, c)
+        (dc,) = sg.gradients(sg.numpy.sum(y), [c])
+        (dcc,) = sg.gradients(sg.numpy.sum(dc), [c])
+        return [y, dc, dcc]
+
+    value, slope, curve = run_graph(fn, x, c)
+    want = np.array([_wrapcauchy_log_decimal(v, s) for v, s in zip(x, c)])
+    assert _ulps(value, want[:, 0]).max() <= 4, _ulps(value, want[:, 0])
+    assert _ulps(slope, want[:, 1]).max() <= 8, _ulps(slope, want[:, 1])
+    assert _ulps(curve, want[:, 2]).max() <= 8, _ulps(curve, want[:, 2])

@@ -135,3 +135,29 @@ def test_mass_slopes_where_the_mass_underflows_are_zero_not_nan():
     n30, k2, p = 30.0, 2.0, 0.4  # nbinom(2; n = 30, p = 0.4): C(31, 2) p^30 (1-p)^2
     want = 465 * (n30 * p ** (n30 - 1) * (1 - p) ** k2 - k2 * p**n30 * (1 - p))
     np.testing.assert_allclose(d_nbinom[6], want, rtol=1e-12)
+
+
+def test_tail_slopes_below_the_support_are_zero():
+    """Below the support (x < 0) the cdf and sf are the constants 0 and 1 and so are their logs:
+    every slope in x is 0, also in float32 where chi2's x / 2 of x = -1.2e-38 flushes to -0 (the
+    probability took the slope 1/2 of the support's end there, and logsf = log(1 - P) with 0 - P
+    passed it on as -1/2). On the support the slopes are -pdf / sf and pdf / cdf (x = 0.5, df = 2:
+    the exponential's -1/2 and e^-1/4 / (2 (1 - e^-1/4)))."""
+    tiny32 = float(np.finfo(np.float32).tiny)
+    for dtype, tiny in ((np.float32, tiny32), (np.float64, TINY)):
+        x = np.array([-tiny, -0.5, -1.0, 0.5], dtype)
+        df = np.full_like(x, 2.0)
+
+        def fn(x, df):
+            stats = sg.scipy.stats
+            out = []
+            for y in (stats.chi2.logsf(x, df), stats.chi2.cdf(x, df), stats.gamma.logsf(x, df / 2)):
+                out.append(sg.gradients(sg.numpy.sum(y), [x])[0])
+            return out
+
+        logsf, cdf, gamma_logsf = run_graph(fn, x, df)
+        for got in (logsf, cdf, gamma_logsf):
+            np.testing.assert_array_equal(got[:3], 0.0)
+        np.testing.assert_allclose(logsf[3], -0.5, rtol=1e-6)
+        np.testing.assert_allclose(cdf[3], np.exp(-0.25) / 2, rtol=1e-6)
+        np.testing.assert_allclose(gamma_logsf[3], -1.0, rtol=1e-6)
