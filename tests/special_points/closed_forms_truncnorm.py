@@ -111,12 +111,44 @@ def _derivatives(method: str, x, a, b):
         at = inside & (xl == L(np.asarray(b, np.float64)))
         ends = {(1, 0): -np.inf, (1, 2): np.inf}
 
+    # the log methods' d/dx where the probability underflows far in an open tail (a = -inf, x <=
+    # -38 for the log cdf; b = inf, x >= 38 for the log sf): phi(x) / Phi(x) = 1 / R(-x), R the
+    # Mills ratio (3.4e38 at x = -3.4e38), not F's 0 / 0
+    a64, b64 = (np.asarray(v, np.float64) for v in (a, b))
+    far = np.zeros(xl.shape, bool)
+    slope = np.zeros(xl.shape, L)
+    if method in ("logcdf", "logsf"):
+        far = (F == 0) & (a64 == -np.inf) if method == "logcdf" else (S == 0) & (b64 == np.inf)
+        far &= inside & np.isfinite(xl) & (np.abs(xl) > _FAR)
+        with np.errstate(all="ignore"):
+            mills = np.exp(-_log_mills(np.where(far, np.abs(xl), L(_FAR + 1))))
+        slope = mills if method == "logcdf" else -mills
+    # slopes in a bound at infinity, and every slope at an infinite x where the method is constant
+    # around it (cdf, sf, pdf; the log cdf at x = inf, the log sf at x = -inf): 0, the limits (no
+    # finite difference steps away from an infinity; scipy's F and S there say nothing of them)
+    pairs = [(0,), (1,), (2,)], [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    constant_at = {"logcdf": xl == np.inf, "logsf": xl == -np.inf}.get(method, np.isinf(xl))
+    if method == "logpdf":
+        constant_at = np.zeros(xl.shape, bool)
+
+    def limit(key):
+        args = pairs[key[0] - 1][key[1]]
+        zero = inside & constant_at
+        if 1 in args:
+            zero |= inside & np.isinf(a64)
+        if 2 in args:
+            zero |= inside & np.isinf(b64)
+        return zero
+
     def fix(v, key):
         v = np.where(inside & ~undefined, v, np.nan)
         if key in exact:
             v = np.where(inside, exact[key], v)
         if key in ends:
             v = np.where(at, ends[key], v)
+        if key == (1, 0):
+            v = np.where(far, slope, v)
+        v = np.where(limit(key), 0, v)
         return np.asarray(np.where(below | above, 0, v), np.float64)
 
     return [fix(v, (1, k)) for k, v in enumerate(d1)], [fix(v, (2, k)) for k, v in enumerate(d2)]
