@@ -371,4 +371,4 @@ FORMS = {
 }
 
 # value references where scipy's float64 value is off (signatures_stats uses them instead of scipy's)
-VALUES = {**cfp.VALUES, **cfsh.VALUES, **cfb.VALUES, **cfg.VALUES, **cfd.VALUES}
+VALUES = {**cfp.VALUES, **cfsh.VALUES, **cfb.VALUES, **cfg.VALUES, **cfd.VALUES, **cft.VALUES}

@@ -111,12 +111,44 @@ def _derivatives(method: str, x, a, b):
         at = inside & (xl == L(np.asarray(b, np.float64)))
         ends = {(1, 0): -np.inf, (1, 2): np.inf}
 
+    # the log methods' d/dx where the probability underflows far in an open tail (a = -inf, x <=
+    # -38 for the log cdf; b = inf, x >= 38 for the log sf): phi(x) / Phi(x) = 1 / R(-x), R the
+    # Mills ratio (3.4e38 at x = -3.4e38), not F's 0 / 0
+    a64, b64 = (np.asarray(v, np.float64) for v in (a, b))
+    far = np.zeros(xl.shape, bool)
+    slope = np.zeros(xl.shape, L)
+    if method in ("logcdf", "logsf"):
+        far = (F == 0) & (a64 == -np.inf) if method == "logcdf" else (S == 0) & (b64 == np.inf)
+        far &= inside & np.isfinite(xl) & (np.abs(xl) > _FAR)
+        with np.errstate(all="ignore"):
+            mills = np.exp(-_log_mills(np.where(far, np.abs(xl), L(_FAR + 1))))
+        slope = mills if method == "logcdf" else -mills
+    # slopes in a bound at infinity, and every slope at an infinite x where the method is constant
+    # around it (cdf, sf, pdf; the log cdf at x = inf, the log sf at x = -inf): 0, the limits (no
+    # finite difference steps away from an infinity; scipy's F and S there say nothing of them)
+    pairs = [(0,), (1,), (2,)], [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    constant_at = {"logcdf": xl == np.inf, "logsf": xl == -np.inf}.get(method, np.isinf(xl))
+    if method == "logpdf":
+        constant_at = np.zeros(xl.shape, bool)
+
+    def limit(key):
+        args = pairs[key[0] - 1][key[1]]
+        zero = inside & constant_at
+        if 1 in args:
+            zero |= inside & np.isinf(a64)
+        if 2 in args:
+            zero |= inside & np.isinf(b64)
+        return zero
+
     def fix(v, key):
         v = np.where(inside & ~undefined, v, np.nan)
         if key in exact:
             v = np.where(inside, exact[key], v)
         if key in ends:
             v = np.where(at, ends[key], v)
+        if key == (1, 0):
+            v = np.where(far, slope, v)
+        v = np.where(limit(key), 0, v)
         return np.asarray(np.where(below | above, 0, v), np.float64)
 
     return [fix(v, (1, k)) for k, v in enumerate(d1)], [fix(v, (2, k)) for k, v in enumerate(d2)]
@@ -135,3 +167,48 @@ def derivative(method: str):
 
 
 FORMS = {f"truncnorm.{m}": derivative(m) for m in METHODS}
+
+
+# past this |c| the log of the normal's tail is its asymptotic series, summed in long double
+_FAR = 30.0
+
+
+def _log_mills(t):
+    """log(Q(t) / phi(t)) for t > _FAR in long double: -log t + log(1 - 1/t**2 + 3/t**4 - ...)."""
+    inv = 1 / (t * t)
+    series, term = L(1), L(1)
+    for k in range(1, 20):
+        term = -term * inv * (2 * k - 1)
+        series += term
+    return np.log(series) - np.log(t)
+
+
+def logpdf_value(x, a, b, loc=0.0, scale=1.0):
+    """truncnorm.logpdf's reference: scipy's, except where the support lies in a far tail (the
+    bound c nearest 0 beyond +-30): there scipy's -z**2 / 2 - log(mass) cancels two numbers near
+    -c**2 / 2 (1.9e61 at x = a = 3.4e38, b = inf, where the log density is log(a) = 88.7), and the
+    reference is -(z - c) c - (z - c)**2 / 2 - log(Q(|c|) / phi(c)) - log(mass / Q(|c|)) in long
+    double (every term the size of the result)."""
+    x, a, b, loc, scale = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (x, a, b, loc, scale)))
+    with np.errstate(all="ignore"), scipy.special.errstate(all="ignore"):
+        out = np.asarray(scipy.stats.truncnorm.logpdf(x, a, b, loc, scale), np.float64)
+        c = np.where(a > 0, a, np.where(b < 0, b, 0.0))
+        tail = (np.abs(c) > _FAR) & (a < b) & (scale > 0)
+        if not tail.any():
+            return out
+        xl, al, bl, ll, sl, cl = (L(v[tail]) for v in (x, a, b, loc, scale, c))
+        z = (xl - ll) / sl
+        t = np.abs(cl)
+        far = np.where(al > 0, bl, -al)  # the bound beyond c, as a distance from 0
+        ratio = np.where(
+            np.isinf(far), 0, np.exp(-(far - t) * (far + t) / 2 + _log_mills(far) - _log_mills(t))
+        )
+        step = z - cl
+        value = -step * cl - step * step / 2 - _log_mills(t) - np.log1p(-ratio) - np.log(sl)
+        value = np.where((z < al) | (z > bl), -np.inf, value)
+        value = np.where(np.isnan(z), np.nan, value)
+        out[tail] = np.asarray(value, np.float64)
+    return out
+
+
+VALUES = {"truncnorm.logpdf": logpdf_value}

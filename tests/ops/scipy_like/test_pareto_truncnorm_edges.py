@@ -185,3 +185,27 @@ def test_truncnorm_slopes_off_the_support_with_an_infinite_bound():
     x, a, b = np.array([1.0, 0.5], f32), np.array([-np.inf, -np.inf], f32), np.array([np.inf, 2.0], f32)
     want = [0.0, -scipy.stats.norm.pdf(2.0) / scipy.stats.norm.cdf(2.0)]
     np.testing.assert_allclose(_slopes(T.logpdf, (x, a, b), f32, 2), want, rtol=1e-6, atol=0)
+
+
+def test_truncnorm_log_density_near_zero_and_in_a_far_tail():
+    """log density = -z**2 / 2 - log(sqrt(2 pi)) - log(mass) - log(scale): in float32 three terms near
+    1 cancelled to -0.0456 (16 ulps off scipy's float64); at x = a = max, b = inf -z**2 / 2 and
+    log(mass) (both -c**2 / 2, -5.8e76 or overflowing) met as -inf + inf = nan, where the log density
+    is log(a) + 1/a**2 + ... (88.72 in float32, 709.78 in float64: log a, the Mills ratio 1/a)."""
+    for dtype in (np.float32, np.float64):
+        big = float(np.finfo(dtype).max)
+        cases = [  # x, a, b, loc, scale
+            (1.0, -2.5, 1.0, 1.0, 0.5),
+            (0.0, -2.5, 1.0, 0.0, 0.5),
+            (big, big, np.inf, 0.0, 1.0),
+            (np.inf, big, np.inf, 0.0, 1.0),
+            (40.0, 35.0, np.inf, 0.0, 1.0),
+            (-40.0, -np.inf, -35.0, 0.0, 1.0),
+        ]
+        got = _values(T.logpdf, list(map(list, zip(*cases))), dtype)
+        near = scipy.stats.truncnorm.logpdf(0.0, -2.5, 1.0, 0.0, 0.5)  # no cancellation in float64
+        assert _ulps(got[:2], near, dtype).max() <= 1, got
+        assert got[2] == dtype(np.log(big)) and got[3] == -np.inf, got
+        # -(5 * 35) - 25 / 2 - log(R(35)), R the Mills ratio: scipy's float64 loses ~1e-13 of -184
+        want = scipy.stats.truncnorm.logpdf(40.0, 35.0, np.inf)
+        np.testing.assert_allclose(got[4:], want, rtol=max(1e-12, float(np.finfo(dtype).eps)))
