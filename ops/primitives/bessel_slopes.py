@@ -30,19 +30,24 @@ FAR = 30.0  # from here 24 terms of Hankel's series are within 3e-16 relative of
 _TERMS = 24
 
 
-def _hankel(nu: int, k: int) -> Fraction:
-    """The k-th coefficient of sqrt(2 pi x) e^-x I_nu(x) = sum_k c_k x^-k (x -> +inf)."""
-    c = Fraction(1)
-    for j in range(1, k + 1):
-        c *= Fraction(-(4 * nu * nu - (2 * j - 1) ** 2), 8 * j)
-    return c
+def _hankel(nu: int) -> list[Fraction]:
+    """The coefficients c_0 .. c_TERMS of sqrt(2 pi x) e^-x I_nu(x) = sum_k c_k x^-k (x -> +inf),
+    each from the one before."""
+    coefficients = [Fraction(1)]
+    for j in range(1, _TERMS + 1):
+        coefficients.append(coefficients[-1] * Fraction(-(4 * nu * nu - (2 * j - 1) ** 2), 8 * j))
+    return coefficients
 
 
-# i1e - i0e and i0e - i1e (1 + 1/x) for x > 0, as sums d_k x^-k times (2 pi x)^(-1/2)
-_I0E_SLOPE = [float(_hankel(1, k) - _hankel(0, k)) for k in range(_TERMS + 1)]
-_I1E_SLOPE = [
-    float(_hankel(0, k) - _hankel(1, k) - (_hankel(1, k - 1) if k else 0)) for k in range(_TERMS + 1)
-]
+@functools.cache
+def _slope_coefficients() -> tuple[list[float], list[float]]:
+    """The d_k of i1e - i0e and of i0e - i1e (1 + 1/x) for x > 0, as sums d_k x^-k times
+    (2 pi x)^(-1/2): exact fractions rounded once, worked out at the first derivative that needs
+    them rather than at import."""
+    c0, c1 = _hankel(0), _hankel(1)
+    i0e_slope = [float(c1[k] - c0[k]) for k in range(_TERMS + 1)]
+    i1e_slope = [float(c0[k] - c1[k] - (c1[k - 1] if k else 0)) for k in range(_TERMS + 1)]
+    return i0e_slope, i1e_slope
 
 
 # (low, center): |x| from low to the next band's low (FAR for the last) takes the Taylor polynomial of
@@ -116,7 +121,7 @@ def _i0e_slope64(x):
     far, near_x, far_ax = _split(x)
     near = ad.sub(bind(i1e, near_x), ad.mul(_ew("sign", near_x), bind(i0e, near_x)))
     # i0e is even: its slope is odd, sign(x) times the slope at |x|
-    return ad.select(far, ad.mul(_ew("sign", x), _far_series(far_ax, _I0E_SLOPE)), near)
+    return ad.select(far, ad.mul(_ew("sign", x), _far_series(far_ax, _slope_coefficients()[0])), near)
 
 
 def _i1e_slope64(x):
@@ -148,7 +153,7 @@ def _i1e_slope64(x):
         polynomial = ad.add(ad.mul(polynomial, h), c)
     near = ad.select(in_bands, polynomial, near)
     # i1e is odd: its slope is even, the slope at |x|
-    return ad.select(far, _far_series(far_ax, _I1E_SLOPE), near)
+    return ad.select(far, _far_series(far_ax, _slope_coefficients()[1]), near)
 
 
 def i0e_slope(x):
