@@ -2,6 +2,8 @@
 betabinom) at the points the special-point sweep found off (issue 20, part 2), against exact
 values (symmetry, whole-number closed forms) and a long-double continued fraction."""
 
+import decimal
+
 import numpy as np
 import scipy.special
 
@@ -89,6 +91,36 @@ def test_betainc_where_one_minus_x_rounds_to_one():
     got = run_graph(sg.scipy.special.betainc, a, b, x)
     want = scipy.special.betainc(*(v.astype(np.float64) for v in (a, b, x)))
     np.testing.assert_allclose(got, want, rtol=3e-7)
+
+
+def _betainc_tiny_b(a: int, b: float, x: float) -> float:
+    """I_x(a, b) for a whole a and b below 1e-20, in 50-digit decimals: (a b / (a + b)) int_0^x t^(a-1)
+    / (1 - t) dt (the O(b) rest is below 1e-18 relative), the integral -log(1 - x) - sum_k<a x^k / k."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        xd, bd = decimal.Decimal(x), decimal.Decimal(b)
+        integral = -(1 - xd).ln() - sum(xd**k / k for k in range(1, a))
+        return float(a * bd / (a + bd) * integral)
+
+
+def test_betainc_with_a_tiny_second_shape_near_x_one():
+    # I_x(a, b) = b (-log(1 - x) - ...) for a tiny b: the swapped side's 1 - I_(1-x)(b, a) rounded it
+    # to 2.2e-16 (float32 (1, 1.2e-38, 1 - 6e-8): 1.96e-37) and to 0 or 1e-307 in float64 (scipy's too)
+    a32 = np.array([1.0, 10.0, TINY32], F32)
+    b32 = np.array([TINY32, TINY32, TINY32], F32)
+    x32 = np.array([1 - 2**-24, 1 - 2**-24, 0.9], F32)
+    a64 = np.array([1.0, 2.0, 1.0, 3.0, 100.0, 1.0])
+    b64 = np.array([2.2250738585072014e-308, 2.2250738585072014e-308, 1e-300, 1e-25, 1e-30, 1e-21])
+    x64 = np.array([1 - 2**-53, 1 - 2**-53, 0.9, 0.99, 0.995, 0.75])
+    got32, got64 = run_graph(
+        lambda a, b, x, c, d, y: (sg.scipy.special.betainc(a, b, x), sg.scipy.special.betainc(c, d, y)),
+        a32, b32, x32, a64, b64, x64,
+    )  # fmt: skip
+    want32 = [_betainc_tiny_b(int(a), float(b), float(x)) for a, b, x in zip(a32[:2], b32[:2], x32[:2])]
+    np.testing.assert_allclose(got32[:2], want32, rtol=3e-7)
+    assert got32[2] == 0.5  # I_x(e, e) -> 1/2 inside (0, 1): the mass splits between the ends
+    want64 = [_betainc_tiny_b(int(a), b, x) for a, b, x in zip(a64, b64, x64)]
+    np.testing.assert_array_less(_ulps(got64, want64), 8)
 
 
 def test_betaln_and_betabinom_at_whole_shapes():
