@@ -213,16 +213,30 @@ def digamma(order: int):
     return ref
 
 
+def _polygamma_ld(m: int, x):
+    """psi^(m)(x) (m >= 1) in long double: scipy's below 1e8, beyond it (-1)^(m+1) (m-1)! / x^m (1 +
+    m / (2x)) (the next term is 1e-17 of it), which stays normal where scipy's 1 / x is subnormal."""
+    x = np.asarray(x, np.float64)
+    big = x > 1e8
+    xl = np.asarray(np.where(big, x, 1e8), L)
+    series = (-1) ** (m + 1) * math.factorial(m - 1) / xl**m * (1 + m / (2 * xl))
+    return np.where(big, series, np.asarray(sp.polygamma(m, np.where(big, 1.0, x)), L))
+
+
 def _psi_difference(n: int, x, y):
-    """psi^(n)(x) - psi^(n)(x + y); by its Taylor series in y where |y| < 1e-3 |x| (the difference
-    cancels: psi(10) - psi(10 + 1.2e-7) keeps 8 digits of 16); for a whole |y| <= 16 by the
-    recurrence psi^(n)(t + 1) = psi^(n)(t) + (-1)^n n! / t^(n+1) in long double (scipy's digamma
-    near a pole is 1e-9 relative off: psi(1.2e-7) - psi(-1 + 1.2e-7) came out -1.0074, not
-    1 / (1.2e-7 - 1)); directly elsewhere (x <= 0: poles)."""
-    near = (np.abs(y) < 1e-3 * np.abs(x)) & (x > 0)
-    # long double: y psi'(x) is subnormal at y = 2.2e-308 (B(1e4, y) times it kept 14 digits)
+    """psi^(n)(x) - psi^(n)(x + y); by its Taylor series in y where |y| < 1e-3 of x's distance to
+    the nearest pole (the difference cancels: psi(10) - psi(10 + 1.2e-7) keeps 8 digits of 16,
+    psi(-0.5) - psi(-0.5 + 2.2e-16) 3), in long double (y psi'(x) is subnormal at y = 2.2e-308); 0 at
+    y = 0 (the series' 0 * psi'(2.2e-308) = 0 * inf); for a whole |y| <= 16 by the recurrence
+    psi^(n)(t + 1) = psi^(n)(t) + (-1)^n n! / t^(n+1) in long double (scipy's digamma near a pole is
+    1e-9 relative off: psi(1.2e-7) - psi(-1 + 1.2e-7) came out -1.0074, not 1 / (1.2e-7 - 1));
+    directly elsewhere."""
+    pole_distance = np.where(x > 0, x, np.abs(x - np.round(x)))
+    near = np.abs(y) < 1e-3 * pole_distance
     ys = np.asarray(np.where(near, y, 0.0), L)
-    series = -sum(ys**k / math.factorial(k) * np.asarray(sp.polygamma(n + k, x), L) for k in range(1, 5))
+    xs = np.where(near, x, 1.0)
+    series = -sum(ys**k / math.factorial(k) * _polygamma_ld(n + k, xs) for k in range(1, 5))
+    series = np.where(y == 0, L(0), series)
     whole = (y == np.floor(y)) & (np.abs(y) <= 16) & ~near
     xl, yw = np.asarray(x, L), np.where(whole, y, 0.0)
     step = (-1) ** n * math.factorial(n)
