@@ -558,8 +558,8 @@ def _beta_front(e: Emitter, p, q, x, swap):
       gathered in -bd0(p, c y) - bd0(q, c (1 - y)) (each >= 0), times sqrt(q / (2 pi p c));
     - one of them (lo) below 8: (hi y)^lo (1 - y)^hi Gamma(c) / (Gamma(lo + 1) Gamma(hi) hi^lo),
       the ratio by Stirling (_log_gamma_ratio), in the roles p and q take;
-    - both below 8: the powers times Gamma(1 + c) q / (c Gamma(1 + p) Gamma(1 + q)), each Gamma
-      a product of exact factors (_gamma1p_small).
+    - both below 8, or both below 16 where log_s < -8 (the far tail): the powers times Gamma(1 + c) q
+      / (c Gamma(1 + p) Gamma(1 + q)), each Gamma a product of exact factors (_gamma1p_small).
     Powers of x are pow (within an ulp); powers of 1 - x are pow(1 - x) from x = 1/2 up (exact
     there), exp(e log1p(-x)) below."""
     one, half = e.const(1.0), e.const(0.5)
@@ -597,16 +597,24 @@ def _beta_front(e: Emitter, p, q, x, swap):
     by_small_q = sh.multiply(sh.multiply(y_to_p, sh.power(sh.multiply(p_m2, y_bar), q_m2)),
                              sh.divide(sh.multiply(sh.exponential(_log_gamma_ratio(e, q_m2, p_m2)),
                                                    sh.divide(q_m2, p_m2)), _gamma1p_small(e, q_m2)))  # fmt: skip
-    # both small
-    p_s, q_s = e.select(p_large, one, p), e.select(q_large, one, q)
+    # both small, or both below 16 in the far tail, where Stirling's exp rounds a log_s of hundreds
+    # (100 ulps at I_(2.2e-16)(10, 10), log_s = -700)
+    far = sh.and_(sh.and_(p_large, q_large), e.cmp(log_s, e.const(-8.0), "LT"))
+    far = sh.and_(far, sh.and_(e.cmp(p, e.const(_FAR_BELOW), "LT"), e.cmp(q, e.const(_FAR_BELOW), "LT")))
+    by_products = sh.or_(far, sh.and_(sh.not_(p_large), sh.not_(q_large)))
+    p_s, q_s = e.select(by_products, p, one), e.select(by_products, q, one)
     c_s = sh.add(p_s, q_s)
-    gammas = sh.divide(sh.multiply(_gamma1p_small(e, c_s, 2 * int(LARGE_A)), sh.divide(q_s, c_s)),
-                       sh.multiply(_gamma1p_small(e, p_s), _gamma1p_small(e, q_s)))  # fmt: skip
+    below = int(_FAR_BELOW)
+    gammas = sh.divide(sh.multiply(_gamma1p_small(e, c_s, 2 * below), sh.divide(q_s, c_s)),
+                       sh.multiply(_gamma1p_small(e, p_s, below), _gamma1p_small(e, q_s, below)))  # fmt: skip
     by_gammas = sh.multiply(sh.multiply(y_to_p, y_bar_to_q), gammas)
-    return e.select(p_large, e.select(q_large, by_stirling, by_small_q),
-                    e.select(q_large, by_small_p, by_gammas))  # fmt: skip
+    out = e.select(p_large, e.select(q_large, by_stirling, by_small_q),
+                   e.select(q_large, by_small_p, by_gammas))  # fmt: skip
+    return e.select(far, by_gammas, out)
 
 
+# both shapes below this take the Gamma products in the far tail too (_beta_front)
+_FAR_BELOW = 16.0
 # below this first shape the swapped side's 1 - I_y(p, q) is p K(q, y) to float64's precision
 _TINY_SHAPE = 1e-20
 _EULER = 0.5772156649015329

@@ -71,6 +71,16 @@ def test_betainc_float64_against_long_double():
     np.testing.assert_array_less(_ulps(got, want), bound)
 
 
+def test_betainc_far_tail_of_moderate_shapes():
+    # both shapes in [8, 16) far below the mode: Stirling's factor exp(-2 bd0 ...) rounded a log of
+    # up to 700 (153 ulps at (10, 10, 2.2e-16), 60 at (10, 10, 1e-5), 33 at (15, 15, 0.05)); now
+    # the powers times Gamma products
+    points = [(10.0, 10.0, 2.220446049250313e-16), (10.0, 10.0, 1e-5), (12.5, 9.0, 1e-3), (15.0, 15.0, 0.05)]
+    a, b, x = (np.array(v) for v in zip(*points))
+    got = run_graph(sg.scipy.special.betainc, a, b, x)
+    np.testing.assert_array_less(_ulps(got, [_betainc_ld(*p) for p in points]), 4)
+
+
 def test_betainc_at_the_symmetry_point():
     # I_1/2(a, a) = 1/2 exactly: ours was 0.5 + 1.5e-11 at a = 1e4 (jax 0.5 - 1.5e-11) and
     # 0.5 + 2.7e-14 at a = 2.2e-308 (scipy gives 0 there); now the continued fraction's rounding
