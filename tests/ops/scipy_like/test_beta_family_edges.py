@@ -218,3 +218,34 @@ def test_betaln_slopes_next_to_a_pole_and_a_tiny_shape():
                  -b[2] * scipy.special.polygamma(2, a64[2])]  # fmt: skip
         np.testing.assert_allclose(d1, want1, rtol=rtol)
         np.testing.assert_allclose(d2, want2, rtol=rtol)
+
+
+def test_beta_and_betaln_slopes_at_a_negative_shape_next_to_a_tiny_one():
+    # d betaln / da = psi(a) - psi(a + b) = -b psi'(a) - b^2 psi''(a) / 2 for a tiny b, and d B / da =
+    # B times it, B b = 1 + O(b): the two digammas at a = -0.5 kept 3 digits (d B / da came out -9.406
+    # where it is -psi'(-0.5) = -(pi^2 / 2 + 4)); now the series as for a positive a
+    a = np.array([-0.5, -2.5, 2.220446049250313e-16])
+    b = np.array([2.220446049250313e-16, 1e-10, -0.5])
+
+    def slopes(a, b):
+        def d_da(fn):
+            return sg.grad(lambda t: sg.numpy.sum(fn(t, b)))(a)
+
+        def d_db(fn):
+            return sg.grad(lambda t: sg.numpy.sum(fn(a, t)))(b)
+
+        special = sg.scipy.special
+        return d_da(special.betaln), d_da(special.beta), d_db(special.betaln), d_db(special.beta)
+
+    ln_a, beta_a, ln_b, beta_b = run_graph(slopes, a, b)
+    shape, tiny = (
+        np.array([-0.5, -2.5, -0.5]),
+        np.array([2.220446049250313e-16, 1e-10, 2.220446049250313e-16]),
+    )
+    trigamma = scipy.special.polygamma(1, shape)
+    np.testing.assert_allclose(trigamma[[0, 2]], np.pi**2 / 2 + 4, rtol=1e-15)  # the oracle's own check
+    want = -tiny * (trigamma + tiny * scipy.special.polygamma(2, shape) / 2)
+    np.testing.assert_allclose(ln_a[:2], want[:2], rtol=1e-13)
+    np.testing.assert_allclose(ln_b[2], want[2], rtol=1e-13)
+    np.testing.assert_allclose(beta_a[0], -trigamma[0], rtol=1e-13)
+    np.testing.assert_allclose(beta_b[2], -trigamma[2], rtol=1e-13)
