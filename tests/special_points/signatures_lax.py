@@ -338,7 +338,6 @@ DIFFERENCES: dict[str, str] = {
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
 # covers the same primitives)
 PENDING: dict[str, str] = {
-    "betainc@float32:value:ulps": "(1, 1.2e-38, 1 - 6e-8) and (10, 1.2e-38, 1 - 6e-8): ours 2.2e-16, jax 0, truth 1.96e-37: 1 - I_(1-x)(b, a) of the swapped side rounds (the same point as signatures_special's betainc:value:ulps)",
     "bessel_i1e@float64:d2:ulps": "at x = +-3 only: i1e'' = i1e (2 + 2/x + 2/x^2) - i0e (2 + 1/x) cancels 350x, "
     "and ours 0.0016096787034986491 is 510 ulps off the long-double 0.0016096787034987584 (one ulp of our "
     "i0e there), jax 86",
