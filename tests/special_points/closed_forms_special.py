@@ -312,15 +312,14 @@ def comb_with_repetition(n, k):
 _EULER_LD = L("0.577215664901532860606512090082402431")
 
 
-def _integral_over_one_minus_t(a, x):
+def _integral_over_one_minus_t(a, x, y):
     """J(a, x) = int_0^x t^(a-1) / (1 - t) dt (long double, a > 0, 0 < x < 1): sum_k x^(a+k) / (a + k)
     up to x = 1/2 and where a (1 - x) > 1 (to x = 0.99); -log(1 - x) - psi(a) - euler - sum_k>=1 C(a - 1,
     k) (x - 1)^k / k (the first integral less int_0^1 ((1 - u)^(a-1) - 1) / u du = -psi(a) - euler,
-    from 1 - x) where a (1 - x) <= 1; nan elsewhere."""
+    from 1 - x) where a (1 - x) <= 1; nan elsewhere. y is 1 - x, passed in: x = 1 - 1.2e-38 rounds to 1."""
     from .closed_forms_beta import _psi
 
-    a, x = np.asarray(a, L), np.asarray(x, L)
-    y = 1 - x
+    a, x, y = np.asarray(a, L), np.asarray(x, L), np.asarray(y, L)
     by_powers = (x <= 0.5) | ((a * y > 1) & (x <= 0.99))
     xp = np.where(by_powers, x, L(0.5))
     powers = sum(xp ** (a + k) / (a + k) for k in range(4000))
@@ -339,8 +338,9 @@ def _betainc_tiny_shape(a, b, x):
     (1 - the same of (b, a, 1 - x) for a tiny a)."""
     a, b, x = np.asarray(a, L), np.asarray(b, L), np.asarray(x, L)
     tiny_b = b < 1e-20
-    lo, hi, z = np.where(tiny_b, a, b), np.where(tiny_b, b, a), np.where(tiny_b, x, 1 - x)
-    part = lo * hi / (lo + hi) * _integral_over_one_minus_t(lo, z)
+    lo, hi = np.where(tiny_b, a, b), np.where(tiny_b, b, a)
+    z, z_bar = np.where(tiny_b, x, 1 - x), np.where(tiny_b, 1 - x, x)
+    part = lo * hi / (lo + hi) * _integral_over_one_minus_t(lo, z, z_bar)
     return np.asarray(np.where(tiny_b, part, 1 - part), np.float64)
 
 
