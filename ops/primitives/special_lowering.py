@@ -558,8 +558,8 @@ def _beta_front(e: Emitter, p, q, x, swap):
       gathered in -bd0(p, c y) - bd0(q, c (1 - y)) (each >= 0), times sqrt(q / (2 pi p c));
     - one of them (lo) below 8: (hi y)^lo (1 - y)^hi Gamma(c) / (Gamma(lo + 1) Gamma(hi) hi^lo),
       the ratio by Stirling (_log_gamma_ratio), in the roles p and q take;
-    - both below 8: the powers times Gamma(1 + c) q / (c Gamma(1 + p) Gamma(1 + q)), each Gamma
-      a product of exact factors (_gamma1p_small).
+    - both below 8, or both below 16 where log_s < -8 (the far tail): the powers times Gamma(1 + c) q
+      / (c Gamma(1 + p) Gamma(1 + q)), each Gamma a product of exact factors (_gamma1p_small).
     Powers of x are pow (within an ulp); powers of 1 - x are pow(1 - x) from x = 1/2 up (exact
     there), exp(e log1p(-x)) below."""
     one, half = e.const(1.0), e.const(0.5)
@@ -597,14 +597,47 @@ def _beta_front(e: Emitter, p, q, x, swap):
     by_small_q = sh.multiply(sh.multiply(y_to_p, sh.power(sh.multiply(p_m2, y_bar), q_m2)),
                              sh.divide(sh.multiply(sh.exponential(_log_gamma_ratio(e, q_m2, p_m2)),
                                                    sh.divide(q_m2, p_m2)), _gamma1p_small(e, q_m2)))  # fmt: skip
-    # both small
-    p_s, q_s = e.select(p_large, one, p), e.select(q_large, one, q)
+    # both small, or both below 16 in the far tail, where Stirling's exp rounds a log_s of hundreds
+    # (100 ulps at I_(2.2e-16)(10, 10), log_s = -700)
+    far = sh.and_(sh.and_(p_large, q_large), e.cmp(log_s, e.const(-8.0), "LT"))
+    far = sh.and_(far, sh.and_(e.cmp(p, e.const(_FAR_BELOW), "LT"), e.cmp(q, e.const(_FAR_BELOW), "LT")))
+    by_products = sh.or_(far, sh.and_(sh.not_(p_large), sh.not_(q_large)))
+    p_s, q_s = e.select(by_products, p, one), e.select(by_products, q, one)
     c_s = sh.add(p_s, q_s)
-    gammas = sh.divide(sh.multiply(_gamma1p_small(e, c_s, 2 * int(LARGE_A)), sh.divide(q_s, c_s)),
-                       sh.multiply(_gamma1p_small(e, p_s), _gamma1p_small(e, q_s)))  # fmt: skip
+    below = int(_FAR_BELOW)
+    gammas = sh.divide(sh.multiply(_gamma1p_small(e, c_s, 2 * below), sh.divide(q_s, c_s)),
+                       sh.multiply(_gamma1p_small(e, p_s, below), _gamma1p_small(e, q_s, below)))  # fmt: skip
     by_gammas = sh.multiply(sh.multiply(y_to_p, y_bar_to_q), gammas)
-    return e.select(p_large, e.select(q_large, by_stirling, by_small_q),
-                    e.select(q_large, by_small_p, by_gammas))  # fmt: skip
+    out = e.select(p_large, e.select(q_large, by_stirling, by_small_q),
+                   e.select(q_large, by_small_p, by_gammas))  # fmt: skip
+    return e.select(far, by_gammas, out)
+
+
+# both shapes below this take the Gamma products in the far tail too (_beta_front)
+_FAR_BELOW = 16.0
+# below this first shape the swapped side's 1 - I_y(p, q) is p K(q, y) to float64's precision
+_TINY_SHAPE = 1e-20
+_EULER = 0.5772156649015329
+
+
+def _tiny_shape_complement(e: Emitter, p, q, y):
+    """1 - I_y(p, q) for p < _TINY_SHAPE, normal q > 0 and 0 < y < 1 / (q + 1) (the swapped side's
+    range): with 1 / B(p, q) = p q / (p + q) (1 + O(p q)) and t^(p-1) = (1 + O(p log t)) / t it is
+    p q / (p + q) K, K = int_y^1 (1 - t)^(q-1) / t dt = -log y - psi(q) - euler - sum_k>=1 C(q - 1, k)
+    (-y)^k / k, whose terms fall as (q y)^k / k! (q y < 1 here: 24 terms). 1 - I_y itself rounds the
+    complement away (2.2e-16 for 1.96e-37 at I_(1 - 6e-8)(1, 1.2e-38))."""
+    one = e.const(1.0)
+    term, total = one, e.const(0.0)
+    for k in range(1, 25):
+        term = sh.multiply(
+            term, sh.divide(sh.multiply(sh.subtract(q, e.const(float(k))), sh.negate(y)), e.const(float(k)))
+        )
+        total = sh.add(total, sh.divide(term, e.const(float(k))))
+    k_integral = sh.subtract(
+        sh.subtract(sh.negate(sh.log(y)), sh.add(chlo.digamma(q), e.const(_EULER))), total
+    )
+    # p q underflows at p = q = 2.2e-308
+    return sh.multiply(sh.multiply(p, k_integral), sh.divide(q, sh.add(p, q)))
 
 
 def betainc(ty: TensorType, a, b, x):
@@ -672,7 +705,11 @@ def _betainc(ty: TensorType, a, b, x):
     )
     value = sh.multiply(front, h)
     value = sh.clamp(zero, value, one)
-    value = e.select(swap, sh.subtract(one, value), value)
+    tiny_p = sh.and_(
+        sh.and_(swap, e.cmp(p, e.const(_TINY_SHAPE), "LT")), e.cmp(q, e.const(e.tiny / 1e3), "GE")
+    )
+    complement = _tiny_shape_complement(e, p, e.select(tiny_p, q, one), e.select(tiny_p, y, e.const(0.5)))
+    value = e.select(swap, e.select(tiny_p, complement, sh.subtract(one, value)), value)
     # I_1/2(a, a) = 1/2 exactly (the symmetry), also where the fraction needs ~sqrt(a) steps (a = 3.4e38)
     value = e.select(sh.and_(e.cmp(a, b, "EQ"), e.cmp(x, e.const(0.5), "EQ")), e.const(0.5), value)
     limit = e.select(to_one, one, zero)

@@ -148,11 +148,13 @@ def _lgamma_of_sum(a, b):
 
 def digamma_step(a, b, scale=1.0):
     """scale (psi(a + b) - psi(a)): (scale b) (psi1(a) + b psi2(a) / 2 + b^2 psi3(a) / 6) (psi_m the
-    polygammas) where |b| < 1e-5 a: the difference of two digammas keeps only their rounding there
-    (10% of d B(0.1, 2e-16) / da, all of it at (1.2e-7, 1.2e-38)), and scale b first keeps
-    B(1.5, 2.2e-308) b psi1(1.5) from flushing through the subnormal b psi1; the recurrence's sum for a
-    whole |b| <= 16 and a > 0 (_whole_step); the difference elsewhere."""
-    near = snp.less(snp.abs(b), snp.multiply(a, 1e-5))
+    polygammas) where |b| is below 1e-5 of a's distance to the nearest pole (a itself for a > 0): the
+    difference of two digammas keeps only their rounding there (10% of d B(0.1, 2e-16) / da, all of it
+    at (1.2e-7, 1.2e-38), 5% at (-0.5, 2.2e-16)), and scale b first keeps B(1.5, 2.2e-308) b psi1(1.5)
+    from flushing through the subnormal b psi1; the recurrence's sum for a whole |b| <= 16 and a > 0
+    (_whole_step); the difference elsewhere."""
+    pole_distance = snp.where(a > 0, a, snp.abs(a - snp.round(a)))
+    near = snp.less(snp.abs(b), snp.multiply(pole_distance, 1e-5))
     a_n = snp.where(near, a, 1.0)
     b_n = snp.where(near, b, 0.0)
 

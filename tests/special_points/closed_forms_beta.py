@@ -3,7 +3,8 @@ where jax's float64 derivatives are off: betaln's derivatives at ties a == b (ja
 formulation splits them), nan where a shape is infinite or x is off the support (a constant
 -inf / 0 there, whose derivatives are 0), nan at the smallest shapes (digamma's pole).
 
-With g = d log f and h = d2 log f (long double, psi and psi' from scipy in float64):
+With g = d log f and h = d2 log f (long double; the psi and psi' differences as
+closed_forms_special._psi_difference, without their cancellation where a shape is tiny):
 g = ((a - 1)/x - (b - 1)/(1 - x), log x - psi(a) + psi(a + b), log1p(-x) - psi(b) + psi(a + b)),
 h = (-(a - 1)/x^2 - (b - 1)/(1 - x)^2, 1/x, -1/(1 - x), psi'(a + b) - psi'(a), psi'(a + b),
 psi'(a + b) - psi'(b)), and for the pdf f g and f (g_i g_j + h_ij). Off the support [0, 1]
@@ -25,13 +26,15 @@ def _log_parts(x, a, b):
     where x is on the support."""
     x, a, b = (np.asarray(v, np.float64) for v in (x, a, b))
     on = (x >= 0) & (x <= 1)
+    from .closed_forms_special import _psi_difference  # that module imports this one's lgamma
+
     xl, al, bl = (np.asarray(v, L) for v in (np.where(on, x, 0.5), a, b))
-    psi_c, tri_c = sp.digamma(a + b), sp.polygamma(1, a + b)
+    tri_c = sp.polygamma(1, a + b)
     u = 1 - xl
-    g = [(al - 1) / xl - (bl - 1) / u, np.log(xl) - L(sp.digamma(a)) + L(psi_c),
-         np.log1p(-xl) - L(sp.digamma(b)) + L(psi_c)]  # fmt: skip
+    g = [(al - 1) / xl - (bl - 1) / u, np.log(xl) - _psi_difference(0, a, b),
+         np.log1p(-xl) - _psi_difference(0, b, a)]  # fmt: skip
     h = [-(al - 1) / (xl * xl) - (bl - 1) / (u * u), 1 / xl, -1 / u,
-         L(tri_c) - L(sp.polygamma(1, a)), L(tri_c) + 0 * xl, L(tri_c) - L(sp.polygamma(1, b))]  # fmt: skip
+         -_psi_difference(1, a, b), L(tri_c) + 0 * xl, -_psi_difference(1, b, a)]  # fmt: skip
     return g, h, on, (xl, al, bl)
 
 
@@ -53,11 +56,20 @@ def logpdf(order: int):
     return ref
 
 
+def _log_beta(a, b):
+    """log B(a, b): long double for positive finite shapes (scipy's float64 betaln(2.2e-308, 10) = 708.4
+    rounds 1e-13 into the density), scipy's elsewhere."""
+    from .closed_forms_special import _betaln_ld
+
+    out, regular = _betaln_ld(a, b)
+    return np.where(regular, out, L(sp.betaln(a, b)))
+
+
 def pdf(order: int):
     def ref(x, a, b):
         with np.errstate(all="ignore"):
             g, h, on, (xl, al, bl) = _log_parts(x, a, b)
-            log_f = _xlogy(al - 1, xl) + _xlogy(bl - 1, 1 - xl) - L(sp.betaln(a, b))
+            log_f = _xlogy(al - 1, xl) + _xlogy(bl - 1, 1 - xl) - _log_beta(a, b)
             f = np.exp(np.asarray(log_f, L))
             if order == 1:
                 return _off(on, [f * gi for gi in g])

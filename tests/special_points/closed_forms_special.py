@@ -214,36 +214,78 @@ def digamma(order: int):
     return ref
 
 
+def _polygamma_ld(m: int, x):
+    """psi^(m)(x) (m >= 1) in long double: scipy's below 1e8, beyond it (-1)^(m+1) (m-1)! / x^m (1 +
+    m / (2x)) (the next term is 1e-17 of it), which stays normal where scipy's 1 / x is subnormal."""
+    x = np.asarray(x, np.float64)
+    big = x > 1e8
+    xl = np.asarray(np.where(big, x, 1e8), L)
+    series = (-1) ** (m + 1) * math.factorial(m - 1) / xl**m * (1 + m / (2 * xl))
+    return np.where(big, series, np.asarray(sp.polygamma(m, np.where(big, 1.0, x)), L))
+
+
 def _psi_difference(n: int, x, y):
-    """psi^(n)(x) - psi^(n)(x + y); by its Taylor series in y where |y| < 1e-3 |x| (the difference
-    cancels: psi(10) - psi(10 + 1.2e-7) keeps 8 digits of 16); directly for x <= 0 (poles)."""
-    near = (np.abs(y) < 1e-3 * np.abs(x)) & (x > 0)
-    ys = np.where(near, y, 0.0)
-    series = -sum(ys**k / math.factorial(k) * sp.polygamma(n + k, x) for k in range(1, 5))
-    return np.where(near, series, sp.polygamma(n, x) - sp.polygamma(n, x + y))
+    """psi^(n)(x) - psi^(n)(x + y), in long double: for a whole 0 < |y| <= 16 by the recurrence
+    psi^(n)(t + 1) = psi^(n)(t) + (-1)^n n! / t^(n+1), exactly (scipy's digamma near a pole is 1e-9
+    relative off: psi(1.2e-7) - psi(-1 + 1.2e-7) came out -1.0074, not 1 / (1.2e-7 - 1)); else by its
+    Taylor series in y where |y| < 1e-3 of x's distance to the nearest pole (the difference cancels:
+    psi(10) - psi(10 + 1.2e-7) keeps 8 digits of 16, psi(-0.5) - psi(-0.5 + 2.2e-16) 3; y psi'(x) is
+    subnormal in float64 at y = 2.2e-308), 0 at y = 0 (not 0 * psi'(2.2e-308) = 0 * inf); directly
+    elsewhere."""
+    pole_distance = np.where(x > 0, x, np.abs(x - np.round(x)))
+    whole = (y == np.floor(y)) & (np.abs(y) <= 16) & (y != 0)  # exact: before the series
+    near = (np.abs(y) < 1e-3 * pole_distance) & ~whole
+    ys = np.asarray(np.where(near, y, 0.0), L)
+    xs = np.where(near, x, 1.0)
+    series = -sum(ys**k / math.factorial(k) * _polygamma_ld(n + k, xs) for k in range(1, 5))
+    series = np.where(y == 0, L(0), series)
+    xl, yw = np.asarray(x, L), np.where(whole, y, 0.0)
+    step = (-1) ** n * math.factorial(n)
+    by_steps = L(0) * xl
+    for j in range(16):
+        up, down = j < yw, j + 1 <= -yw
+        by_steps = by_steps - np.where(up, step / np.where(up, xl + j, L(1)) ** (n + 1), L(0))
+        by_steps = by_steps + np.where(down, step / np.where(down, xl - (j + 1), L(1)) ** (n + 1), L(0))
+    direct = sp.polygamma(n, x) - sp.polygamma(n, x + y)
+    if n <= 1:  # long double psi, psi' for positive arguments: the float64 pair's rounding (1e-15 of
+        # psi(1e4) = 9.2) is 4e-11 of log(1/2) + psi(2e4) - psi(1e4) = 2.5e-5, beta.logpdf's slope
+        from .closed_forms_beta import _psi, _trigamma
+
+        positive = (x > 0) & (x + y > 0) & np.isfinite(x + y) & ~near & ~whole
+        xp, cp = (
+            np.asarray(np.where(positive, x, 1.0), L),
+            np.where(positive, np.asarray(x, L) + np.asarray(y, L), L(2)),
+        )
+        fn = _psi if n == 0 else _trigamma
+        direct = np.where(positive, fn(xp) - fn(cp), direct)
+    return np.where(near, series, np.where(whole, by_steps, direct))
+
+
+def _betaln_parts(order: int, a, b):
+    """betaln's d1 (order 1) or d2 (order 2) leaves, in long double where they are small."""
+    if order == 1:
+        return _psi_difference(0, a, b), _psi_difference(0, b, a)
+    return _psi_difference(1, a, b), -sp.polygamma(1, a + b), _psi_difference(1, b, a)
 
 
 def betaln(order: int):
     """d1 = (psi(a) - psi(a + b), psi(b) - psi(a + b)); d2 = (psi'(a) - psi'(c), -psi'(c), psi'(b) - psi'(c))."""
 
     def ref(a, b):
-        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        c = a + b
-        if order == 1:
-            return _f64(_psi_difference(0, a, b), _psi_difference(0, b, a))
-        t = sp.polygamma(1, c)
-        return _f64(_psi_difference(1, a, b), -t, _psi_difference(1, b, a))
+        return _f64(*_betaln_parts(order, np.asarray(a, np.float64), np.asarray(b, np.float64)))
 
     return ref
 
 
 def beta(order: int):
-    """With B = beta(a, b), g = betaln's d1 and h its d2: d1 = B g, d2 = B (g_i g_j + h_ij)."""
+    """With B = beta(a, b), g = betaln's d1 and h its d2: d1 = B g, d2 = B (g_i g_j + h_ij); B is
+    beta_value's and g, h stay long double (scipy's B(1e4, 2.2e-308) = 1 / b is 5.7e-15 relative
+    off, and the slope -b psi'(a) of log B there is subnormal in float64)."""
 
     def ref(a, b):
         a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        value = sp.beta(a, b)
-        g, h = betaln(1)(a, b), betaln(2)(a, b)
+        value = np.asarray(beta_value(a, b), L)
+        g, h = _betaln_parts(1, a, b), _betaln_parts(2, a, b)
         if order == 1:
             return _f64(*(value * gi for gi in g))
         pairs = ((0, 0), (0, 1), (1, 1))
@@ -268,15 +310,58 @@ def comb_with_repetition(n, k):
     return np.where(mine, np.where(n < 1, below_one, above_one), scipy_value)
 
 
+_EULER_LD = L("0.577215664901532860606512090082402431")
+
+
+def _integral_over_one_minus_t(a, x, y):
+    """J(a, x) = int_0^x t^(a-1) / (1 - t) dt (long double, a > 0, 0 < x < 1): sum_k x^(a+k) / (a + k)
+    up to x = 1/2 and where a (1 - x) > 1 (to x = 0.99); -log(1 - x) - psi(a) - euler - sum_k>=1 C(a - 1,
+    k) (x - 1)^k / k (the first integral less int_0^1 ((1 - u)^(a-1) - 1) / u du = -psi(a) - euler,
+    from 1 - x) where a (1 - x) <= 1; nan elsewhere. y is 1 - x, passed in: x = 1 - 1.2e-38 rounds to 1."""
+    from .closed_forms_beta import _psi
+
+    a, x, y = np.asarray(a, L), np.asarray(x, L), np.asarray(y, L)
+    by_powers = (x <= 0.5) | ((a * y > 1) & (x <= 0.99))
+    xp = np.where(by_powers, x, L(0.5))
+    powers = sum(xp ** (a + k) / (a + k) for k in range(4000))
+    ys = np.where(by_powers, L(0.25), y)
+    term, tail = np.ones_like(a), np.zeros_like(a)
+    for k in range(1, 40):
+        term = term * (a - k) * -ys / k
+        tail = tail + term / k
+    near_one = -np.log(ys) - _psi(a) - _EULER_LD - tail
+    return np.where(by_powers, powers, np.where(a * y <= 1, near_one, L(np.nan)))
+
+
+def _betainc_tiny_shape(a, b, x):
+    """I_x(a, b) where a or b < 1e-20 (normal, 0 < x < 1), long double: 1 / B(a, b) = a b / (a + b) (1 + O(a b))
+    and (1 - t)^(b-1) = (1 + O(b log(1 - t))) / (1 - t) make I_x(a, b) = a b / (a + b) J(a, x) for a tiny b
+    (1 - the same of (b, a, 1 - x) for a tiny a)."""
+    a, b, x = np.asarray(a, L), np.asarray(b, L), np.asarray(x, L)
+    tiny_b = b < 1e-20
+    lo, hi = np.where(tiny_b, a, b), np.where(tiny_b, b, a)
+    z, z_bar = np.where(tiny_b, x, 1 - x), np.where(tiny_b, 1 - x, x)
+    part = lo * hi / (lo + hi) * _integral_over_one_minus_t(lo, z, z_bar)
+    return np.asarray(np.where(tiny_b, part, 1 - part), np.float64)
+
+
 def betainc_value(a, b, x):
     """The value reference of betainc(a, b, x): 1/2 at x = 1/2 with a == b (finite, > 0), exact by
     the symmetry I_x(a, b) = 1 - I_(1-x)(b, a), where scipy's is not (0 at a = b = 2.2e-308);
-    scipy's value elsewhere."""
+    _betainc_tiny_shape where a normal a or b is below 1e-20 (scipy's I_(1 - 1.1e-16)(0.1, 2.2e-308) is
+    0, not 1.04e-306); scipy's value elsewhere."""
     a, b, x = (np.asarray(v, np.float64) for v in (a, b, x))
     with np.errstate(all="ignore"):
         scipy_value = sp.betainc(a, b, x)
+        normal = (np.minimum(a, b) >= np.finfo(np.float64).tiny) & np.isfinite(a) & np.isfinite(b)
+        tiny = normal & (np.minimum(a, b) < 1e-20) & (x > 0) & (x < 1)
+        ones = np.ones_like(a)
+        mine = _betainc_tiny_shape(
+            np.where(tiny, a, ones), np.where(tiny, b, ones), np.where(tiny, x, 0.5 * ones)
+        )
+        mine = np.where(np.isnan(mine), scipy_value, mine)
     symmetric = (a == b) & (a > 0) & np.isfinite(a) & (x == 0.5)
-    return np.where(symmetric, 0.5, scipy_value)
+    return np.where(symmetric, 0.5, np.where(tiny, mine, scipy_value))
 
 
 def _stirling_w(x):

@@ -338,5 +338,4 @@ DIFFERENCES: dict[str, str] = {
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
 # covers the same primitives)
 PENDING: dict[str, str] = {
-    "betainc@float32:value:ulps": "(1, 1.2e-38, 1 - 6e-8) and (10, 1.2e-38, 1 - 6e-8): ours 2.2e-16, jax 0, truth 1.96e-37: 1 - I_(1-x)(b, a) of the swapped side rounds (the same point as signatures_special's betainc:value:ulps)",
 }

@@ -2,6 +2,8 @@
 betabinom) at the points the special-point sweep found off (issue 20, part 2), against exact
 values (symmetry, whole-number closed forms) and a long-double continued fraction."""
 
+import decimal
+
 import numpy as np
 import scipy.special
 
@@ -69,6 +71,16 @@ def test_betainc_float64_against_long_double():
     np.testing.assert_array_less(_ulps(got, want), bound)
 
 
+def test_betainc_far_tail_of_moderate_shapes():
+    # both shapes in [8, 16) far below the mode: Stirling's factor exp(-2 bd0 ...) rounded a log of
+    # up to 700 (153 ulps at (10, 10, 2.2e-16), 60 at (10, 10, 1e-5), 33 at (15, 15, 0.05)); now
+    # the powers times Gamma products
+    points = [(10.0, 10.0, 2.220446049250313e-16), (10.0, 10.0, 1e-5), (12.5, 9.0, 1e-3), (15.0, 15.0, 0.05)]
+    a, b, x = (np.array(v) for v in zip(*points))
+    got = run_graph(sg.scipy.special.betainc, a, b, x)
+    np.testing.assert_array_less(_ulps(got, [_betainc_ld(*p) for p in points]), 4)
+
+
 def test_betainc_at_the_symmetry_point():
     # I_1/2(a, a) = 1/2 exactly: ours was 0.5 + 1.5e-11 at a = 1e4 (jax 0.5 - 1.5e-11) and
     # 0.5 + 2.7e-14 at a = 2.2e-308 (scipy gives 0 there); now the continued fraction's rounding
@@ -89,6 +101,36 @@ def test_betainc_where_one_minus_x_rounds_to_one():
     got = run_graph(sg.scipy.special.betainc, a, b, x)
     want = scipy.special.betainc(*(v.astype(np.float64) for v in (a, b, x)))
     np.testing.assert_allclose(got, want, rtol=3e-7)
+
+
+def _betainc_tiny_b(a: int, b: float, x: float) -> float:
+    """I_x(a, b) for a whole a and b below 1e-20, in 50-digit decimals: (a b / (a + b)) int_0^x t^(a-1)
+    / (1 - t) dt (the O(b) rest is below 1e-18 relative), the integral -log(1 - x) - sum_k<a x^k / k."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        xd, bd = decimal.Decimal(x), decimal.Decimal(b)
+        integral = -(1 - xd).ln() - sum(xd**k / k for k in range(1, a))
+        return float(a * bd / (a + bd) * integral)
+
+
+def test_betainc_with_a_tiny_second_shape_near_x_one():
+    # I_x(a, b) = b (-log(1 - x) - ...) for a tiny b: the swapped side's 1 - I_(1-x)(b, a) rounded it
+    # to 2.2e-16 (float32 (1, 1.2e-38, 1 - 6e-8): 1.96e-37) and to 0 or 1e-307 in float64 (scipy's too)
+    a32 = np.array([1.0, 10.0, TINY32], F32)
+    b32 = np.array([TINY32, TINY32, TINY32], F32)
+    x32 = np.array([1 - 2**-24, 1 - 2**-24, 0.9], F32)
+    a64 = np.array([1.0, 2.0, 1.0, 3.0, 100.0, 1.0])
+    b64 = np.array([2.2250738585072014e-308, 2.2250738585072014e-308, 1e-300, 1e-25, 1e-30, 1e-21])
+    x64 = np.array([1 - 2**-53, 1 - 2**-53, 0.9, 0.99, 0.995, 0.75])
+    got32, got64 = run_graph(
+        lambda a, b, x, c, d, y: (sg.scipy.special.betainc(a, b, x), sg.scipy.special.betainc(c, d, y)),
+        a32, b32, x32, a64, b64, x64,
+    )  # fmt: skip
+    want32 = [_betainc_tiny_b(int(a), float(b), float(x)) for a, b, x in zip(a32[:2], b32[:2], x32[:2])]
+    np.testing.assert_allclose(got32[:2], want32, rtol=3e-7)
+    assert got32[2] == 0.5  # I_x(e, e) -> 1/2 inside (0, 1): the mass splits between the ends
+    want64 = [_betainc_tiny_b(int(a), b, x) for a, b, x in zip(a64, b64, x64)]
+    np.testing.assert_array_less(_ulps(got64, want64), 8)
 
 
 def test_betaln_and_betabinom_at_whole_shapes():
@@ -176,3 +218,34 @@ def test_betaln_slopes_next_to_a_pole_and_a_tiny_shape():
                  -b[2] * scipy.special.polygamma(2, a64[2])]  # fmt: skip
         np.testing.assert_allclose(d1, want1, rtol=rtol)
         np.testing.assert_allclose(d2, want2, rtol=rtol)
+
+
+def test_beta_and_betaln_slopes_at_a_negative_shape_next_to_a_tiny_one():
+    # d betaln / da = psi(a) - psi(a + b) = -b psi'(a) - b^2 psi''(a) / 2 for a tiny b, and d B / da =
+    # B times it, B b = 1 + O(b): the two digammas at a = -0.5 kept 3 digits (d B / da came out -9.406
+    # where it is -psi'(-0.5) = -(pi^2 / 2 + 4)); now the series as for a positive a
+    a = np.array([-0.5, -2.5, 2.220446049250313e-16])
+    b = np.array([2.220446049250313e-16, 1e-10, -0.5])
+
+    def slopes(a, b):
+        def d_da(fn):
+            return sg.grad(lambda t: sg.numpy.sum(fn(t, b)))(a)
+
+        def d_db(fn):
+            return sg.grad(lambda t: sg.numpy.sum(fn(a, t)))(b)
+
+        special = sg.scipy.special
+        return d_da(special.betaln), d_da(special.beta), d_db(special.betaln), d_db(special.beta)
+
+    ln_a, beta_a, ln_b, beta_b = run_graph(slopes, a, b)
+    shape, tiny = (
+        np.array([-0.5, -2.5, -0.5]),
+        np.array([2.220446049250313e-16, 1e-10, 2.220446049250313e-16]),
+    )
+    trigamma = scipy.special.polygamma(1, shape)
+    np.testing.assert_allclose(trigamma[[0, 2]], np.pi**2 / 2 + 4, rtol=1e-15)  # the oracle's own check
+    want = -tiny * (trigamma + tiny * scipy.special.polygamma(2, shape) / 2)
+    np.testing.assert_allclose(ln_a[:2], want[:2], rtol=1e-13)
+    np.testing.assert_allclose(ln_b[2], want[2], rtol=1e-13)
+    np.testing.assert_allclose(beta_a[0], -trigamma[0], rtol=1e-13)
+    np.testing.assert_allclose(beta_b[2], -trigamma[2], rtol=1e-13)
