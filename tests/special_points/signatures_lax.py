@@ -337,5 +337,4 @@ DIFFERENCES: dict[str, str] = {
 
 # found by the sweep and not fixed yet (special functions: left with the sg.scipy.special sweep, which
 # covers the same primitives)
-PENDING: dict[str, str] = {
-}
+PENDING: dict[str, str] = {}
