@@ -20,51 +20,46 @@ _FRACTION_FROM = 3.0  # t = -x from which the continued fraction gives lam and x
 _DEPTH = 64  # its terms: a tenth of an ulp at t = 3, fewer needed further out
 
 
-def _hazard_parts(x):
-    """lam = phi(x) / Phi(x), x + lam and the curvature -lam (x + lam), for float64 x. Far below,
-    -lam c = -(t c + c^2) with t c = 1 / (1 + d / t), c = 1 / (t + d): t c neither flushes (c is
-    subnormal at t = 1.8e308) nor meets inf * 0 at t = inf; the limits -1 at -inf, 0 at +inf."""
+def _hazard_and_gap(x):
+    """lam = phi(x) / Phi(x) and x + lam, for float64 x: (inf, 0) at -inf, (0, inf) at +inf."""
     t = snp.negative(x)
     far = snp.greater_equal(t, _FRACTION_FROM)
     tf = snp.where(far, t, _FRACTION_FROM)
-    inner = snp.zeros_like(tf)  # d = 2 / (t + 3 / (t + ...))
+    fraction = snp.zeros_like(tf)
     for k in range(_DEPTH, 1, -1):
-        inner = snp.true_divide(float(k), snp.add(tf, inner))
-    fraction = snp.true_divide(1.0, snp.add(tf, inner))
-    times_t = snp.true_divide(1.0, snp.add(snp.true_divide(inner, tf), 1.0))
-    far_curvature = snp.negative(snp.add(times_t, snp.multiply(fraction, fraction)))
+        fraction = snp.true_divide(float(k), snp.add(tf, fraction))
+    fraction = snp.true_divide(1.0, snp.add(tf, fraction))
     xn = snp.where(far, -_FRACTION_FROM, x)
     near = snp.true_divide(math.sqrt(2 / math.pi), erfcx(snp.multiply(xn, -math.sqrt(0.5))))
-    near_gap = snp.add(xn, near)
-    near_curvature = snp.where(snp.equal(x, math.inf), 0.0, snp.negative(snp.multiply(near, near_gap)))
     hazard = snp.where(far, snp.add(tf, fraction), near)
-    gap = snp.where(far, fraction, near_gap)
-    return hazard, gap, snp.where(far, far_curvature, near_curvature)
+    return hazard, snp.where(far, fraction, snp.add(x, near))
 
 
 def with_hazard_slopes(log_cdf):
     """log_cdf (a function of a float array: log Phi) with the derivatives above. One custom_jvp of
-    (log Phi, lam, x + lam, -lam (x + lam)): each order of derivative traces its rule once more, from the primal
+    (log Phi, lam, x + lam): each order of derivative traces its rule once more, from the primal
     values of one call."""
 
     def parts(x):
-        wide = _hazard_parts(snp.asarray(x, "float64"))
-        return (log_cdf(x), *(snp.asarray(v, x.dtype) for v in wide))
+        hazard, gap = _hazard_and_gap(snp.asarray(x, "float64"))
+        return log_cdf(x), snp.asarray(hazard, x.dtype), snp.asarray(gap, x.dtype)
 
     with_slopes = custom_jvp(parts)
 
     @with_slopes.defjvp
     def _jvp(primals, tangents):
         (x,), (t,) = primals, tangents
-        out = with_slopes(x)
-        _, hazard, _, curvature = out
-        # d gap = 1 + d lam; d curvature = -(lam d gap + gap d lam) by the product rule, from the
-        # primal values again (third derivatives only)
-        gap_slope = snp.add(curvature, 1.0)
-        curvature_slope = snp.negative(
-            snp.add(snp.multiply(hazard, gap_slope), snp.multiply(out[2], curvature))
+        value, hazard, gap = with_slopes(x)
+        curvature = snp.negative(snp.multiply(hazard, gap))
+        # the limits where lam (x + lam) is inf * 0: -1 at -inf, 0 at +inf
+        curvature = snp.where(
+            snp.equal(x, -math.inf), -1.0, snp.where(snp.equal(x, math.inf), 0.0, curvature)
         )
-        slopes = (hazard, curvature, gap_slope, curvature_slope)
-        return out, tuple(snp.multiply(t, v) for v in slopes)
+        tangent = (
+            snp.multiply(t, hazard),
+            snp.multiply(t, curvature),
+            snp.multiply(t, snp.add(curvature, 1.0)),
+        )
+        return (value, hazard, gap), tangent
 
     return lambda x: with_slopes(x)[0]
