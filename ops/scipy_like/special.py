@@ -30,7 +30,6 @@ from ..primitives.registry import bind
 from .float_args import float_args as _floats
 from .lgamma1p import lgamma1p, log_gamma
 from .log_beta import digamma_step, gamma_ratio_log_scaled, log_beta
-from .normal_log_cdf import with_hazard_slopes
 from .normal_quantile import ndtri_of
 from .partials import with_partials
 
@@ -247,12 +246,8 @@ def ndtri(p):
 
 
 def log_ndtr(x):
-    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below;
-    its slopes from the hazard phi / Phi (normal_log_cdf.py)."""
-    return _log_ndtr(_float(x))
-
-
-def _log_ndtr_value(x):
+    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below."""
+    x = _float(x)
     far = -20.0 if x.dtype.bits == 64 else -10.0
     # where, not maximum/minimum: at a tie those split the gradient between x and the constant
     upper = ndtr(snp.negative(snp.where(snp.greater(x, 0), x, 0.0)))
@@ -275,9 +270,6 @@ def _log_ndtr_value(x):
     tail = snp.subtract(snp.multiply(snp.multiply(safe, safe), -0.5), snp.log(snp.negative(safe)))
     tail = snp.add(snp.subtract(tail, 0.5 * math.log(2 * math.pi)), snp.log(series))
     return snp.where(snp.greater(x, 0), positive, snp.where(snp.less(x, far), tail, middle))
-
-
-_log_ndtr = with_hazard_slopes(_log_ndtr_value)
 
 
 # -- Bessel --------------------------------------------------------------------

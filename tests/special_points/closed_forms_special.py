@@ -69,20 +69,18 @@ def _mills_tail(t):
 
 
 def log_ndtr(order: int):
-    """d1 = lambda = phi / Phi; d2 = -lambda (x + lambda). Below -2 from the continued fraction
-    (lambda = t + c, x + lambda = c with t = -x), which does not cancel (its 300 terms converge to
-    long double's precision from t = 2 on; the direct form was 454 ulps off at x = -5 against
-    50-digit decimals, x + lambda cancelling 27x)."""
+    """d1 = lambda = phi / Phi; d2 = -lambda (x + lambda). Below -5 from the continued fraction
+    (lambda = t + c, x + lambda = c with t = -x), which does not cancel."""
 
     def ref(x):
         x = np.asarray(x, np.float64)
         lam = np.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - sp.log_ndtr(x))
         near = np.where(order == 1, lam, -lam * (x + lam))
-        t = np.maximum(-np.asarray(x, L), L(2))
+        t = np.maximum(-np.asarray(x, L), L(5))
         c = _mills_tail(t)
         far = t + c if order == 1 else -(t + c) * c
         far = np.where(np.isinf(t), np.inf if order == 1 else -1.0, far)
-        return _f64(np.where(x < -2, far, near))
+        return _f64(np.where(x < -5, far, near))
 
     return ref
 
