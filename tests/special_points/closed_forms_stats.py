@@ -12,7 +12,6 @@ Each form returns the leaves of a part as closed_forms_special's do: d1 one arra
 from __future__ import annotations
 
 import numpy as np
-import scipy.special as sp
 
 from . import closed_forms_beta as cfb
 from . import closed_forms_discrete as cfd
@@ -76,18 +75,6 @@ def _norm_pdf(order: int):
 
 def _norm_logpdf(order: int):
     return lambda x: _f64(_pick(order, -_ld(x), np.full(np.shape(x), -1.0)))
-
-
-def _norm_ppf(order: int):
-    """1 / phi(x) and x / phi(x)**2 at x = ndtri(q): inf and -inf at q = 0, inf and inf at q = 1."""
-
-    def ref(q):
-        q = np.asarray(q, np.float64)
-        x = _ld(sp.ndtri(q))
-        inv_phi = _SQRT_2PI * np.exp(x * x / 2)
-        return _f64(_probability(q, _pick(order, inv_phi, x * inv_phi * inv_phi)))
-
-    return ref
 
 
 # -- logistic --------------------------------------------------------------------------------------
@@ -344,8 +331,8 @@ FORMS = {
     "norm.sf": _reflect(cfs.ndtr),
     "norm.logcdf": cfs.log_ndtr,
     "norm.logsf": _reflect(cfs.log_ndtr),
-    "norm.ppf": _norm_ppf,
-    "norm.isf": _negate(_norm_ppf),
+    "norm.ppf": cfs.ndtri,
+    "norm.isf": _negate(cfs.ndtri),
     **{f"logistic.{m}": _logistic(m) for m in _LOCSCALE_METHODS},
     "logistic.ppf": _logistic_ppf,
     "logistic.isf": _negate(_logistic_ppf),
