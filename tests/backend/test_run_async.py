@@ -149,15 +149,14 @@ def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(where_
         assert sess.run(new, {x: np.ones(2)}) == 2.5
 
 
-def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_start):
-    """On a worker, run_async returns while the run is still inside its program (a callback
-    there waits for the caller); inline, the run has ended when it returns. Either way a get or
-    run after it sees its write."""
-    go = threading.Event()
+def _slow_accumulator(go: threading.Event, why: str):
+    """A graph whose run adds x's sum to a Variable through a callback that waits for ``go``
+    (10 s at most, then raises TimeoutError(why)): the run stays inside its program until the
+    caller says go."""
 
     def wait_for_caller(v):
         if not go.wait(10.0):
-            raise TimeoutError("run_async did not return while its run was waiting")
+            raise TimeoutError(why)
         return v
 
     g = sg.Graph()
@@ -167,6 +166,15 @@ def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_st
         slow = sg.assign_add(
             total, sg.pure_callback(wait_for_caller, sg.TensorType((3,), sg.float64), x).sum()
         )
+    return g, x, total, slow
+
+
+def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_start):
+    """On a worker, run_async returns while the run is still inside its program (a callback
+    there waits for the caller); inline, the run has ended when it returns. Either way a get or
+    run after it sees its write."""
+    go = threading.Event()
+    g, x, total, slow = _slow_accumulator(go, "run_async did not return while its run was waiting")
     rows = np.array([[1.5, -0.0, 2.0], [np.inf, 1.0, 0.5]])
     with sg.Session(g) as sess:
         if where_runs_start == "inline":
@@ -191,19 +199,8 @@ def test_runs_started_behind_a_running_one_queue_without_waiting(where_runs_star
     monkeypatch.setattr(state_module, "QUEUED", 2)
     go = threading.Event()
     rows = np.array([[1.5, -0.0, 2.0], [np.inf, 1.0, 0.5], [-1.0, 4.0, 0.25], [2.0, 2.0, 2.0]])
-
-    def wait_for_caller(v):
-        if not go.wait(10.0):
-            raise TimeoutError("run_async waited for the run before it")
-        return v
-
-    g = sg.Graph()
+    g, x, total, slow = _slow_accumulator(go, "run_async waited for the run before it")
     with g:
-        x = sg.placeholder((3,), sg.float64, name="x")
-        total = sg.Variable(np.float64(0.0), name="total")
-        slow = sg.assign_add(
-            total, sg.pure_callback(wait_for_caller, sg.TensorType((3,), sg.float64), x).sum()
-        )
         seen = total * 1.0
     with sg.Session(g) as sess:
         if where_runs_start == "inline":
