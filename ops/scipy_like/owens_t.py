@@ -96,8 +96,9 @@ def _owens_t_value(h, a):
     reflected = 0.5 * ((1 - q_h) * q_ah + (1 - q_ah) * q_h) - inner
     value = snp.where(small, direct, reflected)
     # h^2 (1 + a^2) / 2 below eps / 2: the integrand's Gaussian is 1, T = atan(a) / (2 pi); the
-    # Gauss-Legendre sum of 1 / (1 + x^2) rounds (T(2.2e-308, 1) came out 5 ulps under 1/8)
-    flat = finite_h * finite_h * (1 + a * a) < 1e-16
+    # Gauss-Legendre sum of 1 / (1 + x^2) rounds (T(2.2e-308, 1) came out 5 ulps under 1/8); h = 0
+    # is flat for every a, a = inf included (where the product is 0 * inf = nan)
+    flat = (finite_h == 0) | (finite_h * finite_h * (1 + a * a) < 1e-16)
     value = snp.where(flat, snp.arctan(a) / (2 * math.pi), value)
     value = snp.where(h == math.inf, 0.0, value)
     value = sign * value
