@@ -169,10 +169,48 @@ EDGES2 = [(1e4, 0.5, 1e4, -1.0), (1e4, 2.5, 1e4, -2.0), (0.5, 1e4, 0.5, -1.0), (
           (0.5, 0.5, 2.5, 2.0)]  # fmt: skip
 
 
+def _far_left_2f1() -> list:
+    """((a, b, c, x), 2F1) for x << -1 from closed forms in 60-digit decimals: 1 / AGM(1, sqrt(1 - x))
+    for (1/2, 1/2; 1), -log(1 - x) / x for (1, 1; 2), asinh(t) / t for (1/2, 1/2; 3/2; -t^2), (1 - x)^-b
+    for c = a, and at x = -max (ln(max) + 4 ln 2) / (pi sqrt(max)) (the next order is 1e-305 relative)."""
+    getcontext().prec = 60
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+    big = float(np.finfo(np.float64).max)
+
+    def agm(u, v):
+        for _ in range(60):
+            u, v = (u + v) / 2, (u * v).sqrt()
+        return u
+
+    def k_form(x):
+        return 1 / agm(Decimal(1), (1 - Decimal(x)).sqrt())
+
+    def asinh_form(x):
+        t = (-Decimal(x)).sqrt()
+        return (t + (t * t + 1).sqrt()).ln() / t
+
+    cases = [
+        ((0.5, 0.5, 1.0, -big), (Decimal(big).ln() + 4 * Decimal(2).ln()) / (pi * Decimal(big).sqrt())),
+        *(((0.5, 0.5, 1.0, x), k_form(x)) for x in (-30.0, -1e10, -1e20)),
+        *(((1.0, 1.0, 2.0, x), -(1 - Decimal(x)).ln() / Decimal(x)) for x in (-1e10, -1e300)),
+        *(((0.5, 0.5, 1.5, x), asinh_form(x)) for x in (-1e12, -1e300)),
+        ((0.5, 2.5, 0.5, -1e5), ((1 - Decimal(-1e5)).ln() * Decimal(-2.5)).exp()),
+        ((3.5, 0.5, 3.5, -1e200), Decimal("1e-100")),
+    ]
+    return [(p, float(v)) for p, v in cases]
+
+
+# x << -1, where Pfaff's x / (x - 1) rounds toward 1 (ours took 1 - z from it: at (0.5, 0.5, 1, -max)
+# 7.46e-155 where the truth is 1.69e-152, at -1e10 1.5e-7 relative off; (0.5, 2.5, 0.5, -1e5) summed
+# the polynomial (1 - z)^2 near z = 1: 1e-7 relative off)
+FAR_LEFT = _far_left_2f1()
+
+
 def test_hyp2f1_values_float32_and_slope_in_x():
     a, b, c, x = _hyp2f1_points()
     n = len(a)
-    a, b, c, x = (np.concatenate([v, e]) for v, e in zip((a, b, c, x), zip(*POLYNOMIALS + EDGES2)))
+    extra = POLYNOMIALS + EDGES2 + [p for p, _ in FAR_LEFT]
+    a, b, c, x = (np.concatenate([v, e]) for v, e in zip((a, b, c, x), zip(*extra)))
 
     def build(p, q, r, s, p32, q32, r32, s32):
         first = sg.grad(lambda u: sp.hyp2f1(p, q, r, u).sum())
@@ -192,6 +230,8 @@ def test_hyp2f1_values_float32_and_slope_in_x():
     np.testing.assert_allclose(edges[e : e + 2], [2**-0.5, 3**-2.5], rtol=1e-14)
     assert list(edges[e + 2 : e + 8]) == [0.0, np.inf, np.inf, -np.inf, np.inf, 1.0]
     assert np.isnan(edges[e + 8])  # not a polynomial past 1: complex
+    far = edges[len(POLYNOMIALS + EDGES2) :]
+    np.testing.assert_allclose(far, [v for _, v in FAR_LEFT], rtol=2e-15)
     a, b, c, x, d1 = (v[:n] for v in (a, b, c, x, d1))
     got = got[:n]
     want = ss.hyp2f1(a, b, c, x)
