@@ -69,6 +69,27 @@ def _gamma(x):
     return snp.where(pole, math.inf, _gamma_sign(safe) * snp.exp(_lgamma(safe)))
 
 
+def _gamma_product(over, under):
+    """prod Gamma(over) / prod Gamma(under): directly (0 at a pole below, inf at one above), and
+    from lgamma where that overflows to inf * 0 or inf without a pole (Gamma(1e4) / (Gamma(0.5)
+    Gamma(9999.5)) = 56.4 was nan)."""
+    direct = snp.ones_like(over[0])
+    for v in over:
+        direct = direct * _gamma(v)
+    for v in under:
+        direct = direct * _rgamma(v)
+    pole = _nonpositive_integer(over[0])
+    for v in (*over[1:], *under):
+        pole = pole | _nonpositive_integer(v)
+    log_size, sign = 0.0, 1.0
+    for v, side in [(v, 1.0) for v in over] + [(v, -1.0) for v in under]:
+        safe = snp.where(pole, 1.0, v)
+        log_size = log_size + side * _lgamma(safe)
+        sign = sign * _gamma_sign(safe)
+    lost = ~pole & (~snp.isfinite(direct) | (direct == 0))
+    return snp.where(lost, sign * snp.exp(log_size), direct)
+
+
 def _series(ratio, like, terms: int):
     """1 + sum_k t_k with t_0 = 1 and t_(k+1) = t_k * ratio(k) (a float64 k); a term that reaches
     0 stays 0 (a terminating series, whose next ratio may be 0 / 0)."""
@@ -344,11 +365,9 @@ def _one_minus_x(a, b, c, one_minus: _Complement):
     F(c - a, c - b; 1 + d; 1 - x), d = c - a - b."""
     d = c - a - b
     y = one_minus.y
-    first = (
-        _gamma(c) * _gamma(d) * _rgamma(c - a) * _rgamma(c - b) * _f_series(a, b, 1 - d, y, _2F1_NEAR_TERMS)
-    )
+    first = _gamma_product((c, d), (c - a, c - b)) * _f_series(a, b, 1 - d, y, _2F1_NEAR_TERMS)
     second = (
-        one_minus.power(d) * _gamma(c) * _gamma(-d) * _rgamma(a) * _rgamma(b)
+        one_minus.power(d) * _gamma_product((c, -d), (a, b))
         * _f_series(c - a, c - b, 1 + d, y, _2F1_NEAR_TERMS)
     )  # fmt: skip
     return first + second
@@ -379,9 +398,7 @@ def _integer_d(a, b, c, one_minus: _Complement):
         return term, total
 
     _, finite = fori_loop(0, _FINITE_TERMS, finite_body, (snp.ones_like(y), snp.zeros_like(y)))
-    finite = snp.where(
-        m > 0, _gamma(snp.maximum(m, 1.0)) * _gamma(c) * _rgamma(a + m) * _rgamma(b + m) * finite, 0.0
-    )
+    finite = snp.where(m > 0, _gamma_product((snp.maximum(m, 1.0), c), (a + m, b + m)) * finite, 0.0)
 
     def log_body(i, carry):
         term, total = carry
@@ -394,7 +411,7 @@ def _integer_d(a, b, c, one_minus: _Complement):
     first = snp.exp(-_lgamma(m + 1))  # 1 / m!
     _, series = fori_loop(0, _LOG_TERMS, log_body, (first, snp.zeros_like(y)))
     sign = snp.where(snp.remainder(m, 2) == 1, -1.0, 1.0)
-    return finite - sign * _gamma(c) * _rgamma(a) * _rgamma(b) * one_minus.power(m) * series
+    return finite - sign * _gamma_product((c,), (a, b)) * one_minus.power(m) * series
 
 
 def _near_one(a, b, c, one_minus: _Complement):

@@ -204,8 +204,21 @@ def _far_left_2f1() -> list:
         *(((0.5, 0.5, 1.5, x), asinh_form(x)) for x in (-1e12, -1e300)),
         ((0.5, 2.5, 0.5, -1e5), ((1 - Decimal(-1e5)).ln() * Decimal(-2.5)).exp()),
         ((3.5, 0.5, 3.5, -1e200), Decimal("1e-100")),
+        ((0.5, 0.5, 1e4, -big), _large_c_at_minus_max(big)),
     ]
     return [(p, float(v)) for p, v in cases]
+
+
+def _large_c_at_minus_max(big: float) -> Decimal:
+    """2F1(1/2, 1/2; c; -max) for c = n + 1 = 1e4: Gamma(c) / (Gamma(1/2) Gamma(c - 1/2)) max^-1/2
+    (ln max + 2 psi(1) - psi(1/2) - psi(c - 1/2)) (the next order is 1e-304 relative), with
+    Gamma(n + 1/2) = (2n)! sqrt(pi) / (4^n n!) and psi(n + 1/2) - psi(1/2) = sum_k<=n 2 / (2k - 1)
+    exactly (ours was nan: Gamma(1e4) = inf times 1 / Gamma(9999.5) = 0)."""
+    n = 9999
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+    ratio = Decimal(math.factorial(n) ** 2 * 4**n) / Decimal(math.factorial(2 * n)) / pi
+    harmonic = sum(Decimal(2) / (2 * k - 1) for k in range(1, n + 1))
+    return ratio * (Decimal(big).ln() + 4 * Decimal(2).ln() - harmonic) / Decimal(big).sqrt()
 
 
 # x << -1, where Pfaff's x / (x - 1) rounds toward 1 (ours took 1 - z from it: at (0.5, 0.5, 1, -max)
@@ -238,7 +251,9 @@ def test_hyp2f1_values_and_slope_in_x():
     assert list(edges[e + 2 : e + 8]) == [0.0, np.inf, np.inf, -np.inf, np.inf, 1.0]
     assert np.isnan(edges[e + 8])  # not a polynomial past 1: complex
     far = edges[len(POLYNOMIALS + EDGES2) :]
-    np.testing.assert_allclose(far, [v for _, v in FAR_LEFT], rtol=2e-15)
+    np.testing.assert_allclose(far[:-1], [v for _, v in FAR_LEFT[:-1]], rtol=2e-15)
+    # Gamma(1e4) / Gamma(9999.5) from lgamma's logs of size 8e4: 2e-11 relative
+    assert far[-1] == pytest.approx(FAR_LEFT[-1][1], rel=5e-11)
     a, b, c, x, d1 = (v[:n] for v in (a, b, c, x, d1))
     got = got[:n]
     want = ss.hyp2f1(a, b, c, x)
