@@ -89,6 +89,7 @@ HARD1 = [
 EDGE1 = [
     (1.5, 2.0, 0.0), (1.5, 2.0, -0.0), (1.5, 2.0, 1e-300),  # x = 0, tiny x: d/da = x / b
     (1.5, -2.0, 1.0), (1.5, 2.0, np.inf), (1.5, 2.0, -np.inf), (np.nan, 2.0, 1.0),
+    (1.5, np.inf, -1.0), (0.0, np.inf, 2.0),  # b = inf: 1F1 = 1, flat (ours was nan)
 ]  # fmt: skip
 
 VALUE_EDGES = [
@@ -147,6 +148,7 @@ def test_hyp1f1_parameter_derivatives():
     assert np.isnan(da[e + 3]) and np.isnan(da[e + 4]) and np.isnan(db[e + 4])  # b a pole; x = inf
     assert da[e + 5] == 0 and db[e + 5] == 0  # 1F1 -> 0 at x = -inf (a > 0): flat
     assert np.isnan(da[e + 6]) and np.isnan(db[e + 6])
+    assert list(da[e + 7 :]) == [0.0, 0.0] and list(db[e + 7 :]) == [0.0, 0.0]
     assert db[N1 + 6] == 0 and db[N1 + 7] == 0  # a = 0: 1F1 = 1 for every b
     # vectorize against the unbatched slopes (themselves checked above)
     np.testing.assert_allclose(rows.reshape(-1), db[:6], rtol=1e-14, atol=1e-300)
