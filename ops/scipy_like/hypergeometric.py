@@ -373,6 +373,7 @@ def _one_minus_x(a, b, c, one_minus: _Complement):
     return first + second
 
 
+_TINY = 2.2250738585072014e-308  # the smallest normal float64: XLA flushes below it
 _LOG_TERMS = 60  # (1 - x) <= 0.05: 0.05^60
 
 
@@ -501,7 +502,12 @@ def _hyp2f1_64(a, b, c, x):
     one_minus = _Complement(snp.where(big > 0, 1 / snp.where(big > 0, big, 1.0), 1 - z), big)
     inside = (z >= 0) & ((z < 1) | (big > 0))
     value = _unit_interval(a2, b2, c, snp.where(inside, z, 0.0), one_minus.masked(inside, 0.0))
-    value = snp.where(pfaff, snp.power(1 - x, -a1) * value, value)
+    # (1 - x)^-a flushes to 0 below the normal range (max^-1) where the value need not ((1, 1; 1e4;
+    # -max) = 3.9e-302): there in two halves, the second after the value's factor
+    prefactor = snp.power(1 - x, -a1)
+    half = snp.power(1 - x, -a1 / 2)
+    scaled = snp.where(snp.abs(prefactor) < _TINY, half * (half * value), prefactor * value)
+    value = snp.where(pfaff, scaled, value)
     # a polynomial: its sum directly off [0, 1) (no cancellation on x < 0: (a)_k x^k keeps one sign
     # per factor; real and finite on x >= 1, where every other 2F1 is complex), its leading term's
     # infinity at x = +-inf

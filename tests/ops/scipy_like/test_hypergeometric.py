@@ -179,8 +179,9 @@ EDGES2 = [(1e4, 0.5, 1e4, -1.0), (1e4, 2.5, 1e4, -2.0), (0.5, 1e4, 0.5, -1.0), (
 
 def _far_left_2f1() -> list:
     """((a, b, c, x), 2F1) for x << -1 from closed forms in 60-digit decimals: 1 / AGM(1, sqrt(1 - x))
-    for (1/2, 1/2; 1), -log(1 - x) / x for (1, 1; 2), asinh(t) / t for (1/2, 1/2; 3/2; -t^2), (1 - x)^-b
-    for c = a, and at x = -max (ln(max) + 4 ln 2) / (pi sqrt(max)) (the next order is 1e-305 relative)."""
+        for (1/2, 1/2; 1), -log(1 - x) / x for (1, 1; 2), asinh(t) / t for (1/2, 1/2; 3/2; -t^2), (1 - x)^-b
+        for c = a, and at x = -max the leading term of the 1 / x transformation's limit (a = b), here
+    (ln(max) + 4 ln 2) / (pi sqrt(max)) (the next order is 1e-305 relative)."""
     getcontext().prec = 60
     pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
     big = float(np.finfo(np.float64).max)
@@ -204,6 +205,15 @@ def _far_left_2f1() -> list:
         *(((0.5, 0.5, 1.5, x), asinh_form(x)) for x in (-1e12, -1e300)),
         ((0.5, 2.5, 0.5, -1e5), ((1 - Decimal(-1e5)).ln() * Decimal(-2.5)).exp()),
         ((3.5, 0.5, 3.5, -1e200), Decimal("1e-100")),
+        # (1, 1; c; -max) = (c - 1) / max (ln max + psi(1) - psi(c - 1)), psi(1) - psi(c - 1) = 2 ln 2 - 2
+        # at c = 2.5 and 0.5: normal numbers whose factor max^-1 is not (ours flushed it: 0)
+        *(
+            (
+                (1.0, 1.0, c, -big),
+                (Decimal(big).ln() + 2 * Decimal(2).ln() - 2) * Decimal(c - 1) / Decimal(big),
+            )
+            for c in (2.5, 0.5)
+        ),
         ((0.5, 0.5, 1e4, -big), _large_c_at_minus_max(big)),
     ]
     return [(p, float(v)) for p, v in cases]
