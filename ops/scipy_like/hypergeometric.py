@@ -13,7 +13,9 @@ stays 0), moved first to where the series converges fast:
   three-term recurrence in a from a start near b; for a tiny b (whose terms overflow through
   a / b) 1 + (a x / b) G with G's first two orders in b.
 - 2F1: Pfaff's transformation (1 - x)^(-a) 2F1(a, c - b; c; x / (x - 1)) for x < 0 (or its
-  variant with a and b swapped, where that one's series has the smaller parameters); the series
+  variant with a and b swapped, where that one's series has the smaller parameters; past x = -19
+  the smaller of a, b first), its 1 - z = 1 / (1 - x) carried beside z (z rounds to 1 for
+  x < -2^53, where the 1 - z transformation below then gives the 1 / x transformation's terms); the series
   up to x = 0.95 (1000 terms); on (0.95, 1) the 1 - x transformation (two series in 1 - x, with
   Gamma ratios) where c - a - b is not an integer, its limit (with digamma terms) where it is one
   of -60 .. 60, a terminating series directly or after Euler's transformation; Gauss's sum at
