@@ -406,7 +406,7 @@ PENDING: dict[str, str] = {
     # -0.5) = -2/81, ours -0.02469135802469132; (2.5, 2.5, 0.5, -2), (2.5, 2.5, 1, -0.5)); the parameter
     # slopes ([params]) not looked at (at x < -2^53 they still take 1 - z from the rounded z)
     **dict.fromkeys(
-        ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
+        ("hyp2f1:value:nan", "hyp2f1:value:inf", "hyp2f1@float64:value:ulps", "hyp2f1:d1:nan", "hyp2f1:d1:inf",
          "hyp2f1:d2:nan", "hyp2f1:d2:inf", "hyp2f1[params]:d1:ulps"),
         OPEN,
     ),  # fmt: skip
