@@ -13,7 +13,9 @@ stays 0), moved first to where the series converges fast:
   three-term recurrence in a from a start near b; for a tiny b (whose terms overflow through
   a / b) 1 + (a x / b) G with G's first two orders in b.
 - 2F1: Pfaff's transformation (1 - x)^(-a) 2F1(a, c - b; c; x / (x - 1)) for x < 0 (or its
-  variant with a and b swapped, where that one's series has the smaller parameters); the series
+  variant with a and b swapped, where that one's series has the smaller parameters; past x = -19
+  the smaller of a, b first), its 1 - z = 1 / (1 - x) carried beside z (z rounds to 1 for
+  x < -2^53, where the 1 - z transformation below then gives the 1 / x transformation's terms); the series
   up to x = 0.95 (1000 terms); on (0.95, 1) the 1 - x transformation (two series in 1 - x, with
   Gamma ratios) where c - a - b is not an integer, its limit (with digamma terms) where it is one
   of -60 .. 60, a terminating series directly or after Euler's transformation; Gauss's sum at
@@ -29,6 +31,7 @@ term-by-term derivatives of the same series through the same transformations
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from ...graph import library
 from .. import numpy_like as snp
@@ -66,6 +69,27 @@ def _gamma(x):
     pole = _nonpositive_integer(x)
     safe = snp.where(pole, 1.0, x)
     return snp.where(pole, math.inf, _gamma_sign(safe) * snp.exp(_lgamma(safe)))
+
+
+def _gamma_product(over, under):
+    """prod Gamma(over) / prod Gamma(under): directly (0 at a pole below, inf at one above), and
+    from lgamma where that overflows to inf * 0 or inf without a pole (Gamma(1e4) / (Gamma(0.5)
+    Gamma(9999.5)) = 56.4 was nan)."""
+    direct = snp.ones_like(over[0])
+    for v in over:
+        direct = direct * _gamma(v)
+    for v in under:
+        direct = direct * _rgamma(v)
+    pole = _nonpositive_integer(over[0])
+    for v in (*over[1:], *under):
+        pole = pole | _nonpositive_integer(v)
+    log_size, sign = 0.0, 1.0
+    for v, side in [(v, 1.0) for v in over] + [(v, -1.0) for v in under]:
+        safe = snp.where(pole, 1.0, v)
+        log_size = log_size + side * _lgamma(safe)
+        sign = sign * _gamma_sign(safe)
+    lost = ~pole & (~snp.isfinite(direct) | (direct == 0))
+    return snp.where(lost, sign * snp.exp(log_size), direct)
 
 
 def _series(ratio, like, terms: int):
@@ -303,6 +327,32 @@ def hyp1f1(a, b, x):
 # -- 2F1 ----------------------------------------------------------------------------------------
 
 
+class _Complement(NamedTuple):
+    """1 - x for 2F1's 1 - x transformation, carried beside x: after Pfaff's transformation
+    z = x / (x - 1) rounds to 1 for x < -2^53 (and 1 - z keeps few digits well before), while
+    1 - z = 1 / (1 - x) is known to one rounding from the original x; at x = -max it is subnormal
+    (flushed to 0 here), so its logarithm and powers go through big = 1 - x instead."""
+
+    y: object  # 1 - z (0 where it is subnormal)
+    big: object  # 1 / (1 - z), given where it is exact (Pfaff's 1 - x), else 0: use y
+
+    @staticmethod
+    def of(z):
+        return _Complement(1 - z, snp.zeros_like(z))
+
+    def log(self):
+        return snp.where(self.big > 0, -snp.log(snp.where(self.big > 0, self.big, 1.0)), snp.log(self.y))
+
+    def power(self, d):
+        return snp.where(
+            self.big > 0, snp.power(snp.where(self.big > 0, self.big, 1.0), -d), snp.power(self.y, d)
+        )
+
+    def masked(self, mask, default: float):
+        """This complement where mask holds, else that of z = default."""
+        return _Complement(snp.where(mask, self.y, 1 - default), snp.where(mask, self.big, 0.0))
+
+
 def _f_series(a, b, c, x, terms: int):
     # the ratio is 0 where a + k or b + k is, also where c + k is too (the series ends first)
     def ratio(k):
@@ -311,22 +361,21 @@ def _f_series(a, b, c, x, terms: int):
     return _series(ratio, x, terms)
 
 
-def _one_minus_x(a, b, c, x):
+def _one_minus_x(a, b, c, one_minus: _Complement):
     """2F1 for 1/2 < x < 1 with c - a - b not an integer: Gamma(c) Gamma(d) / (Gamma(c - a)
     Gamma(c - b)) F(a, b; 1 - d; 1 - x) + (1 - x)^d Gamma(c) Gamma(-d) / (Gamma(a) Gamma(b))
     F(c - a, c - b; 1 + d; 1 - x), d = c - a - b."""
     d = c - a - b
-    y = 1 - x
-    first = (
-        _gamma(c) * _gamma(d) * _rgamma(c - a) * _rgamma(c - b) * _f_series(a, b, 1 - d, y, _2F1_NEAR_TERMS)
-    )
+    y = one_minus.y
+    first = _gamma_product((c, d), (c - a, c - b)) * _f_series(a, b, 1 - d, y, _2F1_NEAR_TERMS)
     second = (
-        snp.power(y, d) * _gamma(c) * _gamma(-d) * _rgamma(a) * _rgamma(b)
+        one_minus.power(d) * _gamma_product((c, -d), (a, b))
         * _f_series(c - a, c - b, 1 + d, y, _2F1_NEAR_TERMS)
     )  # fmt: skip
     return first + second
 
 
+_TINY = 2.2250738585072014e-308  # the smallest normal float64: XLA flushes below it
 _LOG_TERMS = 60  # (1 - x) <= 0.05: 0.05^60
 
 
@@ -334,15 +383,15 @@ def _digamma(x):
     return bind(tr.digamma, x)
 
 
-def _integer_d(a, b, c, x):
+def _integer_d(a, b, c, one_minus: _Complement):
     """2F1 for 0.95 < x < 1 where m = c - a - b is an integer 0 <= m <= 60 (a, b, a + m, b + m no
     poles): the limit of the 1 - x transformation (Abramowitz and Stegun 15.3.10-11),
     Gamma(m) Gamma(c) / (Gamma(a + m) Gamma(b + m)) sum_(n<m) (a)_n (b)_n / (n! (1 - m)_n) y^n
     - (-1)^m Gamma(c) / (Gamma(a) Gamma(b)) y^m sum_n (a + m)_n (b + m)_n / (n! (n + m)!) y^n
     (log y - psi(n + 1) - psi(n + m + 1) + psi(a + n + m) + psi(b + n + m)), y = 1 - x."""
     m = snp.rint(c - a - b)
-    y = 1 - x
-    log_y = snp.log(y)
+    y = one_minus.y
+    log_y = one_minus.log()
 
     def finite_body(i, carry):
         term, total = carry
@@ -351,38 +400,37 @@ def _integer_d(a, b, c, x):
         term = snp.where(n + 1 < m, term * (a + n) * (b + n) / ((n + 1) * (1 - m + n)) * y, 0.0)
         return term, total
 
-    _, finite = fori_loop(0, _FINITE_TERMS, finite_body, (snp.ones_like(x), snp.zeros_like(x)))
-    finite = snp.where(
-        m > 0, _gamma(snp.maximum(m, 1.0)) * _gamma(c) * _rgamma(a + m) * _rgamma(b + m) * finite, 0.0
-    )
+    _, finite = fori_loop(0, _FINITE_TERMS, finite_body, (snp.ones_like(y), snp.zeros_like(y)))
+    finite = snp.where(m > 0, _gamma_product((snp.maximum(m, 1.0), c), (a + m, b + m)) * finite, 0.0)
 
     def log_body(i, carry):
         term, total = carry
         n = i.astype("float64")
-        psis = _digamma(n + 1 + 0 * x) + _digamma(n + m + 1) - _digamma(a + n + m) - _digamma(b + n + m)
+        psis = _digamma(n + 1 + 0 * y) + _digamma(n + m + 1) - _digamma(a + n + m) - _digamma(b + n + m)
         total = total + term * (log_y - psis)
         term = term * (a + m + n) * (b + m + n) / ((n + 1) * (n + m + 1)) * y
         return term, total
 
     first = snp.exp(-_lgamma(m + 1))  # 1 / m!
-    _, series = fori_loop(0, _LOG_TERMS, log_body, (first, snp.zeros_like(x)))
+    _, series = fori_loop(0, _LOG_TERMS, log_body, (first, snp.zeros_like(y)))
     sign = snp.where(snp.remainder(m, 2) == 1, -1.0, 1.0)
-    return finite - sign * _gamma(c) * _rgamma(a) * _rgamma(b) * snp.power(y, m) * series
+    return finite - sign * _gamma_product((c,), (a, b)) * one_minus.power(m) * series
 
 
-def _near_one(a, b, c, x):
+def _near_one(a, b, c, one_minus: _Complement):
     """2F1 for 0.95 < x < 1 with c - a - b an integer: _integer_d where it is 0 .. 60, after
     Euler's transformation (1 - x)^(c - a - b) 2F1(c - a, c - b; c; x) where it is -60 .. -1."""
     negative = snp.rint(c - a - b) < 0
     a2, b2 = snp.where(negative, c - a, a), snp.where(negative, c - b, b)
-    value = _integer_d(a2, b2, c, x)
-    return snp.where(negative, snp.power(1 - x, c - a - b) * value, value)
+    value = _integer_d(a2, b2, c, one_minus)
+    return snp.where(negative, one_minus.power(c - a - b) * value, value)
 
 
-def _unit_interval(a, b, c, x):
-    """2F1 for 0 <= x < 1: the series to 200 terms up to 1/2, to 1000 up to 0.95; beyond, the 1 - x
-    transformation (whose two terms can cancel, so only where 1 - x is small), or the series to
-    3000 terms where c - a - b is an integer (its Gamma ratios have poles there)."""
+def _unit_interval(a, b, c, x, one_minus: _Complement):
+    """2F1 for 0 <= x < 1 (one_minus: its 1 - x): the series to 200 terms up to 1/2, to 1000 up to
+    0.95; beyond, the 1 - x transformation (whose two terms can cancel, so only where 1 - x is
+    small), or the series to 3000 terms where c - a - b is an integer (its Gamma ratios have poles
+    there)."""
     near = x <= 0.5
     middle = (x > 0.5) & (x <= _2F1_MIDDLE)
     d = c - a - b
@@ -395,14 +443,14 @@ def _unit_interval(a, b, c, x):
     euler = slow & ~(_nonpositive_integer(a) | _nonpositive_integer(b)) & poles
     xs = snp.where(slow, x, 0.0)
     long = _f_series(snp.where(euler, c - a, a), snp.where(euler, c - b, b), c, xs, _2F1_TERMS)
-    long = snp.where(euler, snp.power(1 - xs, d) * long, long)
+    long = snp.where(euler, one_minus.masked(slow, 0.0).power(d) * long, long)
     other = _one_minus_x(
         snp.where(transformed, a, 0.25), snp.where(transformed, b, 0.5), snp.where(transformed, c, 2.0),
-        snp.where(transformed, x, 0.975),
+        one_minus.masked(transformed, 0.975),
     )  # fmt: skip
     at_limit = _near_one(
         snp.where(limit, a, 0.5), snp.where(limit, b, 0.5), snp.where(limit, snp.rint(d) + a + b, 1.0),
-        snp.where(limit, x, 0.975),
+        one_minus.masked(limit, 0.975),
     )  # fmt: skip
     return snp.where(
         near, direct, snp.where(middle, mid, snp.where(slow, long, snp.where(limit, at_limit, other)))
@@ -440,15 +488,28 @@ def _hyp2f1_64(a, b, c, x):
     # Pfaff's transformation (1 - x)^-a 2F1(a, c - b; c; x / (x - 1)), or with a and b swapped
     # where that series' parameters are the smaller ((0.5, 1e4; 0.5; -1): (1 - x)^-1e4 2F1(1e4, 0; ...))
     # (a polynomial series first: c - b or c - a = 0, -1, ...)
-    smaller = snp.abs(b * (c - a)) < snp.abs(a * (c - b))
-    swap = ~_nonpositive_integer(c - b) & (_nonpositive_integer(c - a) | smaller)
+    # past x = -19 (z > 0.95, the 1 - z transformation) the smaller of a and b first, so that its
+    # (1 - z)^(b - a) does not overflow where (1 - x)^-a underflows (x = -max)
+    smaller = snp.where(x < -19, b < a, snp.abs(b * (c - a)) < snp.abs(a * (c - b)))
+    # both series polynomials: the one of the lower degree (near z = 1 a polynomial's sum cancels:
+    # (0.5, 2.5; 0.5; x) = (1 - x)^-2.5 from 2F1(2.5, 0; 0.5; z) = 1, not 2F1(0.5, -2; 0.5; z) = (1 - z)^2)
+    both = _nonpositive_integer(c - a) & _nonpositive_integer(c - b)
+    swap = snp.where(both, a < b, ~_nonpositive_integer(c - b) & (_nonpositive_integer(c - a) | smaller))
     a1, b1 = snp.where(swap, b, a), snp.where(swap, a, b)
     pfaff = (x < 0) & ~terminating
     z = snp.where(pfaff, x / (x - 1), x)
     a2, b2 = snp.where(pfaff, a1, a), snp.where(pfaff, c - b1, b)
-    inside = (z >= 0) & (z < 1)
-    value = _unit_interval(a2, b2, c, snp.where(inside, z, 0.0))
-    value = snp.where(pfaff, snp.power(1 - x, -a1) * value, value)
+    # 1 - z = 1 / (1 - x) after Pfaff's (z may round to 1: x = -max)
+    big = snp.where(pfaff & snp.isfinite(x), 1 - x, 0.0)
+    one_minus = _Complement(snp.where(big > 0, 1 / snp.where(big > 0, big, 1.0), 1 - z), big)
+    inside = (z >= 0) & ((z < 1) | (big > 0))
+    value = _unit_interval(a2, b2, c, snp.where(inside, z, 0.0), one_minus.masked(inside, 0.0))
+    # (1 - x)^-a flushes to 0 below the normal range (max^-1) where the value need not ((1, 1; 1e4;
+    # -max) = 3.9e-302): there in two halves, the second after the value's factor
+    prefactor = snp.power(1 - x, -a1)
+    half = snp.power(1 - x, -a1 / 2)
+    scaled = snp.where(snp.abs(prefactor) < _TINY, half * (half * value), prefactor * value)
+    value = snp.where(pfaff, scaled, value)
     # a polynomial: its sum directly off [0, 1) (no cancellation on x < 0: (a)_k x^k keeps one sign
     # per factor; real and finite on x >= 1, where every other 2F1 is complex), its leading term's
     # infinity at x = +-inf

@@ -138,8 +138,9 @@ def hyp1f1_parameter_slopes(a, b, x, value):
     slope_b = snp.where(flat, 0.0, snp.where(gone | ~snp.isfinite(x), math.nan, slope_b))
     # b a pole: the slope in a is undefined even where a = -n > b ends the value's series first
     slope_a = snp.where(_nonpositive_integer(b), math.nan, slope_a)
-    # x = 0: 1 for every a, b where it is finite
-    flat_at_zero = (x == 0) & snp.isfinite(value)
+    # x = 0: 1 for every a, b where it is finite; so is b = inf at a finite x (the series' terms
+    # after the first vanish: ours was nan from inf / inf)
+    flat_at_zero = ((x == 0) | ((b == math.inf) & snp.isfinite(x))) & snp.isfinite(value)
     return snp.where(flat_at_zero, 0.0, slope_a), snp.where(flat_at_zero, 0.0, slope_b)
 
 

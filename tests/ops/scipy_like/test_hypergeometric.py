@@ -1,8 +1,9 @@
 """sg.scipy.special's hyp1f1, hyp2f1, owens_t, wofz, bessel_jn and sph_harm_y against scipy.special in
 float64 (60-digit decimal series or quadrature where scipy is off), at random points and at the edges
 (0, -0, poles and terminating parameters, large |x|, +-inf, nan); float32 against the float64
-reference of the rounded inputs; derivatives against their closed forms and jax.grad; vectorize
-against a loop."""
+reference of the rounded inputs (hyp1f1's and hyp2f1's in the special-point sweep); derivatives
+against their closed forms and jax.grad; vectorize against a loop (hyp1f1 and hyp2f1 run vectorized
+in their own tests)."""
 
 import math
 from decimal import Decimal, getcontext
@@ -58,10 +59,43 @@ CONVENTIONS = [(np.inf, 0.5, 0.0), (0.5, np.inf, -np.inf), (-1.0, np.inf, -np.in
 EXTRA1 = LARGE_A + TINY_B + DECIMAL + CONVENTIONS
 
 
-def test_hyp1f1_values_match_scipy_and_decimal_series():
-    extra = [np.array(v) for v in zip(*EXTRA1)]
-    got = run_graph(sp.hyp1f1, *(np.concatenate([v, e]) for v, e in zip((A1, B1, X1), extra)))
-    got, edges = got[: len(A1)], got[len(A1) :]
+# (a, b, x) for the x-slopes: d/dx (1 + x) = 1 at a = b = -1 (was inf: 1F1(0; 0; x) read as a pole);
+# (a / b) 1F1(a + 1; b + 1; x) past a / b's overflow or flush, and where Kummer's series cancelled
+SLOPE_AT = [
+    (-1.0, -1.0, 0.5),
+    (-1.0, -1.0, -np.inf),
+    (10.0, TINY, -1.0),
+    (TINY, TINY, -1.0),
+    (1e4, 0.1, -1.0),
+]
+SLOPE_RNG = np.random.default_rng(2628)
+SLOPE_A, SLOPE_B = SLOPE_RNG.uniform(-3, 3, 12), SLOPE_RNG.uniform(0.5, 4, 12)
+SLOPE_X = np.concatenate([SLOPE_RNG.uniform(-30, 30, 10), [0.0, -100.0]])
+
+
+def _value_and_slopes_in_x(f):
+    """f's values and its first and second derivatives in its last argument, from one graph. f runs
+    under sg.vectorize (one scalar point per row: the check of its batching rules against scipy, no
+    second, unbatched copy to compile); its float32 is the float64 code between two casts, swept at
+    the special points."""
+    f = sg.vectorize(f)
+
+    def build(*args):
+        value = f(*args)
+        (d1,) = sg.gradients(value, [args[-1]])
+        (d2,) = sg.gradients(d1, [args[-1]])
+        return value, d1, d2
+
+    return build
+
+
+def test_hyp1f1_values_and_slopes_in_x():
+    columns = [np.array(v) for v in zip(*EXTRA1)]
+    slopes = [np.concatenate([v, e]) for v, e in zip((SLOPE_A, SLOPE_B, SLOPE_X), zip(*SLOPE_AT))]
+    points = [np.concatenate(v) for v in zip((A1, B1, X1), columns, slopes)]
+    got, d1, d2 = run_graph(_value_and_slopes_in_x(sp.hyp1f1), *points)
+    n, m = len(A1), len(A1) + len(EXTRA1)
+    got, edges = got[:n], got[n:m]
     want = ss.hyp1f1(A1, B1, X1)
     # scipy's overflow takes the wrong sign for a < 0 (1F1(-4.6; 4.5; 800) -> -inf: Gamma(b) / Gamma(a) < 0)
     want[(A1 == -4.6) & (X1 == 800.0)] = -np.inf
@@ -84,40 +118,14 @@ def test_hyp1f1_values_match_scipy_and_decimal_series():
     jx = np.asarray(jss.hyp1f1(jnp.asarray(A1[right]), jnp.asarray(B1[right]), jnp.asarray(X1[right])))
     np.testing.assert_allclose(got[right], jx, rtol=1e-10)
     assert got[X1 == 1e-300] == 1.0 and got[(A1 == 0)] == 1.0 and got[(X1 == -0.0) & (A1 == 1.0)] == 1.0
-
-
-def test_hyp1f1_float32_and_slopes_in_x():
-    got = run_graph(sp.hyp1f1, A1.astype(np.float32), B1.astype(np.float32), X1.astype(np.float32))
-    assert got.dtype == np.float32
-    a, b, x = (v.astype(np.float32).astype(np.float64) for v in (A1, B1, X1))
-    with np.errstate(all="ignore"):
-        want = ss.hyp1f1(a, b, x)
-    mid = np.isfinite(want) & (np.abs(want) < 1e30) & (np.abs(want) > 1e-30)
-    np.testing.assert_allclose(got[mid], want[mid], rtol=2e-5)
-    a, b = RNG.uniform(-3, 3, 12), RNG.uniform(0.5, 4, 12)
-    x = np.concatenate([RNG.uniform(-30, 30, 10), [0.0, -100.0]])
-    # d/dx (1 + x) = 1 at a = b = -1 (was inf: 1F1(0; 0; x) read as a pole); (a / b) 1F1(a + 1;
-    # b + 1; x) past a / b's overflow or flush, and where Kummer's series cancelled
-    slope_at = [
-        (-1.0, -1.0, 0.5),
-        (-1.0, -1.0, -np.inf),
-        (10.0, TINY, -1.0),
-        (TINY, TINY, -1.0),
-        (1e4, 0.1, -1.0),
-    ]
-    extra = [np.array(v) for v in zip(*slope_at)]
-
-    def slopes(p, q, r):
-        first = sg.grad(lambda u: sp.hyp1f1(p, q, u).sum())
-        return first(r), sg.grad(lambda u: first(u).sum())(r)
-
-    d1, d2 = run_graph(slopes, *(np.concatenate([v, e]) for v, e in zip((a, b, x), extra)))
-    d1, d2, edges = d1[:12], d2[:12], d1[12:]
+    # the slopes in x: random points against scipy's closed forms, the edges against decimals
+    a, b, x = SLOPE_A, SLOPE_B, SLOPE_X
+    d1, d2, edges = d1[m : m + 12], d2[m : m + 12], d1[m + 12 :]
     assert list(edges[:2]) == [1.0, 1.0]
     for k in (2, 3, 4):
-        p, q, r = slope_at[k]
+        p, q, r = SLOPE_AT[k]
         want = Decimal(p) / Decimal(q) * Decimal(_decimal_1f1(p + 1, q + 1, r, digits=400))
-        assert edges[k] == pytest.approx(float(want), rel=5e-11), slope_at[k]
+        assert edges[k] == pytest.approx(float(want), rel=5e-11), SLOPE_AT[k]
     np.testing.assert_allclose(d1, a / b * ss.hyp1f1(a + 1, b + 1, x), rtol=1e-12, atol=1e-300)
     want2 = a * (a + 1) / (b * (b + 1)) * ss.hyp1f1(a + 2, b + 2, x)
     np.testing.assert_allclose(d2, want2, rtol=1e-12, atol=1e-300)
@@ -169,17 +177,77 @@ EDGES2 = [(1e4, 0.5, 1e4, -1.0), (1e4, 2.5, 1e4, -2.0), (0.5, 1e4, 0.5, -1.0), (
           (0.5, 0.5, 2.5, 2.0)]  # fmt: skip
 
 
-def test_hyp2f1_values_float32_and_slope_in_x():
+def _far_left_2f1() -> list:
+    """((a, b, c, x), 2F1) for x << -1 from closed forms in 60-digit decimals: 1 / AGM(1, sqrt(1 - x))
+        for (1/2, 1/2; 1), -log(1 - x) / x for (1, 1; 2), asinh(t) / t for (1/2, 1/2; 3/2; -t^2), (1 - x)^-b
+        for c = a, and at x = -max the leading term of the 1 / x transformation's limit (a = b), here
+    (ln(max) + 4 ln 2) / (pi sqrt(max)) (the next order is 1e-305 relative)."""
+    getcontext().prec = 60
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+    big = float(np.finfo(np.float64).max)
+
+    def agm(u, v):
+        for _ in range(60):
+            u, v = (u + v) / 2, (u * v).sqrt()
+        return u
+
+    def k_form(x):
+        return 1 / agm(Decimal(1), (1 - Decimal(x)).sqrt())
+
+    def asinh_form(x):
+        t = (-Decimal(x)).sqrt()
+        return (t + (t * t + 1).sqrt()).ln() / t
+
+    cases = [
+        ((0.5, 0.5, 1.0, -big), (Decimal(big).ln() + 4 * Decimal(2).ln()) / (pi * Decimal(big).sqrt())),
+        *(((0.5, 0.5, 1.0, x), k_form(x)) for x in (-30.0, -1e10, -1e20)),
+        *(((1.0, 1.0, 2.0, x), -(1 - Decimal(x)).ln() / Decimal(x)) for x in (-1e10, -1e300)),
+        *(((0.5, 0.5, 1.5, x), asinh_form(x)) for x in (-1e12, -1e300)),
+        ((0.5, 2.5, 0.5, -1e5), ((1 - Decimal(-1e5)).ln() * Decimal(-2.5)).exp()),
+        ((3.5, 0.5, 3.5, -1e200), Decimal("1e-100")),
+        # (1, 1; c; -max) = (c - 1) / max (ln max + psi(1) - psi(c - 1)), psi(1) - psi(c - 1) = 2 ln 2 - 2
+        # at c = 2.5 and 0.5: normal numbers whose factor max^-1 is not (ours flushed it: 0)
+        *(
+            (
+                (1.0, 1.0, c, -big),
+                (Decimal(big).ln() + 2 * Decimal(2).ln() - 2) * Decimal(c - 1) / Decimal(big),
+            )
+            for c in (2.5, 0.5)
+        ),
+        ((0.5, 0.5, 1e4, -big), _large_c_at_minus_max(big)),
+    ]
+    return [(p, float(v)) for p, v in cases]
+
+
+def _large_c_at_minus_max(big: float) -> Decimal:
+    """2F1(1/2, 1/2; c; -max) for c = n + 1 = 1e4: Gamma(c) / (Gamma(1/2) Gamma(c - 1/2)) max^-1/2
+    (ln max + 2 psi(1) - psi(1/2) - psi(c - 1/2)) (the next order is 1e-304 relative), with
+    Gamma(n + 1/2) = (2n)! sqrt(pi) / (4^n n!) and psi(n + 1/2) - psi(1/2) = sum_k<=n 2 / (2k - 1)
+    exactly (ours was nan: Gamma(1e4) = inf times 1 / Gamma(9999.5) = 0)."""
+    n = 9999
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+    ratio = Decimal(math.factorial(n) ** 2 * 4**n) / Decimal(math.factorial(2 * n)) / pi
+    harmonic = sum(Decimal(2) / (2 * k - 1) for k in range(1, n + 1))
+    return ratio * (Decimal(big).ln() + 4 * Decimal(2).ln() - harmonic) / Decimal(big).sqrt()
+
+
+# x << -1, where Pfaff's x / (x - 1) rounds toward 1 (ours took 1 - z from it: at (0.5, 0.5, 1, -max)
+# 7.46e-155 where the truth is 1.69e-152, at -1e10 1.5e-7 relative off; (0.5, 2.5, 0.5, -1e5) summed
+# the polynomial (1 - z)^2 near z = 1: 1e-7 relative off)
+FAR_LEFT = _far_left_2f1()
+
+
+def test_hyp2f1_values_and_slope_in_x():
     a, b, c, x = _hyp2f1_points()
     n = len(a)
-    a, b, c, x = (np.concatenate([v, e]) for v, e in zip((a, b, c, x), zip(*POLYNOMIALS + EDGES2)))
+    extra = POLYNOMIALS + EDGES2 + [p for p, _ in FAR_LEFT]
+    a, b, c, x = (np.concatenate([v, e]) for v, e in zip((a, b, c, x), zip(*extra)))
 
-    def build(p, q, r, s, p32, q32, r32, s32):
-        first = sg.grad(lambda u: sp.hyp2f1(p, q, r, u).sum())
-        return sp.hyp2f1(p, q, r, s), sp.hyp2f1(p32, q32, r32, s32), first(s)
+    def build(p, q, r, s):
+        value = sg.vectorize(sp.hyp2f1)(p, q, r, s)
+        return value, sg.gradients(value, [s])[0]
 
-    f32 = [v[:n].astype(np.float32) for v in (a, b, c, x)]
-    got, got32, d1 = run_graph(build, a, b, c, x, *f32)
+    got, d1 = run_graph(build, a, b, c, x)
     edges, slopes = got[n:], d1[n:]
     for k, (p, q, r, s) in enumerate(POLYNOMIALS):
         terminating = (p, q) if p < 0 else (q, p)
@@ -192,6 +260,10 @@ def test_hyp2f1_values_float32_and_slope_in_x():
     np.testing.assert_allclose(edges[e : e + 2], [2**-0.5, 3**-2.5], rtol=1e-14)
     assert list(edges[e + 2 : e + 8]) == [0.0, np.inf, np.inf, -np.inf, np.inf, 1.0]
     assert np.isnan(edges[e + 8])  # not a polynomial past 1: complex
+    far = edges[len(POLYNOMIALS + EDGES2) :]
+    np.testing.assert_allclose(far[:-1], [v for _, v in FAR_LEFT[:-1]], rtol=2e-15)
+    # Gamma(1e4) / Gamma(9999.5) from lgamma's logs of size 8e4: 2e-11 relative
+    assert far[-1] == pytest.approx(FAR_LEFT[-1][1], rel=5e-11)
     a, b, c, x, d1 = (v[:n] for v in (a, b, c, x, d1))
     got = got[:n]
     want = ss.hyp2f1(a, b, c, x)
@@ -202,11 +274,6 @@ def test_hyp2f1_values_float32_and_slope_in_x():
     assert got[-10] == pytest.approx(3.0, rel=1e-15) and got[-2] == 1.0
     assert got[-4] == pytest.approx(math.asinh(1.0), rel=1e-15)
     assert got[-5] == pytest.approx(-math.log(0.001) / 0.999, rel=1e-13)
-    assert got32.dtype == np.float32
-    r = [v.astype(np.float64) for v in f32]
-    want32 = ss.hyp2f1(*r)
-    ok32 = np.isfinite(want32) & (r[3] <= 1)
-    np.testing.assert_allclose(got32[ok32], want32[ok32], rtol=3e-5)
     inside = x < 1
     want_d1 = a * b / c * ss.hyp2f1(a + 1, b + 1, c + 1, x)
     np.testing.assert_allclose(
@@ -425,14 +492,13 @@ def test_vectorize_matches_a_loop():
     def per_row(u, q):
         w = sp.wofz(u + 1j * q)
         return (
-            sp.hyp1f1(0.5, q, u) + sp.hyp2f1(0.5, q, 2.5, u / 4) + sp.owens_t(u, q)
-            + snp.real(w) + sp.bessel_jn(u, v=2)[2] + snp.imag(sp.sph_harm_y(np.array([2, 3, 1, 2]), np.array([1, -2, 1, 0]), q, u))
+            sp.owens_t(u, q) + snp.real(w) + sp.bessel_jn(u, v=2)[2] + snp.imag(sp.sph_harm_y(np.array([2, 3, 1, 2]), np.array([1, -2, 1, 0]), q, u))
         )  # fmt: skip
 
     got = run_graph(lambda u, q: sg.vectorize(per_row)(u, q), x, b)
     loop = np.stack(
         [
-            ss.hyp1f1(0.5, q, u) + ss.hyp2f1(0.5, q, 2.5, u / 4) + ss.owens_t(u, q) + ss.wofz(u + 1j * q).real
+            ss.owens_t(u, q) + ss.wofz(u + 1j * q).real
             + ss.jv(2, u) + ss.sph_harm_y([2, 3, 1, 2], [1, -2, 1, 0], q, u).imag
             for u, q in zip(x, b)
         ]
