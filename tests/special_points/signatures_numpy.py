@@ -428,7 +428,9 @@ ARRAYS.update(
         "meshgrid": _moves(lambda xp, v: xp.meshgrid(v[:5], v[30:33]), kinds=V),
         "linspace": Sig(XX, call=lambda xp, a, b: xp.linspace(a, b, 5, axis=-1), empty=False),
         "logspace": Sig(XX, call=lambda xp, a, b: xp.logspace(a, b, 4, axis=-1), empty=False),
-        "geomspace": Sig(XX, call=lambda xp, a, b: xp.geomspace(a, b, 4, axis=-1), empty=False),
+        "geomspace": Sig(
+            XX, call=lambda xp, a, b: xp.geomspace(a, b, 4, axis=-1), ref=cf.geomspace4, empty=False
+        ),
         "unravel_index": Sig(INT, call=lambda xp, i: xp.unravel_index(i, (3, 4)), empty=False),
         "ravel_multi_index": Sig(
             INT2, call=lambda xp, i, j: xp.ravel_multi_index((i, j), (3, 4), mode="clip"), empty=False
