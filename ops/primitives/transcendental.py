@@ -136,17 +136,33 @@ def _zeta_dx(x, q):
 
 def _zeta_vjp(x, q, out, ct):
     # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
-    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, _zeta_shifted(x, q))))
+    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.mul(ct, _zeta_q_slope(x, q))
 
 
-def _zeta_shifted(x, q):
-    """zeta(x + 1, q), for float32 in float64 and rounded: its terms q^-(x+1) flush in float32 where
-    the sum does not (d/dq zeta(1 + eps, 1.8e19) = -zeta(2, 1.8e19) = -5.4e-20 came out 0: 1.8e19^-2
-    is subnormal), and x + 1 rounds (45 ulps there)."""
-    if x.dtype.bits >= 64:
-        return bind(zeta, ad.add(x, _one(x)), q)
-    wide = prims.convert(x, "float64")
-    return prims.convert(bind(zeta, ad.add(wide, _one(wide)), prims.convert(q, "float64")), x.dtype)
+def _zeta_q_slope(x, q):
+    """d/dq zeta(x, q) = -x zeta(x + 1, q), for float32 in float64 and rounded (the terms
+    q^-(x+1) flush in float32 where the sum does not, and x + 1 rounds: -5.4e-20 at (1 + eps,
+    1.8e19) was 0). Far out (q >= 1e4, 0 < x <= q / 1e4) by Euler-Maclaurin's head
+    -q^-x (1 + x / (2q) + x (x + 1) / (12 q^2)) (the next term is below 1e-19 of it): zeta's own
+    terms q^-(x+1) are subnormal and flush there while the slope is normal (-7.46e-155 at
+    (1 + eps, 1.34e154) came out -0)."""
+    if x.dtype.bits < 64:
+        wide = _zeta_q_slope(prims.convert(x, "float64"), prims.convert(q, "float64"))
+        return prims.convert(wide, x.dtype)
+    by_sum = ad.neg(ad.mul(x, bind(zeta, ad.add(x, _one(x)), q)))
+    far_q = ad.full_like(q, 1e4)
+    far = prims.and_(
+        prims.and_(prims.compare(q, far_q, "GE"), prims.compare(x, ad.zeros_like(x), "GT")),
+        prims.compare(ad.scale(x, 1e4), q, "LE"),
+    )
+    qs, xs = ad.select(far, q, far_q), ad.select(far, x, _one(x))
+    ratio = ad.div(xs, qs)
+    head = ad.add(
+        _one(xs),
+        ad.add(ad.scale(ratio, 0.5), ad.div(ad.mul(ratio, ad.add(xs, _one(xs))), ad.scale(qs, 12.0))),
+    )
+    asymptotic = ad.neg(ad.mul(_ew("pow", qs, ad.neg(xs)), head))
+    return ad.select(far, asymptotic, by_sum)
 
 
 def _zeta_dx_wide(x, q):

@@ -117,24 +117,42 @@ def test_owens_t_where_a_exceeds_1():
     assert np.all(_ulps(got, want, np.float64) <= 5), (got, want, _ulps(got, want, np.float64))
 
 
-def test_float32_zeta_slopes_in_q_where_its_terms_flush():
+def test_zeta_slopes_in_q_where_its_terms_flush():
     """d/dq zeta(x, q) = -x zeta(x + 1, q): in float32 the terms q^-(x+1) of the inner zeta are
     subnormal at q = 1.8e19 (flushed: the slope came out 0, true -5.4e-20) and x + 1 rounds; the
     second derivative x (x + 1) zeta(x + 2, q) at (3, 1e8) was 0 (true 3e-32). Against scipy's zeta
-    in float64 at the same points."""
+    in float64 at the same points. In float64 the same at q = 1.34e154 and 1e300 (-0 where the
+    slope is -7.46e-155, -6.44e-232, -1e-150): against Euler-Maclaurin's head
+    -q^-x (1 + x / (2q)) in decimal (the next term, x (x + 1) / (12 q^2), is below 1e-300)."""
     x = np.array([1.0000001192092896, 1.5, 3.0, 2.0], np.float32)
     q = np.array([1.8446742974197924e19, 1.8446742974197924e19, 1e8, 1.5], np.float32)
+    x64 = np.array([1 + np.finfo(np.float64).eps, 1.5, 0.5])
+    q64 = np.array([1.3407807929942596e154, 1.3407807929942596e154, 1e300])
 
-    def slopes(x, q):
+    def slopes(x, q, x64, q64):
         d1 = sg.gradients(sg.numpy.sum(S.zeta(x, q)), [q])[0]
-        return [d1, sg.gradients(sg.numpy.sum(d1), [q])[0]]
+        return [
+            d1,
+            sg.gradients(sg.numpy.sum(d1), [q])[0],
+            sg.gradients(sg.numpy.sum(S.zeta(x64, q64)), [q64])[0],
+        ]
 
-    d1, d2 = run_graph(slopes, x, q)
+    d1, d2, d1_64 = run_graph(slopes, x, q, x64, q64)
     xd, qd = x.astype(np.float64), q.astype(np.float64)
     want1, want2 = -xd * scipy.special.zeta(xd + 1, qd), xd * (xd + 1) * scipy.special.zeta(xd + 2, qd)
     want2 = np.where(np.abs(want2) < np.finfo(np.float32).tiny, 0.0, want2)  # subnormal: flushed
     assert np.all(_ulps(d1, want1, np.float32) <= 2), (d1, want1)
     assert np.all(_ulps(d2, want2, np.float32) <= 2), (d2, want2)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        want64 = [
+            float(
+                -(decimal.Decimal(b) ** -decimal.Decimal(a))
+                * (1 + decimal.Decimal(a) / (2 * decimal.Decimal(b)))
+            )
+            for a, b in zip(x64, q64)
+        ]
+    assert np.all(_ulps(d1_64, np.array(want64), np.float64) <= 2), (d1_64, want64)
 
 
 def _sici_fresnel_series(x):
