@@ -138,7 +138,7 @@ def _zeta_dx_integral(x1, a, log_a):
     return ad.select(near, series, closed)
 
 
-def _zeta_dx(x, q):
+def _zeta_dx_sum(x, q):
     """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x, by Euler-Maclaurin: the first 12 terms
     directly, the tail's integral and 10 Bernoulli corrections differentiated in x by hand."""
     # powers by pow, not exp(-x log b): exp would scale the rounding of x log b by its size
@@ -159,6 +159,16 @@ def _zeta_dx(x, q):
             shifted = ad.add(x, ad.full_like(x, i))
             poly, dpoly = ad.mul(poly, shifted), ad.add(ad.mul(dpoly, shifted), poly)
     return total
+
+
+def _zeta_dx(x, q):
+    """_zeta_dx_sum, and 0 where every term is below the smallest subnormal (q >= 1 and
+    x log q > 745; the sum sees stand-ins there): the corrections' x (x + 1) ... overflow times
+    a^-x = 0 made NaN at (1.34e154, 1.34e154), and so did the second derivatives."""
+    safe_q = ad.select(prims.compare(q, _one(q), "GE"), q, _one(q))
+    vanish = prims.compare(ad.mul(x, _ew("log", safe_q)), ad.full_like(x, 745.0), "GT")
+    total = _zeta_dx_sum(ad.select(vanish, ad.full_like(x, 2.0), x), ad.select(vanish, _one(q), q))
+    return ad.select(vanish, ad.zeros_like(total), total)
 
 
 def _zeta_vjp(x, q, out, ct):
