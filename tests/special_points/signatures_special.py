@@ -426,8 +426,16 @@ PENDING: dict[str, str] = {
     "beta@float64:value:ulps": OPEN,  # (5, -0.5): ours -7.314285714285718, exact -256/35 = -7.3142857142857143 (5 ulps; exp(betaln) with a sign, needs the Gamma products for negative shapes); (30, 1e4), (100, 1e4): 15 and 115 ulps, jax 14 and 113: exp of a betaln of -204 / -562 rounds 1e-14 of it (both >= 8), needs Gamma(lo) hi^-lo exp(small) for lo up to ~170
     "betaln@float64:d2:nan": OPEN,  # (10, -2) d2/da2 (and (-2, 10) d2/db2) = -(1/8^2 + 1/9^2) = -0.027970679012345679: ours -0.027970679012345352 (93 ulps; the mixed branch's Stirling chain rule at lo + hi = 8, where the whole-b recurrence of digamma_step would be exact), jax nan; the reference is now the exact recurrence (session 10; its (2.2e-308, +-0) points are fixed: 0 = ours)
     "log_ndtr@float64:d2:ulps": OPEN,  # (-10.0) ours np.float64(-0.9905546221750657) jax np.float64(-0.990554622174848) ref np.float64(-0.9905546221743438)
-    "zeta:d1:inf": OPEN,  # (0.0, 0.0) ours np.float32(inf) jax np.float32(-0.91893864) ref np.float64(-0.918938533204674)
-    "zeta:d1:nan": OPEN,  # (1.401298464324817e-45, 0.0) ours np.float32(inf) jax np.float32(nan) ref np.float64(-0.918938533204674)
-    "zeta:d2:inf": OPEN,  # (1.0, 1.1754943508222875e-38) ours np.float32(nan) jax np.float32(inf) ref np.float64(inf)
-    "zeta:d2:nan": OPEN,  # (0.0, 0.0) ours np.float32(nan) jax np.float32(-2.0063562) ref np.float64(-2.0063564559085876)
+    # zeta's remaining slopes (session 11 went through them, none fixed): at the poles of the k = 0 term
+    # (q = 0, -0, 5e-324 flushed, and q = -1, -2) ours d/dx = +inf (the limit of -log(q) q^-x, the value
+    # being inf in both; jax -0.919 = zeta'(0, 1) at x = 0, dropping that term, or nan) and d/dq = nan
+    # or -inf where XLA's zeta(x + 1, q) is nan or inf (jax -inf); at x = 1 ours d/dq = -zeta(2, q), the
+    # limit of -x zeta(x + 1, q) (jax nan; -8.9348 = -(4 + pi^2 / 2) at q = -0.5); at q = -inf ours
+    # nan or -inf where jax has 0 or -1 (d/dq zeta(0, q) = -1: zeta(0, q) = 1/2 - q, but both values are
+    # nan for x < 1); x = -2 (ours nan, the value nan in both, jax finite); d2 at (0, 0) nan (the limit
+    # +inf) and at (1, q) d2/dx2 nan where jax inf
+    "zeta:d1:inf": OPEN,  # (0.0, 0.0) ours inf jax -0.91893864 (see above)
+    "zeta:d1:nan": OPEN,  # (1.401298464324817e-45, 0.0) ours inf jax nan; (2.0, 0.0) d/dq ours nan jax -inf
+    "zeta:d2:inf": OPEN,  # (1.0, 1.1754943508222875e-38) ours nan jax inf
+    "zeta:d2:nan": OPEN,  # (0.0, 0.0) ours nan jax -2.0063562
 }  # fmt: skip
