@@ -8,6 +8,8 @@ broadcasts and elementwise ops.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...graph import dtypes
@@ -20,16 +22,19 @@ from .core import asarray, broadcast_to, error
 from .creation import linspace
 from .indexing import take
 from .manipulation import moveaxis, ravel, reshape, stack
-from .math_ufuncs import log10
+from .math_ufuncs import frexp, ldexp, log10
 from .ufuncs import (
     absolute,
     add,
+    exp,
+    floor,
     greater,
     greater_equal,
     isinf,
     isnan,
     less,
     less_equal,
+    log,
     logical_and,
     logical_or,
     multiply,
@@ -41,6 +46,8 @@ from .ufuncs import (
     true_divide,
     where,
 )
+
+_LN2 = math.log(2.0)
 
 
 def indices(dimensions, dtype=dtypes.int32, sparse: bool = False):
@@ -235,10 +242,17 @@ def _progression(num: int, endpoint: bool):
 
     def value(lo, hi):
         sgn, first, last, _, log_lo, log_hi = ends(lo, hi)
-        exponent = linspace(log_lo, log_hi, num, endpoint=endpoint)
-        # the ends' exponents are 0 where the exact ends replace them: no 10 ** overflow there
-        exponent = where(logical_or(first, last), 0.0, exponent)
-        return where(first, lo, where(last, hi, multiply(power(asarray(10.0, lo.dtype), exponent), sgn)))
+        end = logical_or(first, last)
+        # 10 ** the linspace of logs: numpy's, and its inf and nan where an end is infinite, 0 or of
+        # the other sign; the exact ends' exponents are 0, so no 10 ** overflows in their slots
+        exponent = where(end, 0.0, linspace(log_lo, log_hi, num, endpoint=endpoint))
+        by_logs = multiply(power(asarray(10.0, lo.dtype), exponent), sgn)
+        top, bottom = absolute(hi), absolute(lo)
+        finite = logical_and(less(top, np.inf), less(bottom, np.inf))
+        defined = logical_and(greater(multiply(lo, sgn), 0), greater(multiply(hi, sgn), 0))
+        split = logical_and(finite, defined)  # per pair of ends; the terms lie between them
+        term = _split_progression(where(split, bottom, 1.0), where(split, top, 1.0), num, endpoint)
+        return where(first, lo, where(last, hi, where(split, multiply(term, sgn), by_logs)))
 
     f = custom_jvp(value)
 
@@ -263,21 +277,9 @@ def _progression(num: int, endpoint: bool):
             return subtract(v, stop_gradient(v))
 
         def ratio_power(p, top, bottom, log_top, log_bottom):
-            """(top / bottom)^p: its value by power of the ratio, of its inverse, or of the ratio of
-            square roots (one of them is a normal number for finite nonzero ends; else 10 ** of p
-            times the logs' difference), its derivatives that value times those of 10 ** (p
-            log10 |top / bottom|), read as value * 10 ** (0 + p (d log10 |top| - d log10 |bottom|))."""
-            value = power(ten, multiply(p, subtract(log_top, log_bottom)))
-            roots = (sqrt(absolute(top)), sqrt(absolute(bottom)))
-            candidates = (
-                (true_divide(roots[1], roots[0]), multiply(-2.0, p)),
-                (true_divide(roots[0], roots[1]), multiply(2.0, p)),
-                (true_divide(bottom, top), negative(p)),
-                (true_divide(top, bottom), p),
-            )
-            for ratio, q in candidates:  # the later (fewer roundings) win where they are normal
-                normal = logical_and(greater_equal(ratio, np.finfo(np.float64).tiny), less(ratio, np.inf))
-                value = where(normal, power(where(normal, ratio, 1.0), q), value)
+            """(top / bottom)^p: its value by _ratio_power, its derivatives that value times those of
+            10 ** (p log10 |top / bottom|), read as value * 10 ** (0 + p (d log10 |top| - d log10 |bottom|))."""
+            value = _ratio_power(p, top, bottom, log_top, log_bottom)
             return multiply(
                 stop_gradient(value), power(ten, multiply(p, subtract(moving(log_top), moving(log_bottom))))
             )
@@ -294,6 +296,47 @@ def _progression(num: int, endpoint: bool):
         return f(lo, hi), add(multiply(d_lo, t_lo), multiply(d_hi, t_hi))
 
     return f
+
+
+def _split_progression(bottom, top, num: int, endpoint: bool):
+    """bottom^(1 - t) top^t (t = k / (num - 1), or k / num without the endpoint) for finite positive
+    ends, along a new axis 0, within an ulp or two: the ends split into mantissas and powers of two,
+    bottom = m 2^e, top = n 2^f; the power of two 2^(e + k (f - e) / num') is taken apart exactly into
+    2^(e + q) 2^(r / num') (k (f - e) = q num' + r, whole numbers), and the rest is one exp of
+    (1 - t) log m + t log n + (r / num') log 2, an argument below 1 whose rounding stays an ulp.
+    10 ** a linspace of logs of 205 rounds 1e-16 of it into 100 ulps ((tiny, 2)'s second term), and
+    a power of the ends' ratio as much (XLA's pow is exp(p log x))."""
+    steps = float(max(num - 1 if endpoint else num, 1))
+    m, e = frexp(bottom)
+    n, f = frexp(top)
+    k = reshape(convert(iota(dtypes.int32, (num,)), bottom.dtype), (num,) + (1,) * bottom.ndim)
+    span = multiply(k, convert(subtract(f, e), bottom.dtype))  # a whole number, exact
+    q = floor(true_divide(span, steps))
+    r = subtract(span, multiply(q, steps))
+    t = true_divide(k, steps)
+    rest = add(
+        add(multiply(subtract(1.0, t), log(m)), multiply(t, log(n))), multiply(true_divide(r, steps), _LN2)
+    )
+    return ldexp(exp(rest), add(e, convert(q, dtypes.int32)))
+
+
+def _ratio_power(p, top, bottom, log_top, log_bottom):
+    """(|top| / |bottom|)^p by power of the ratio, of its inverse, or of the ratio of square roots
+    (one of them is a normal number for finite nonzero ends; else 10 ** of p times the logs'
+    difference): 10 ** of p times a difference of logs of 308 keeps an ulp of each (80 ulps at
+    (1, max), 1.6e-14 where the ends are equal)."""
+    value = power(asarray(10.0, p.dtype), multiply(p, subtract(log_top, log_bottom)))
+    roots = (sqrt(absolute(top)), sqrt(absolute(bottom)))
+    candidates = (
+        (true_divide(roots[1], roots[0]), multiply(-2.0, p)),
+        (true_divide(roots[0], roots[1]), multiply(2.0, p)),
+        (true_divide(bottom, top), negative(p)),
+        (true_divide(top, bottom), p),
+    )
+    for ratio, q in candidates:  # the later (fewer roundings) win where they are normal
+        normal = logical_and(greater_equal(ratio, np.finfo(np.float64).tiny), less(ratio, np.inf))
+        value = where(normal, power(where(normal, ratio, 1.0), q), value)
+    return value
 
 
 def fromfunction(function, shape, *, dtype=dtypes.float32, **kwargs):

@@ -21,6 +21,8 @@ rest numpy's last digits need not be XLA's.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...graph import ELEMENTWISE, GraphError, OpDef, TensorType
@@ -109,7 +111,34 @@ _EM_COEFFICIENTS = tuple(
 _EM_TERMS = 12
 
 
-def _zeta_dx(x, q):
+# (-1)^k (k - 1) / k!, k = 2 .. 19: g(u) = (1 - e^-u (1 + u)) / u^2 = sum_k c_k u^(k - 2), |u| < 1
+_POLE_FREE_SERIES = tuple((-1) ** k * (k - 1) / math.factorial(k) for k in range(2, 20))
+
+
+def _zeta_dx_integral(x1, a, log_a):
+    """The tail's integral -int_a^inf log(t) t^-x dt = -a^-x1 (log a / x1 + 1 / x1^2), x1 = x - 1.
+    Near x = 1 (|x1 log a| < 1) as -1 / x1^2 + log(a)^2 g(x1 log a), g(u) = (1 - e^-u (1 + u)) / u^2
+    by its series: the pole -1 / x1^2 does not depend on q, so the slopes in q of the two terms of
+    the closed form (4.5e15 each at x = 1 + eps) no longer cancel (d2/dx dq at (1 + eps, 0.1) was
+    -330.7186, true -330.6949)."""
+    u = ad.mul(x1, log_a)
+    near = prims.compare(_ew("abs", u), _one(u), "LT")
+    x1_far = ad.select(near, ad.full_like(x1, 1.0), x1)
+    closed = ad.neg(
+        ad.mul(
+            _ew("pow", a, ad.neg(x1_far)), ad.add(ad.div(log_a, x1_far), ad.div(_one(x1), _square(x1_far)))
+        )
+    )
+    u_near = ad.select(near, u, ad.zeros_like(u))
+    g = ad.full_like(u, _POLE_FREE_SERIES[-1])
+    for c in reversed(_POLE_FREE_SERIES[:-1]):
+        g = ad.add(ad.mul(g, u_near), ad.full_like(u, c))
+    x1_near = ad.select(near, x1, _one(x1))
+    series = ad.sub(ad.mul(_square(log_a), g), ad.div(_one(x1), _square(x1_near)))
+    return ad.select(near, series, closed)
+
+
+def _zeta_dx_sum(x, q):
     """d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x, by Euler-Maclaurin: the first 12 terms
     directly, the tail's integral and 10 Bernoulli corrections differentiated in x by hand."""
     # powers by pow, not exp(-x log b): exp would scale the rounding of x log b by its size
@@ -119,11 +148,9 @@ def _zeta_dx(x, q):
         total = ad.sub(total, ad.mul(_ew("log", base), _ew("pow", base, ad.neg(x))))
     a = ad.add(q, ad.full_like(q, _EM_TERMS))
     log_a = _ew("log", a)
-    x1 = ad.sub(x, _one(x))
-    a_1mx = _ew("pow", a, ad.neg(x1))
-    integral = ad.neg(ad.mul(a_1mx, ad.add(ad.div(log_a, x1), ad.div(_one(x), _square(x1)))))
+    total = ad.add(total, _zeta_dx_integral(ad.sub(x, _one(x)), a, log_a))
     a_mx = _ew("pow", a, ad.neg(x))
-    total = ad.add(ad.add(total, integral), ad.scale(ad.mul(log_a, a_mx), -0.5))
+    total = ad.add(total, ad.scale(ad.mul(log_a, a_mx), -0.5))
     poly, dpoly = x, _one(x)  # x (x + 1) ... (x + 2j - 2) and its derivative
     for j, c in enumerate(_EM_COEFFICIENTS, start=1):
         power = _ew("pow", a, ad.neg(ad.add(x, ad.full_like(x, 2 * j - 1))))
@@ -134,19 +161,45 @@ def _zeta_dx(x, q):
     return total
 
 
+def _zeta_dx(x, q):
+    """_zeta_dx_sum, and 0 where every term is below the smallest subnormal (q >= 1 and
+    x log q > 745; the sum sees stand-ins there): the corrections' x (x + 1) ... overflow times
+    a^-x = 0 made NaN at (1.34e154, 1.34e154), and so did the second derivatives."""
+    safe_q = ad.select(prims.compare(q, _one(q), "GE"), q, _one(q))
+    vanish = prims.compare(ad.mul(x, _ew("log", safe_q)), ad.full_like(x, 745.0), "GT")
+    total = _zeta_dx_sum(ad.select(vanish, ad.full_like(x, 2.0), x), ad.select(vanish, _one(q), q))
+    return ad.select(vanish, ad.zeros_like(total), total)
+
+
 def _zeta_vjp(x, q, out, ct):
     # d/dq = -x zeta(x + 1, q); d/dx has no closed form (Euler-Maclaurin, _zeta_dx)
-    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.neg(ad.mul(ct, ad.mul(x, _zeta_shifted(x, q))))
+    return ad.mul(ct, _zeta_dx_wide(x, q)), ad.mul(ct, _zeta_q_slope(x, q))
 
 
-def _zeta_shifted(x, q):
-    """zeta(x + 1, q), for float32 in float64 and rounded: its terms q^-(x+1) flush in float32 where
-    the sum does not (d/dq zeta(1 + eps, 1.8e19) = -zeta(2, 1.8e19) = -5.4e-20 came out 0: 1.8e19^-2
-    is subnormal), and x + 1 rounds (45 ulps there)."""
-    if x.dtype.bits >= 64:
-        return bind(zeta, ad.add(x, _one(x)), q)
-    wide = prims.convert(x, "float64")
-    return prims.convert(bind(zeta, ad.add(wide, _one(wide)), prims.convert(q, "float64")), x.dtype)
+def _zeta_q_slope(x, q):
+    """d/dq zeta(x, q) = -x zeta(x + 1, q), for float32 in float64 and rounded (the terms
+    q^-(x+1) flush in float32 where the sum does not, and x + 1 rounds: -5.4e-20 at (1 + eps,
+    1.8e19) was 0). Far out (q >= 1e4, 0 < x <= q / 1e4) by Euler-Maclaurin's head
+    -q^-x (1 + x / (2q) + x (x + 1) / (12 q^2)) (the next term is below 1e-19 of it): zeta's own
+    terms q^-(x+1) are subnormal and flush there while the slope is normal (-7.46e-155 at
+    (1 + eps, 1.34e154) came out -0)."""
+    if x.dtype.bits < 64:
+        wide = _zeta_q_slope(prims.convert(x, "float64"), prims.convert(q, "float64"))
+        return prims.convert(wide, x.dtype)
+    by_sum = ad.neg(ad.mul(x, bind(zeta, ad.add(x, _one(x)), q)))
+    far_q = ad.full_like(q, 1e4)
+    far = prims.and_(
+        prims.and_(prims.compare(q, far_q, "GE"), prims.compare(x, ad.zeros_like(x), "GT")),
+        prims.compare(ad.scale(x, 1e4), q, "LE"),
+    )
+    qs, xs = ad.select(far, q, far_q), ad.select(far, x, _one(x))
+    ratio = ad.div(xs, qs)
+    head = ad.add(
+        _one(xs),
+        ad.add(ad.scale(ratio, 0.5), ad.div(ad.mul(ratio, ad.add(xs, _one(xs))), ad.scale(qs, 12.0))),
+    )
+    asymptotic = ad.neg(ad.mul(_ew("pow", qs, ad.neg(xs)), head))
+    return ad.select(far, asymptotic, by_sum)
 
 
 def _zeta_dx_wide(x, q):

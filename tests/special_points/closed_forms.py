@@ -10,9 +10,13 @@ row by row (entries (i, j), j >= i, in the order runners.py builds them).
 
 from __future__ import annotations
 
+import decimal
+import math
+
 import numpy as np
 
 L = np.longdouble
+TINY = float(np.finfo(np.float64).tiny)
 
 
 def _ld(*xs):
@@ -160,3 +164,31 @@ def expm1(order: int):
 def derivatives(form) -> dict:
     """The d1ref and d2ref arguments of a Sig from one of the forms above."""
     return {"d1ref": form(1), "d2ref": form(2)}
+
+
+def geomspace4(start, stop):
+    """geomspace(start, stop, 4, axis=-1)'s reference: start^(1 - t) stop^t at t = 0, 1/3, 2/3, 1 in
+    decimal (40 digits) where both ends are finite, nonzero and of one sign; jax's float64 elsewhere
+    (ends at 0, of opposite signs or infinite: the conventions DIFFERENCES describes). numpy and jax
+    take 10 ** a linspace of log10s, which rounds 1e-16 of a log of 205 into 100-400 ulps
+    ((tiny, 2)'s second term 9.9671949510975675e-206, jax's ...096656e-206)."""
+    import jax
+    import jax.numpy as jnp
+
+    with jax.enable_x64(True):
+        out = np.array(jnp.geomspace(jnp.asarray(start), jnp.asarray(stop), 4, axis=-1), np.float64)
+    start, stop = np.broadcast_arrays(np.asarray(start, np.float64), np.asarray(stop, np.float64))
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        for idx in np.ndindex(start.shape):
+            a, b = float(start[idx]), float(stop[idx])
+            if not (
+                math.isfinite(a) and math.isfinite(b) and min(abs(a), abs(b)) >= TINY and (a > 0) == (b > 0)
+            ):
+                continue  # XLA flushes a subnormal end to 0: both libraries' NaN progression
+            sign = 1.0 if a > 0 else -1.0
+            la, lb = decimal.Decimal(abs(a)).ln(), decimal.Decimal(abs(b)).ln()
+            for k in range(4):
+                t = decimal.Decimal(k) / 3
+                out[idx + (k,)] = sign * float(((1 - t) * la + t * lb).exp())
+    return out

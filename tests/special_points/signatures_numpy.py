@@ -428,7 +428,9 @@ ARRAYS.update(
         "meshgrid": _moves(lambda xp, v: xp.meshgrid(v[:5], v[30:33]), kinds=V),
         "linspace": Sig(XX, call=lambda xp, a, b: xp.linspace(a, b, 5, axis=-1), empty=False),
         "logspace": Sig(XX, call=lambda xp, a, b: xp.logspace(a, b, 4, axis=-1), empty=False),
-        "geomspace": Sig(XX, call=lambda xp, a, b: xp.geomspace(a, b, 4, axis=-1), empty=False),
+        "geomspace": Sig(
+            XX, call=lambda xp, a, b: xp.geomspace(a, b, 4, axis=-1), ref=cf.geomspace4, empty=False
+        ),
         "unravel_index": Sig(INT, call=lambda xp, i: xp.unravel_index(i, (3, 4)), empty=False),
         "ravel_multi_index": Sig(
             INT2, call=lambda xp, i, j: xp.ravel_multi_index((i, j), (3, 4), mode="clip"), empty=False
@@ -524,10 +526,5 @@ PENDING.update(
         "the division; jax nan); the other points of this key are right, the limits -inf of "
         "-(1 - t) t (stop/start)^t / start at start = tiny or stop = inf (and of the stop side at stop = tiny "
         "or start = inf)",
-        "geomspace@float64:value:ulps": "found by the merged sweep (session 10), not by the helper's sweep of "
-        "geomspace alone: in the full table's graph the float64 middle terms of a progression from a tiny "
-        "start (case 216: 9.967194951097309e-206 where jax and the reference give ...096656e-206, about 300 "
-        "ulps; case 238 the same with the sign) lose digits; XLA fuses the new written-out progression "
-        "differently there (the same expression rounds differently in different fused kernels)",
     }
 )

@@ -117,24 +117,74 @@ def test_owens_t_where_a_exceeds_1():
     assert np.all(_ulps(got, want, np.float64) <= 5), (got, want, _ulps(got, want, np.float64))
 
 
-def test_float32_zeta_slopes_in_q_where_its_terms_flush():
+def _hurwitz_decimal(s, q, terms: int = 40):
+    """zeta(s, q) for s > 1 in decimal: the first terms, the tail's integral and five of its
+    Euler-Maclaurin corrections B_2j / (2j)! s (s + 1) ... (s + 2j - 2) a^(-s-2j+1)."""
+    Dec = decimal.Decimal
+    s, q = Dec(s), Dec(q)
+    a = q + terms
+    total = sum(((q + k) ** -s for k in range(terms)), Dec(0)) + a ** (1 - s) / (s - 1) + a**-s / 2
+    rising, factorial = s, Dec(2)
+    for j, (num, den) in enumerate(((1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66)), start=1):
+        total += Dec(num) / den / factorial * rising * a ** (-s - 2 * j + 1)
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+        factorial *= (2 * j + 1) * (2 * j + 2)
+    return total
+
+
+def test_zeta_slopes_in_q_where_its_terms_flush():
     """d/dq zeta(x, q) = -x zeta(x + 1, q): in float32 the terms q^-(x+1) of the inner zeta are
     subnormal at q = 1.8e19 (flushed: the slope came out 0, true -5.4e-20) and x + 1 rounds; the
     second derivative x (x + 1) zeta(x + 2, q) at (3, 1e8) was 0 (true 3e-32). Against scipy's zeta
-    in float64 at the same points."""
+    in float64 at the same points. In float64 the same at q = 1.34e154 and 1e300 (-0 where the
+    slope is -7.46e-155, -6.44e-232, -1e-150): against Euler-Maclaurin's head
+    -q^-x (1 + x / (2q)) in decimal (the next term, x (x + 1) / (12 q^2), is below 1e-300). And
+    d2/dx dq = -d/dx (x zeta(x + 1, q)) next to the pole x = 1, where the slope in x's tail integral
+    cancelled two terms of 4.5e15 (-330.7186 at (1 + eps, 0.1), true -330.6949): against a central
+    difference of zeta in decimal. d/dx at x = q = 1.34e154 was NaN (true 0)."""
     x = np.array([1.0000001192092896, 1.5, 3.0, 2.0], np.float32)
     q = np.array([1.8446742974197924e19, 1.8446742974197924e19, 1e8, 1.5], np.float32)
+    eps = np.finfo(np.float64).eps
+    big = 1.3407807929942596e154
+    x64 = np.array([1 + eps, 1.5, 0.5, 1 + eps, 1 + eps, 1 + eps, 1.1, big])
+    q64 = np.array([big, big, 1e300, 0.001, 0.1, 0.5, 2.0, big])
 
-    def slopes(x, q):
+    def slopes(x, q, x64, q64):
         d1 = sg.gradients(sg.numpy.sum(S.zeta(x, q)), [q])[0]
-        return [d1, sg.gradients(sg.numpy.sum(d1), [q])[0]]
+        dx64, dq64 = sg.gradients(sg.numpy.sum(S.zeta(x64, q64)), [x64, q64])
+        return [
+            d1,
+            sg.gradients(sg.numpy.sum(d1), [q])[0],
+            dq64,
+            dx64,
+            sg.gradients(sg.numpy.sum(dx64), [q64])[0],
+        ]
 
-    d1, d2 = run_graph(slopes, x, q)
+    d1, d2, dq64, dx64, dxq64 = run_graph(slopes, x, q, x64, q64)
     xd, qd = x.astype(np.float64), q.astype(np.float64)
     want1, want2 = -xd * scipy.special.zeta(xd + 1, qd), xd * (xd + 1) * scipy.special.zeta(xd + 2, qd)
     want2 = np.where(np.abs(want2) < np.finfo(np.float32).tiny, 0.0, want2)  # subnormal: flushed
     assert np.all(_ulps(d1, want1, np.float32) <= 2), (d1, want1)
     assert np.all(_ulps(d2, want2, np.float32) <= 2), (d2, want2)
+    Dec = decimal.Decimal
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        want_far = [
+            float(-(Dec(b) ** -Dec(a)) * (1 + Dec(a) / (2 * Dec(b)))) for a, b in zip(x64[:3], q64[:3])
+        ]
+        h = Dec(10) ** -20
+
+        def q_slope(t, b):
+            return -t * _hurwitz_decimal(t + 1, b)
+
+        want_mixed = [
+            float((q_slope(Dec(a) + h, b) - q_slope(Dec(a) - h, b)) / (2 * h))
+            for a, b in zip(x64[3:7], q64[3:7])
+        ]
+    assert np.all(_ulps(dq64[:3], np.array(want_far), np.float64) <= 2), (dq64, want_far)
+    assert np.all(_ulps(dxq64[3:7], np.array(want_mixed), np.float64) <= 16), (dxq64, want_mixed)
+    # at (1.34e154, 1.34e154) every term log(q + k) (q + k)^-x is below 1e-300000: 0, not NaN
+    assert dx64[7] == 0 and dxq64[7] == 0, (dx64, dxq64)
 
 
 def _sici_fresnel_series(x):
