@@ -15,16 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-# The tests' graphs are big and their data small: XLA's compile, mostly LLVM's optimisation of the
-# generated code, is most of the suite's CPU. Level 0 cut the compile-heavy files' CPU by 22-29%
-# (test_transcendental.py, test_stats.py) and the suite's by about a quarter; the results are the
-# same (no fast-math either way), and the special-point sweep (make sweep) keeps XLA's default
-# level, the one users run (STABLEGRAPH_FULL_SWEEP=1). Set before the first PJRT client reads XLA_FLAGS.
-_FULL_SWEEP = os.environ.get("STABLEGRAPH_FULL_SWEEP") == "1"
-if not _FULL_SWEEP and "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
-
-from stablegraph.test_util import run_graph  # noqa: E402
+from stablegraph.test_util import run_graph
 
 settings.register_profile(
     "stablegraph",
