@@ -76,6 +76,18 @@ def _steps(k, low, high, below, inside, above):
     return snp.where(k < low, const(below, inside), snp.where(k >= high, const(above, inside), inside))
 
 
+def running_product(count, update, length: int, init):
+    """``acc = update(acc, i)`` for the whole i < count (a float array, at most ``length``), from
+    ``init``: a loop, whose body is one copy in the graph (an unrolled Python loop of 32 steps made
+    each pmf's graph 32 copies and its compile seconds long)."""
+
+    def step(i, acc):
+        f = snp.asarray(i).astype(count.dtype)
+        return snp.where(f < count, update(acc, f), acc)
+
+    return fori_loop(0, length, step, init)
+
+
 # -- poisson -------------------------------------------------------------------------------------
 def _poisson_args(k, mu, loc):
     k, mu, loc = floats(k, mu, loc)
@@ -98,18 +110,18 @@ def _few_counts_cdf_value(j, mu):
     """e^-mu sum_{i <= j} mu^i / i! for a count j < _FEW, by Horner's rule from the last term
     (all terms positive: a few ulps, where the incomplete gamma function leaves ~6 at Q(1, 1.5)
     and scipy's ~12 at Q(1, 30))."""
-    total = snp.ones_like(mu)
-    for i in range(_FEW - 1, 0, -1):
-        total = snp.where(j >= const(float(i), j), const(1.0, mu) + mu / const(float(i), mu) * total, total)
-    return snp.exp(-mu) * total
+
+    def horner(r, total):  # i = _FEW - 1 - r runs down from the last term
+        i = const(float(_FEW - 1), j) - snp.asarray(r).astype(j.dtype)
+        return snp.where(j >= i, const(1.0, mu) + mu / i * total, total)
+
+    return snp.exp(-mu) * fori_loop(0, _FEW - 1, horner, snp.ones_like(mu))
 
 
 def _few_counts_partials(j, mu):
     """0 in j (a step function of k) and -e^-mu mu^j / j!: mu^j as a power, whose one rounding
     keeps the digits that j log(mu) - mu - log(j!) would lose (mu^5 e^-mu = 4.5e-81 at mu = eps)."""
-    factorial = snp.ones_like(j)
-    for i in range(2, _FEW):
-        factorial = snp.where(j >= const(float(i), j), factorial * const(float(i), j), factorial)
+    factorial = running_product(j, lambda acc, i: acc * (i + const(1.0, j)), _FEW - 1, snp.ones_like(j))
     power = snp.where(j == const(0.0, j), const(1.0, mu), snp.power(mu, j))
     return snp.zeros_like(j), -(power / factorial) * snp.exp(-mu)
 
@@ -293,10 +305,7 @@ def _binom_pmf(k, n, p, loc=0):
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
     m = n - j
-    choose = snp.ones_like(j)
-    for i in range(_FEW_TRIALS):
-        step = const(float(i), j) < j
-        choose = snp.where(step, choose * (m + float(i + 1)) / float(i + 1), choose)
+    choose = running_product(j, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
     product = choose * snp.power(p, j) * one_minus_power(p, m)
     return snp.where(few, mass + stop_gradient(product - mass), mass)
 
