@@ -14,13 +14,22 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy_like as snp
+from ...control_api import fori_loop
 from ...numpy_like.core import error
 from ...primitives.elementwise import stop_gradient
 from ..log_beta import digamma_step
 from ..partials import with_partials
-from ..special import betaln, digamma, gammaln, xlog1py, xlogy
+from ..special import betaln, digamma, gammaln, polygamma, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
-from .discrete import inside, log_factorial, log_rising, on_integers, one_minus_power, support
+from .discrete import (
+    inside,
+    log_factorial,
+    log_rising,
+    on_integers,
+    one_minus_power,
+    running_product,
+    support,
+)
 from .underflow import mass_of
 from .wide import in_float64
 
@@ -110,10 +119,7 @@ def _nbinom_pmf(k, n, p, loc=0):
     few = support(j, 0.0, float(_FEW_FAILURES)) & (n > const(0.0, n)) & (n < const(np.inf, n))
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
-    coefficient = snp.ones_like(j)
-    for i in range(_FEW_FAILURES):
-        step = const(float(i), j) < j
-        coefficient = snp.where(step, coefficient * ((n + float(i)) / float(i + 1)), coefficient)
+    coefficient = running_product(j, lambda c, i: c * ((n + i) / (i + 1.0)), _FEW_FAILURES, snp.ones_like(j))
     product = coefficient * snp.power(p, n) * one_minus_power(p, j)
     return snp.where(few, mass + stop_gradient(product - mass), mass)
 
@@ -135,30 +141,61 @@ def _few_trials_value(k, n, a, b):
     the log of the finite product C(n, k) prod_{j < n-k} (b + j) / (a + b + j) prod_{j < k} (a + j) /
     (a + b + n - k + j), each ratio written 1 - r and logged by log1p (all terms one sign): the two
     log-beta functions cancel (betaln(2.5, 10001) - betaln(2.5, 10000) = -2.5e-4 from two of -20,
-    40000 ulps off), the log1p terms keep every digit. C(n, k) is an exact integer below 2^53."""
+    40000 ulps off), the log1p terms keep every digit. C(n, k) is an exact integer below 2^53. The
+    terms are summed by a loop (one copy of its body in the graph, not _FEW_TRIALS)."""
     m = n - k
-    total, choose = snp.zeros_like(k), snp.ones_like(k)
-    for j in range(_FEW_TRIALS):
-        jf = const(float(j), k)
+
+    def add_terms(j, carry):
+        total, choose = carry
+        jf = snp.asarray(j).astype(k.dtype)
         in_m, in_k = jf < m, jf < k
         r_m = a / (a + b + jf)
         r_k = (b + m) / (a + b + m + jf)
         total = total + snp.where(in_m, snp.log1p(-snp.where(in_m, r_m, 0.0)), 0.0)
         total = total + snp.where(in_k, snp.log1p(-snp.where(in_k, r_k, 0.0)), 0.0)
         choose = snp.where(in_k, choose * (m + jf + 1.0) / (jf + 1.0), choose)
+        return total, choose
+
+    total, choose = fori_loop(0, _FEW_TRIALS, add_terms, (snp.zeros_like(k), snp.ones_like(k)))
     return snp.log(choose) + total
 
 
+def _reciprocal_power_sum(x, count, power: int):
+    """sum_{j < |count|} (x + j)^-power for count >= 0, -sum_{j < |count|} (x + count + j)^-power
+    below (whole |count| <= _FEW_TRIALS, every x + j > 0): a loop over positive terms."""
+    start = snp.where(count >= 0.0, x, x + count)
+    steps = snp.abs(count)
+
+    def add(j, total):
+        jf = snp.asarray(j).astype(x.dtype)
+        term = snp.reciprocal(start + jf) ** power
+        return snp.where(jf < steps, total + term, total)
+
+    total = fori_loop(0, _FEW_TRIALS, add, snp.zeros_like(x))
+    return snp.where(count >= 0.0, total, -total)
+
+
+# psi(x + c) - psi(x) for a whole c (|c| <= _FEW_TRIALS) as the sum of 1/(x + j), exactly 0 at c = 0:
+# the two digammas cancel (and digamma_step's own sum stops at 16 steps); slopes psi'(x + c) - psi'(x)
+# as a sum of squares, and psi'(x + c) in c (the continuous extension's)
+_digamma_difference = with_partials(
+    "betabinom_digamma_difference",
+    lambda x, c: _reciprocal_power_sum(x, c, 1),
+    lambda x, c: (-_reciprocal_power_sum(x, c, 2), polygamma(1.0, x + c)),
+)
+
+
 def _few_trials_partials(k, n, a, b):
-    """The continuous extension's slopes as digamma differences (log_beta.digamma_step: exactly 0
-    where its step is 0, as at n = 0, where a difference of two digammas kept 1e-16):
-    d/dk psi(n-k+1) - psi(k+1) + psi(k+a) - psi(n-k+b); d/dn psi(n+1) - psi(n-k+1) + psi(n-k+b) -
-    psi(n+a+b); d/da psi(k+a) - psi(a) - psi(n+a+b) + psi(a+b); d/db likewise with n - k."""
+    """The continuous extension's slopes as digamma differences, the whole steps as sums
+    (_digamma_difference: exactly 0 where the step is 0, as at n = 0, where a difference of two
+    digammas kept 1e-16): d/dk psi(n-k+1) - psi(k+1) + psi(k+a) - psi(n-k+b); d/dn psi(n+1) -
+    psi(n-k+1) + psi(n-k+b) - psi(n+a+b); d/da psi(k+a) - psi(a) - psi(n+a+b) + psi(a+b); d/db
+    likewise with n - k."""
     m = n - k
-    d_k = digamma_step(k + 1.0, m - k) + (digamma(k + a) - digamma(m + b))
-    d_n = digamma_step(m + 1.0, k) - digamma_step(m + b, k + a)
-    d_a = digamma_step(a, k) - digamma_step(a + b, n)
-    d_b = digamma_step(b, m) - digamma_step(a + b, n)
+    d_k = _digamma_difference(k + 1.0, m - k) + (digamma(k + a) - digamma(m + b))
+    d_n = _digamma_difference(m + 1.0, k) - digamma_step(m + b, k + a)
+    d_a = _digamma_difference(a, k) - _digamma_difference(a + b, n)
+    d_b = _digamma_difference(b, m) - _digamma_difference(a + b, n)
     return d_k, d_n, d_a, d_b
 
 

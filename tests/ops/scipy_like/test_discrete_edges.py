@@ -34,17 +34,26 @@ def _f(*xs, dtype=np.float32):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_certain_outcomes_have_log_probability_exactly_zero(dtype):
     # binom with n = 0 or k = n = 1, p = 1; nbinom at k = 0, p = 1; betabinom with n = 0; poisson at mu = 0
-    k, n, p = _f([0, 0, 1, 0], [0, 0, 1, 5], [0.3, 1.0, 1.0, 0.0], dtype=dtype)
     # log C(n, k) + k log p + (n - k) log(1 - p) with every term 0 (scipy's float32 gammaln leaves
-    # 5.6e-8 at n = 5, XLA's lgamma 4.8e-7 at 1)
-    np.testing.assert_array_equal(_run(lambda *a: S.binom.logpmf(*a), k, n, p), 0.0)
-    np.testing.assert_array_equal(_run(lambda *a: S.binom.pmf(*a), k, n, p), 1.0)
-    k, n, p = _f([0, 0], [3.0, 0.5], [1.0, 1.0], dtype=dtype)
-    np.testing.assert_array_equal(_run(lambda *a: S.nbinom.logpmf(*a), k, n, p), 0.0)
-    k, n, a, b = _f([0, 0], [0, 0], [0.5, 2.5], [1.0, 3.0], dtype=dtype)
-    np.testing.assert_array_equal(_run(lambda *x: S.betabinom.logpmf(*x), k, n, a, b), 0.0)
-    k, mu = _f([0], [0.0], dtype=dtype)
-    np.testing.assert_array_equal(_run(lambda *x: S.poisson.logpmf(*x), k, mu), 0.0)
+    # 5.6e-8 at n = 5, XLA's lgamma 4.8e-7 at 1); all in one graph
+    binom = _f([0, 0, 1, 0], [0, 0, 1, 5], [0.3, 1.0, 1.0, 0.0], dtype=dtype)
+    nbinom = _f([0, 0], [3.0, 0.5], [1.0, 1.0], dtype=dtype)
+    betabinom = _f([0, 0], [0, 0], [0.5, 2.5], [1.0, 3.0], dtype=dtype)
+    poisson = _f([0], [0.0], dtype=dtype)
+
+    def build(*p):
+        return (
+            S.binom.logpmf(*p[:3]),
+            S.binom.pmf(*p[:3]),
+            S.nbinom.logpmf(*p[3:6]),
+            S.betabinom.logpmf(*p[6:10]),
+            S.poisson.logpmf(*p[10:]),
+        )
+
+    logs = _run(build, *binom, *nbinom, *betabinom, *poisson)
+    np.testing.assert_array_equal(logs[1], 1.0)
+    for got in logs[:1] + logs[2:]:
+        np.testing.assert_array_equal(got, 0.0)
 
 
 @pytest.mark.parametrize(
@@ -90,23 +99,34 @@ def test_whole_slope_at_the_supports_lower_end():
     np.testing.assert_allclose(_slope(S.nbinom.pmf, 0, k, n, p), st.nbinom.pmf(k, n, p) * want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", ["logpmf", "pmf"])
-def test_zero_slope_off_the_support(method):
+def _slopes(fn, *ps):
+    """d fn / d each argument, elementwise (one graph for all of them)."""
+    return sg.grad(lambda *q: sg.numpy.sum(fn(*q)), argnums=tuple(range(len(ps))))(*ps)
+
+
+def test_zero_slope_off_the_support():
     # a non-integer k next to p = 0 or 1: the pmf is 0 (log -inf) around the point, so every slope
-    # is 0; the formula's own slope there is 0 * inf = nan, which must not leak through the where
-    k, p = _f([0.5, 0.5, 0.5, -1.0, 2.0], [0.0, 1.0, 0.3, 0.0, 1.0])
-    fn = getattr(S.bernoulli, method)
-    for i in (0, 1):
-        np.testing.assert_array_equal(_slope(fn, i, k, p), 0.0)
-    k, n, p = _f([2.5, 2.5, 7.0], [5.0, 5.0, 5.0], [0.0, 1.0, 1.0])
-    for i in (0, 1, 2):
-        np.testing.assert_array_equal(_slope(getattr(S.binom, method), i, k, n, p), 0.0)
-    k, mu = _f([0.5, -1.0], [0.0, 0.0])
-    for i in (0, 1):
-        np.testing.assert_array_equal(_slope(getattr(S.poisson, method), i, k, mu), 0.0)
-    k, n, p = _f([0.5, -2.0], [2.0, 2.0], [1.0, 1.0])
-    for i in (0, 1, 2):
-        np.testing.assert_array_equal(_slope(getattr(S.nbinom, method), i, k, n, p), 0.0)
+    # is 0; the formula's own slope there is 0 * inf = nan, which must not leak through the where.
+    # Every distribution's logpmf and pmf slopes in one graph.
+    cases = [
+        ("bernoulli", _f([0.5, 0.5, 0.5, -1.0, 2.0], [0.0, 1.0, 0.3, 0.0, 1.0])),
+        ("binom", _f([2.5, 2.5, 7.0], [5.0, 5.0, 5.0], [0.0, 1.0, 1.0])),
+        ("poisson", _f([0.5, -1.0], [0.0, 0.0])),
+        ("nbinom", _f([0.5, -2.0], [2.0, 2.0], [1.0, 1.0])),
+    ]
+    arrays = [a for _, args in cases for a in args]
+
+    def build(*ps):
+        out, i = [], 0
+        for dist, args in cases:
+            q = ps[i : i + len(args)]
+            i += len(args)
+            for method in ("logpmf", "pmf"):
+                out.extend(_slopes(getattr(getattr(S, dist), method), *q))
+        return out
+
+    for got in _run(build, *arrays):
+        np.testing.assert_array_equal(got, 0.0)
 
 
 def test_poisson_cdf_slope_off_the_support_is_zero():
@@ -147,13 +167,22 @@ def test_float32_log_pmfs_keep_the_digits_their_log_gamma_terms_cancel():
         return _log_rising(n, k) - _log_rising(1, k) + L(n) * np.log(L(p)) + L(k) * np.log1p(-L(p))
 
     k, n, a, b = _f([0, 0, 0, 3, 2], [1, 1, 0, 7, 1e4], [1, 1, 0.5, 0.3, 2.5], [1e4, 1, 0.5, 2.5, 1e4])
-    got, pmf = _run(lambda *x: (S.betabinom.logpmf(*x), S.betabinom.pmf(*x)), k, n, a, b)
+    k2, n2, p = _f([2, 5, 3, 0], [1e4, 1e4, 2.5, 1e4], [0.9, 1 - 2.0**-24, 0.3, 0.5])
+
+    def build(*x):
+        return (
+            S.betabinom.logpmf(*x[:4]),
+            S.betabinom.pmf(*x[:4]),
+            S.nbinom.logpmf(*x[4:]),
+            S.nbinom.pmf(*x[4:]),
+        )
+
+    got, pmf, got2, pmf2 = _run(build, k, n, a, b, k2, n2, p)
     want = np.array([betabinom(*map(float, z)) for z in zip(k, n, a, b)])
     assert _ulps(got, want, np.float32).max() <= 1, (got, want)
     assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
-    k, n, p = _f([2, 5, 3, 0], [1e4, 1e4, 2.5, 1e4], [0.9, 1 - 2.0**-24, 0.3, 0.5])
-    got, pmf = _run(lambda *x: (S.nbinom.logpmf(*x), S.nbinom.pmf(*x)), k, n, p)
-    want = np.array([nbinom(*map(float, z)) for z in zip(k, n, p)])
+    got, pmf = got2, pmf2
+    want = np.array([nbinom(*map(float, z)) for z in zip(k2, n2, p)])
     assert _ulps(got, want, np.float32).max() <= 1, (got, want)
     assert _ulps(pmf, np.exp(want), np.float32).max() <= 1, (pmf, np.exp(want))
 
@@ -201,20 +230,23 @@ def test_betabinom_near_certain_outcomes_and_flat_slopes():
     # 1e4, second derivatives -1.8e-15 at a = b = 1)
     k, n, a, b = _f([0, 1, 3, 2, 7, 0], [1, 1, 5, 20, 20, 0], [2.5, 1e4, 0.5, 1e4, 0.3, 1e4], [1e4, 2.5, 2.5, 1e4, 2.5, 1e4],
                     dtype=np.float64)  # fmt: skip
-    logpmf, pmf = _run(lambda *x: (S.betabinom.logpmf(*x), S.betabinom.pmf(*x)), k, n, a, b)
+    # the slopes at n = 0 (below) ride on the last two points: values and slopes in one graph
+    flat = _f([0, 0], [0, 0], [1e4, 1.0], [1e4, 1.0], dtype=np.float64)
+
+    def build(*x):  # values; d/dk, d/da, d/db (d/dn is psi(b) - psi(a + b) there) and d2/da2
+        first = sg.grad(lambda *q: sg.numpy.sum(S.betabinom.logpmf(*q)), argnums=(0, 2, 3))(*x)
+        in_a = sg.grad(lambda q: sg.numpy.sum(S.betabinom.logpmf(x[0], x[1], q, x[3])))
+        second = sg.grad(lambda q: sg.numpy.sum(in_a(q)))(x[2])
+        return (S.betabinom.logpmf(*x), S.betabinom.pmf(*x), *first, second)
+
+    logpmf, pmf, *slopes = _run(build, *(np.concatenate([u, v]) for u, v in zip((k, n, a, b), flat)))
+    for got in slopes:
+        np.testing.assert_array_equal(got[-2:], 0.0)
+    logpmf, pmf = logpmf[:-2], pmf[:-2]
     want_pmf, want = np.array([_betabinom_exact(*z) for z in zip(k, n, a, b)]).T
     assert _ulps(logpmf, want, np.float64).max() <= 4, (logpmf, want)  # log C(20, 7) + sums of -15: 4
     # exp(logpmf): one ulp of a log of -8.6 is 8 ulps of the pmf
     assert _ulps(pmf, want_pmf, np.float64).max() <= 2 + 2 * np.abs(want).max(), (pmf, want_pmf)
-    k, n, a, b = _f([0, 0], [0, 0], [1e4, 1.0], [1e4, 1.0], dtype=np.float64)
-
-    def slopes(*x):  # d/dk, d/da, d/db (d/dn is psi(b) - psi(a + b) there) and d2/da2, in one graph
-        first = sg.grad(lambda *q: sg.numpy.sum(S.betabinom.logpmf(*q)), argnums=(0, 2, 3))(*x)
-        in_a = sg.grad(lambda q: sg.numpy.sum(S.betabinom.logpmf(x[0], x[1], q, x[3])))
-        return (*first, sg.grad(lambda q: sg.numpy.sum(in_a(q)))(x[2]))
-
-    for got in _run(slopes, k, n, a, b):
-        np.testing.assert_array_equal(got, 0.0)
 
 
 def test_binom_pmf_products_and_nbinom_log_coefficients():
@@ -227,20 +259,24 @@ def test_binom_pmf_products_and_nbinom_log_coefficients():
     from fractions import Fraction
 
     k, n, p = _f([1, 4, 7, 3, 5], [5, 5, 31, 20, 5], [1e-7, 0.1, 0.9, 0.3, 2.0**-1022], dtype=np.float64)
-    pmf, slope = _run(
-        lambda a, b, c: (S.binom.pmf(a, b, c), sg.grad(lambda q: sg.numpy.sum(S.binom.pmf(a, b, q)))(c)),
-        k,
-        n,
-        p,
-    )
+    nb_log = _f([2, 4, 3], [1e4, 1e4, 2.5], [0.9, 0.5, 0.3], dtype=np.float64)
+    # nbinom's pmf for few failures: prod (n + j) / (j + 1) p^n (1 - p)^k (exp of its log was 48 ulps
+    # off at (1, 10, 0.1))
+    nb_pmf = _f([1, 3, 5], [10, 2.5, 3], [0.1, 0.3, 0.5], dtype=np.float64)
+
+    def build(a, b, c, *x):
+        slope = sg.grad(lambda q: sg.numpy.sum(S.binom.pmf(a, b, q)))(c)
+        return S.binom.pmf(a, b, c), slope, S.nbinom.logpmf(*x[:3]), S.nbinom.pmf(*x[3:])
+
+    pmf, slope, nb_logpmf, nb_pmf_got = _run(build, k, n, p, *nb_log, *nb_pmf)
     exact = [
         math.comb(int(b), int(a)) * Fraction(c) ** int(a) * (1 - Fraction(c)) ** int(b - a)
         for a, b, c in zip(k, n, p)
     ]
     assert _ulps(pmf[:4], [float(e) for e in exact[:4]], np.float64).max() <= 2, pmf
     assert pmf[4] == 0 and slope[4] == 0, (pmf, slope)
-    k, n, p = _f([2, 4, 3], [1e4, 1e4, 2.5], [0.9, 0.5, 0.3], dtype=np.float64)
-    got = _run(lambda *x: S.nbinom.logpmf(*x), k, n, p)
+    k, n, p = nb_log
+    got = nb_logpmf
     with localcontext() as ctx:
         ctx.prec = 40
         want = []
@@ -249,10 +285,8 @@ def test_binom_pmf_products_and_nbinom_log_coefficients():
             logs = Decimal(coef.numerator).ln() - Decimal(coef.denominator).ln()
             want.append(float(logs + Decimal(b) * Decimal(c).ln() + Decimal(a) * (1 - Decimal(c)).ln()))
     assert _ulps(got, want, np.float64).max() <= 2, (got, want)
-    # nbinom's pmf for few failures: prod (n + j) / (j + 1) p^n (1 - p)^k (exp of its log was 48 ulps
-    # off at (1, 10, 0.1))
-    k, n, p = _f([1, 3, 5], [10, 2.5, 3], [0.1, 0.3, 0.5], dtype=np.float64)
-    pmf = _run(lambda *x: S.nbinom.pmf(*x), k, n, p)
+    k, n, p = nb_pmf
+    pmf = nb_pmf_got
     exact = [
         math.comb(int(b) + int(a) - 1, int(a)) * Fraction(c) ** int(b) * (1 - Fraction(c)) ** int(a)
         for a, b, c in zip(k, n, p)
@@ -262,12 +296,23 @@ def test_binom_pmf_products_and_nbinom_log_coefficients():
     np.testing.assert_allclose(pmf[1], st.nbinom.pmf(3, 2.5, 0.3), rtol=1e-14)
 
 
-def test_geom_slope_where_k_p_is_near_one():
+def test_geom_and_poisson_slopes_where_they_cancel():
     # d/dp logpmf = 1/p - (k - 1)/(1 - p) = (1 - k p) / (p (1 - p)): at k p = 1 + 5.6e-17 (k = 10, p =
     # 0.1) the two terms cancelled to 0 (jax -4.4e-16); oracle: the exact rational of the float p
     from fractions import Fraction
 
     k, p = _f([10, 3, 1], [0.1, 1 / 3, 0.5], dtype=np.float64)
-    got = _slope(S.geom.logpmf, 1, k, p)
+    # poisson's d/dmu logpmf = k / mu - 1 = (k - mu) / mu: at (1, 1 - eps/2) k / mu rounds to 1 + eps,
+    # a slope of 2.2e-16 for 1.1e-16 (pmf slope 8.2e-17 for 4.1e-17); in the same graph
+    j, mu = _f([1, 10, 7, 2, 3], [1 - 2.0**-53, np.nextafter(10, 11), 7, 1.3, 30], dtype=np.float64)
+
+    def build(k, p, j, mu):
+        in_mu = [sg.grad(lambda m, f=f: sg.numpy.sum(f(j, m)))(mu) for f in (S.poisson.logpmf, S.poisson.pmf)]
+        return (sg.grad(lambda q: sg.numpy.sum(S.geom.logpmf(k, q)))(p), *in_mu)
+
+    got, log_slope, pmf_slope = _run(build, k, p, j, mu)
     want = [float((1 - int(a) * Fraction(b)) / (Fraction(b) * (1 - Fraction(b)))) for a, b in zip(k, p)]
     assert _ulps(got, want, np.float64).max() <= 4, (got, want)
+    want = np.array([float((int(a) - Fraction(b)) / Fraction(b)) for a, b in zip(j, mu)])
+    assert _ulps(log_slope, want, np.float64).max() <= 1, (log_slope, want)
+    np.testing.assert_allclose(pmf_slope, st.poisson.pmf(j, mu) * want, rtol=1e-14)
