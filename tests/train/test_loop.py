@@ -99,7 +99,10 @@ def child(logdir: str, steps: int, kill: str) -> None:
         log.write(f"{step} {float(values['first_id'])} {float(values['loss'])!r}\n")
         log.flush()
         if what == "int" and step == int(at):
-            os.kill(os.getpid(), signal.SIGINT)
+            # raise_signal delivers to this (the main) thread before it returns, so Python's handler
+            # raises KeyboardInterrupt here; os.kill may land on another thread and reach the main
+            # one only later, inside the next run (seen once under load: the child ran to the end)
+            signal.raise_signal(signal.SIGINT)
 
     if what == "save":
         write_meta = loop_files.write_meta
