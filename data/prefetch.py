@@ -160,9 +160,13 @@ class Prefetch:
     def _realign(self, steps: int | None) -> None:
         """Batches left over from blocks of another size (those made before the first
         ``next_feeds(k)``) would make every later ask take a block apart and stack it anew on the
-        host: ask the producer for one block that tops them up to a multiple of ``steps``."""
+        host: ask the producer for one block that tops them up to a multiple of ``steps``. Where
+        they came out whole before that block was begun (blocks already queued filled them up), the
+        ask is taken back: the top-up would take them apart again."""
         left = len(self._pending) % steps if steps else 0
         if not left:
+            if self._realigning:
+                self._producer.realign = None
             self._realigning = False
         elif not self._realigning:
             self._realigning = True
