@@ -494,6 +494,15 @@ _TREES = _jax.pytree.PyTreeRegistry()  # lists of outputs; our own, apart from j
 _DISPATCH_CACHE = _jax.PjitFunctionCache(capacity=256)
 
 
+def start_host_copies(arrays) -> None:
+    """Start copying each one-device array to the host without waiting (``to_numpy`` then takes
+    the copy): several fetches read one after another wait for one transfer, not one each. (A
+    sharded array's pieces are new objects each time they are asked for: it is left alone.)"""
+    for array in arrays:
+        if type(array._sharding) is _SingleDevice:
+            array._copy_single_device_array_to_host_async()
+
+
 def to_numpy(array) -> np.ndarray:
     """A device array as numpy. Arrays of ml_dtypes types (bfloat16, float8) have
     no buffer-protocol format, so they take jaxlib's explicit copy. A sharded
@@ -603,6 +612,8 @@ class Executable:
             if not host:  # nothing to read back: wait here, so that a failed run raises now (its
                 kept[0].block_until_ready()  # results share one completion; reading one raises too)
         if self._copy_out:
+            if len(host) > 1:
+                start_host_copies(host)
             return [to_numpy(r) for r in host] + kept
         return [host_result(r) for r in host] + kept
 
@@ -612,18 +623,24 @@ class Executable:
         with ``token``, a token whose ``block_until_ready()`` waits for the run and raises its
         error (a failed host callback leaves results that read fine: only the token tells;
         without it, jaxlib's C++ dispatcher starts the run). A small program may run before
-        this returns, and may raise XlaRuntimeError here already."""
+        this returns, and may raise XlaRuntimeError here already. Off one CPU device, the copies
+        of the host-bound results start now, behind the run: reading them later does not wait
+        for a round trip each (on an H200, 250 us a fetch read one by one)."""
         if not token:
             with _x64_for(self._wide):
-                return list(self._dispatch(*values)), None
-        with _x64_for(self._wide):
-            arrays = [
-                v if type(v) is _jax.ArrayImpl and v._sharding == sh else _put_as(_host(v), a, sh)
-                for a, sh, v in zip(self._avals, self.in_shardings, values)
-            ]  # fmt: skip
-        started = self._exe.execute_sharded(arrays, with_tokens=True)
-        token = started.consume_token()
-        return started.consume_with_handlers(self._handlers), token
+                results, token = list(self._dispatch(*values)), None
+        else:
+            with _x64_for(self._wide):
+                arrays = [
+                    v if type(v) is _jax.ArrayImpl and v._sharding == sh else _put_as(_host(v), a, sh)
+                    for a, sh, v in zip(self._avals, self.in_shardings, values)
+                ]  # fmt: skip
+            started = self._exe.execute_sharded(arrays, with_tokens=True)
+            token = started.consume_token()
+            results = started.consume_with_handlers(self._handlers)
+        if self._copy_out:
+            start_host_copies(results[: self._n_host])
+        return results, token
 
     def host_values(self, results) -> list:
         """The host-bound results of ``launch`` as numpy (waits for the run)."""

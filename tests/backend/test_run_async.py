@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -214,3 +215,28 @@ def test_runs_started_behind_a_running_one_queue_without_waiting(where_runs_star
         np.testing.assert_array_equal(got, np.cumsum(rows.sum(axis=1)))  # (inf from the second on)
         assert queued[1].result() == np.inf
         assert sess.run(total) == np.cumsum(rows.sum(axis=1))[-1]
+
+
+def test_fetches_copied_off_the_device_read_back_in_order():
+    """Results numpy cannot view in place (bfloat16 here; on a GPU, every result) have their
+    host copies started when the run starts (pjrt.start_host_copies): several runs started, then
+    read, give each run's own values, as run gives them."""
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((4,), sg.float32, name="x")
+        total = sg.Variable(np.zeros(4, np.float32), name="total")
+        new = sg.assign_add(total, x)
+        half = new.astype(sg.bfloat16)
+    rows = np.random.default_rng(2).normal(size=(6, 4)).astype(np.float32)
+    rows[1] = [0.0, -0.0, np.inf, 1e-40]
+    with sg.Session(g) as sess:
+        handles = [sess.run_async([half, new], {x: row}) for row in rows[:5]]
+        last = sess.run([half, new], {x: rows[5]})
+        sums = np.cumsum(rows, axis=0)
+        for h, want in zip(handles, sums[:5]):
+            got_half, got = h.result()
+            np.testing.assert_array_equal(got, want)
+            assert got_half.dtype == ml_dtypes.bfloat16
+            np.testing.assert_array_equal(got_half, want.astype(ml_dtypes.bfloat16))
+        np.testing.assert_array_equal(last[1], sums[5])
+        np.testing.assert_array_equal(last[0], sums[5].astype(ml_dtypes.bfloat16))
