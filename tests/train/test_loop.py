@@ -88,7 +88,7 @@ def plain_loop(steps, values=None):
 def child(logdir: str, steps: int, kill: str) -> None:
     """Train, logging each step's first row id to ``logdir``/steps.log, and stop where ``kill`` says:
     ``save:S`` SIGKILLs itself inside the save of step S (npz written, JSON not yet), ``int:K``
-    sends itself SIGINT (Ctrl-C) in the hook of step K."""
+    is interrupted (Ctrl-C's KeyboardInterrupt) in the hook of step K."""
     from stablegraph.train import loop_files
 
     g, t = build()
@@ -99,10 +99,10 @@ def child(logdir: str, steps: int, kill: str) -> None:
         log.write(f"{step} {float(values['first_id'])} {float(values['loss'])!r}\n")
         log.flush()
         if what == "int" and step == int(at):
-            # raise_signal delivers to this (the main) thread before it returns, so Python's handler
-            # raises KeyboardInterrupt here; os.kill may land on another thread and reach the main
-            # one only later, inside the next run (seen once under load: the child ran to the end)
-            signal.raise_signal(signal.SIGINT)
+            # what Python's SIGINT handler raises, raised here: a signal sent to itself (os.kill,
+            # and signal.raise_signal too) was now and then never turned into the exception under
+            # load, and the child ran to its end
+            raise KeyboardInterrupt
 
     if what == "save":
         write_meta = loop_files.write_meta
