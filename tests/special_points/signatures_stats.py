@@ -563,6 +563,16 @@ DIFFERENCES: dict[str, str] = {
     "gamma.logpdf@float64:d2:nan": "second derivatives (nan): x = 2.2e-308 with a = 1, where the log density is exactly -x (a - 1 = 0): d2/dx2 = 0, ours -0; jax's xlogy(0, x) differentiated twice gives nan [1 pt]",
     "chi2.logsf@float64:d1:ulps": "first derivatives (ulps), where jax's float64 reference is off (checked against decimal sums, closed_forms_igamma.py): at df = 1e-3 (shape 5e-4) d/dx = -pdf / Q is -1.083181804257862 at x = 1 (ours ...8618, jax ...528238: 4.6e-12 off) and -1.4909038412824684 at x = 0.5 (ours ...824678, jax ...804256); d/ddf 1000.2616995081687 at x = 1 (ours ...81692, jax ...35160), 1000.0295628254431 at x = 0.5, 1000.5112235255809 at x = 2 (ours ...5807, jax ...5893); at df = 2.2e-16, x = 2: 4503599627370497 (ours ...496, jax ...455.5) [9 pts, float64 only; the float32 points are fixed]",
     # beta, betainc, betaln, betabinom, binom (issue 20 part 2, helper beta, session 9): every failing point looked at
+    # nbinom with n = max (session 12): every failing point looked at
+    **dict.fromkeys(
+        ["nbinom.logpmf@float64:value:nan", "nbinom.logpmf@float64:value:inf"],
+        "n = 1.8e308 at k = 0 with p = 2.2e-308, 1e-7, eps: the log of p**n, n log p = -inf, ours the "
+        "limit -inf; scipy's and jax's binomial-coefficient terms of an infinite n give nan",
+    ),
+    "nbinom.pmf@float64:value:nan": "n = 1.8e308: at p = 1 every trial succeeds, pmf(0) = 1 (ours 1); at p = "
+    "2.2e-308, p**n = 0 (ours 0 at k = 1 and 1e4); scipy and jax nan (their coefficient terms of an infinite n)",
+    "nbinom.pmf@float64:d1:inf": "d/dk at (0, 1.8e308, 1): with p = 1 the pmf is 0**k, 1 at k = 0 and 0 after; "
+    "its slope at k = 0 is 0**k log 0 = -inf (ours), scipy and jax nan",
 }  # fmt: skip
 
 OPEN = "found by the sweep and not fixed yet: reported in issue 20's note (part 2), each line's example beside it"
@@ -604,12 +614,8 @@ PENDING: dict[str, str] = {
     "binom.logpmf@float64:value:ulps": OPEN,  # seen unlisted in session 11 (on main too): (1, 1e4, 2.2e-308 / 1e-7 / eps) ours -699.1860781602879 ref -699.1860781602829 (the n = 1e4 path; h/discrete's Decimal check says ours right at some of these points: to go through)
     "binom.logpmf@float64:d1:ulps": OPEN,  # seen unlisted in session 11 (on main too): d/dn at (5, 1e4, 0 / 5e-324 / 2.2e-308) ours 0.0005001000300100036 ref ...0097758 (not gone through yet)
     "binom.logpmf@float64:d2:ulps": OPEN,  # seen unlisted in session 11 (on main too): d2/dn2 at (1, 1e4, 0 ...) ours -1.0000000000000002e-08 ref -9.999999999994822e-09 (not gone through yet)
-    "nbinom.logpmf@float64:value:nan": OPEN,  # seen unlisted in session 11 (on main too): n = max (0, 1.8e308, p) ours -inf (the limit), jax / scipy nan: a convention to list
-    "nbinom.logpmf@float64:value:inf": OPEN,  # the points of nbinom.logpmf@float64:value:nan (the same mismatch seen by the inf rule)
     "nbinom.logpmf@float64:d1:ulps": OPEN,  # seen unlisted in session 11 (on main too): d/dk at (1e4, 10, p) ours 0.0008995502848012649 ref ...7959358 (wrong per h/discrete's exact check: a digamma difference that cancels); d/dn at (5, 1e4, 0.9 / 1 - eps)
     "nbinom.logpmf@float64:d2:ulps": OPEN,  # seen unlisted in session 11 (on main too): d2/dk2, d2/dk dn at (1e4, 10, p) and d2/dn2 at (1, 1e4, p): trigamma differences at 1e4, ours -8.991008541916763e-08 ref ...08631e-08
-    "nbinom.pmf@float64:value:nan": OPEN,  # seen unlisted in session 11 (on main too): n = max: (0, 1.8e308, 1) ours 1 (p = 1: every trial succeeds), (1 / 1e4, 1.8e308, 2.2e-308) ours 0; jax / scipy nan: a convention to list
-    "nbinom.pmf@float64:d1:inf": OPEN,  # seen unlisted in session 11 (on main too): d/dk at (0, 1.8e308, 1) ours -inf, jax / scipy nan
     "nbinom.logpmf@float64:value:ulps": OPEN,  # float32 fixed (computed in float64); float64: (2.0, 10000.0, 0.9) ours np.float64(-1040.4826932058334) jax np.float64(-1040.482693205835) ref np.float64(-1040.482693205848)
     "nbinom.logpmf[loc]@float64:value:ulps": OPEN,  # float32 fixed (computed in float64); float64: (5.0, 10000.0, 0.5, 1.0) ours np.float64(-6900.580486734091) jax np.float64(-6900.580486734097) ref np.float64(-6900.58048673412)
     "nbinom.pmf@float64:d1:nan": OPEN,  # float32 fixed (computed in float64); float64: (0.0, 10.0, 2.2250738585072014e-308) ours np.float64(nan) jax np.float64(0.0) ref np.float64(0.0)
