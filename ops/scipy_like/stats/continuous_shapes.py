@@ -579,7 +579,8 @@ def _vonmises(log: bool):
             root = snp.sqrt(snp.where(product, kf, const(1.0, kf)) / two_pi)
             far_value = snp.exp(kp * (cos - const(1.0, x))) * root / hankel
             by_log = snp.exp(far_log)
-            rounded_once = snp.exp(exponent - snp.log(hankel)) * (snp.sqrt(kf) * const(1 / np.sqrt(2 * np.pi), kf))
+            huge_root = snp.sqrt(kf) * const(1 / np.sqrt(2 * np.pi), kf)
+            rounded_once = snp.exp(exponent - snp.log(hankel)) * huge_root
             normal = (by_log > const(np.finfo(np.float64).tiny, kf)) & (by_log < const(np.inf, kf))
             rescale = stop_gradient(snp.where(normal, rounded_once / snp.where(normal, by_log, 1.0), 1.0))
             far_value = snp.where(product, far_value, by_log * rescale)
