@@ -623,9 +623,9 @@ class Executable:
         with ``token``, a token whose ``block_until_ready()`` waits for the run and raises its
         error (a failed host callback leaves results that read fine: only the token tells;
         without it, jaxlib's C++ dispatcher starts the run). A small program may run before
-        this returns, and may raise XlaRuntimeError here already. Off one CPU device, the copies
-        of the host-bound results start now, behind the run: reading them later does not wait
-        for a round trip each (on an H200, 250 us a fetch read one by one)."""
+        this returns, and may raise XlaRuntimeError here already. Where host-bound results are
+        copied out (on a GPU; ml_dtypes results), their copies start now, behind the run: reading
+        them later does not wait for a round trip each (on an H200, 250 us a fetch read one by one)."""
         if not token:
             with _x64_for(self._wide):
                 results, token = list(self._dispatch(*values)), None
