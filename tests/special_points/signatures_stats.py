@@ -563,6 +563,16 @@ DIFFERENCES: dict[str, str] = {
     "gamma.logpdf@float64:d2:nan": "second derivatives (nan): x = 2.2e-308 with a = 1, where the log density is exactly -x (a - 1 = 0): d2/dx2 = 0, ours -0; jax's xlogy(0, x) differentiated twice gives nan [1 pt]",
     "chi2.logsf@float64:d1:ulps": "first derivatives (ulps), where jax's float64 reference is off (checked against decimal sums, closed_forms_igamma.py): at df = 1e-3 (shape 5e-4) d/dx = -pdf / Q is -1.083181804257862 at x = 1 (ours ...8618, jax ...528238: 4.6e-12 off) and -1.4909038412824684 at x = 0.5 (ours ...824678, jax ...804256); d/ddf 1000.2616995081687 at x = 1 (ours ...81692, jax ...35160), 1000.0295628254431 at x = 0.5, 1000.5112235255809 at x = 2 (ours ...5807, jax ...5893); at df = 2.2e-16, x = 2: 4503599627370497 (ours ...496, jax ...455.5) [9 pts, float64 only; the float32 points are fixed]",
     # beta, betainc, betaln, betabinom, binom (issue 20 part 2, helper beta, session 9): every failing point looked at
+    # binom at n = 1e4 (session 12): every failing point checked against 50-digit decimals
+    # (test_discrete_edges.py test_binom_log_pmf_and_its_slopes_in_n_at_n_1e4)
+    "binom.logpmf@float64:value:ulps": "n = 1e4, k = 1, 2, p from 2.2e-308 to 0.5: ours within 2.02 ulps of "
+    "log C(n, k) + k log p + (n - k) log(1 - p) in 50-digit decimals; jax's float64 (the reference here) is 5 "
+    "to 5589 ulps off (k = 1, p = 1e-7: ours -6.9087551790321315, exact ...3210, jax ...271675)",
+    "binom.logpmf@float64:d1:ulps": "d/dn at n = 1e4, k = 5, p = 0 .. 2.2e-308: psi(n + 1) - psi(n - k + 1) is "
+    "1/9996 + ... + 1/10000 = 0.00050010003001000354 (decimals), ours ...100036 (0.13 ulps), jax's "
+    "...097758 2101 ulps off (its digamma difference cancels)",
+    "binom.logpmf@float64:d2:ulps": "d2/dn2 at n = 1e4 with k = 1 and 20, every p: -(1/(n - k + 1)**2 + ... + "
+    "1/n**2), -1e-8 at k = 1: ours within 1.13 ulps, jax's trigamma difference 256-3130 ulps off",
     # nbinom with n = max (session 12): every failing point looked at
     **dict.fromkeys(
         ["nbinom.logpmf@float64:value:nan", "nbinom.logpmf@float64:value:inf"],
@@ -611,9 +621,6 @@ PENDING: dict[str, str] = {
     "geom.pmf:d2:inf": OPEN,  # exp(logpmf)'s second derivative f (l'' + l'^2) cancels at tiny p (float32 from float64 too): (1.0, 1.0000000031710769e-30) ours np.float32(-4.6676174e+13) jax np.float32(-inf) ref np.float64(0.0)
     "geom.pmf@float64:d2:nan": OPEN,  # float32 fixed (computed in float64); float64: (1.7976931348623157e+308, 1e-10) ours np.float64(nan) jax np.float64(-0.0) ref np.float64(0.0)
     "geom.pmf@float64:d2:ulps": OPEN,  # float32 fixed (computed in float64); float64: (1.0, 1e-05) ours np.float64(7.652545264136276e-12) jax np.float64(-1.2699905749258295e-12) ref np.float64(9.313225746154786e-15)
-    "binom.logpmf@float64:value:ulps": OPEN,  # seen unlisted in session 11 (on main too): (1, 1e4, 2.2e-308 / 1e-7 / eps) ours -699.1860781602879 ref -699.1860781602829 (the n = 1e4 path; h/discrete's Decimal check says ours right at some of these points: to go through)
-    "binom.logpmf@float64:d1:ulps": OPEN,  # seen unlisted in session 11 (on main too): d/dn at (5, 1e4, 0 / 5e-324 / 2.2e-308) ours 0.0005001000300100036 ref ...0097758 (not gone through yet)
-    "binom.logpmf@float64:d2:ulps": OPEN,  # seen unlisted in session 11 (on main too): d2/dn2 at (1, 1e4, 0 ...) ours -1.0000000000000002e-08 ref -9.999999999994822e-09 (not gone through yet)
     "nbinom.logpmf@float64:d1:ulps": OPEN,  # seen unlisted in session 11 (on main too): d/dk at (1e4, 10, p) ours 0.0008995502848012649 ref ...7959358 (wrong per h/discrete's exact check: a digamma difference that cancels); d/dn at (5, 1e4, 0.9 / 1 - eps)
     "nbinom.logpmf@float64:d2:ulps": OPEN,  # seen unlisted in session 11 (on main too): d2/dk2, d2/dk dn at (1e4, 10, p) and d2/dn2 at (1, 1e4, p): trigamma differences at 1e4, ours -8.991008541916763e-08 ref ...08631e-08
     "nbinom.logpmf@float64:value:ulps": OPEN,  # float32 fixed (computed in float64); float64: (2.0, 10000.0, 0.9) ours np.float64(-1040.4826932058334) jax np.float64(-1040.482693205835) ref np.float64(-1040.482693205848)

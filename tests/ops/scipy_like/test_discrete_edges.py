@@ -305,3 +305,39 @@ def test_geom_slope_where_k_p_is_near_one():
     got = _slope(S.geom.logpmf, 1, k, p)
     want = [float((1 - int(a) * Fraction(b)) / (Fraction(b) * (1 - Fraction(b)))) for a, b in zip(k, p)]
     assert _ulps(got, want, np.float64).max() <= 4, (got, want)
+
+
+def _binom_exact(k, n, p):
+    """log C(n, k) + k log p + (n - k) log(1 - p), its slope and curvature in n (digamma and
+    trigamma differences as finite sums), in 50-digit decimals, for whole k and n."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 50
+    p = Decimal(p)
+    log1m = -sum(p**j / j for j in range(1, 60)) if p < Decimal("0.01") else (1 - p).ln()
+    value = sum((Decimal(n - j).ln() - Decimal(j + 1).ln()) for j in range(k)) + (n - k) * log1m
+    value += k * p.ln() if k else 0
+    slope = sum(Decimal(1) / j for j in range(n - k + 1, n + 1)) + log1m
+    curvature = -sum(Decimal(1) / j**2 for j in range(n - k + 1, n + 1))
+    return [float(v) for v in (value, slope, curvature)]
+
+
+def test_binom_log_pmf_and_its_slopes_in_n_at_n_1e4():
+    """The sweep's float64 points at n = 1e4: ours within 2 ulps of the exact values; jax's (the
+    sweep's reference there) are 5 to 5600 ulps off (issue 20, listed as DIFFERENCES)."""
+    k = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 5, 20, 20], np.float64)
+    p = np.array([2.2250738585072014e-308, 1e-7, 2.220446049250313e-16, 0.1, 0.5, 2.2250738585072014e-308,
+                  1e-7, 2.220446049250313e-16, 0.1, 0.0, 0.5, 1e-7])  # fmt: skip
+    n = np.full_like(k, 1e4)
+
+    def build(k, n, p):
+        value = S.binom.logpmf(k, n, p)
+        slope = sg.grad(lambda m: sg.numpy.sum(S.binom.logpmf(k, m, p)))
+        return value, slope(n), sg.grad(lambda m: sg.numpy.sum(slope(m)))(n)
+
+    got = _run(build, k, n, p)
+    want = np.array([_binom_exact(int(a), 10000, float(b)) for a, b in zip(k, p)]).T
+    for part, g, w in zip(("value", "d/dn", "d2/dn2"), got, want):
+        with np.errstate(invalid="ignore"):  # -inf - -inf: log 0 at p = 0, where g == w
+            close = (g == w) | (np.abs(g - w) <= 2.5 * np.spacing(np.abs(w)))
+        assert np.all(close), (part, g, w, (g - w) / np.spacing(w))
