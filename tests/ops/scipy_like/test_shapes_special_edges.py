@@ -113,9 +113,9 @@ def test_vonmises_density_far_out(dtype):
 
 def test_vonmises_density_where_kappa_is_past_1e150():
     """Past kappa = 1e150 the density was exp of its log (~176): the log's rounding made it 58-102
-    ulps off at kappa = 1e151 - 1.34e154. Where float64's cos x rounds to 1 (|x| < 1e-8, as scipy takes it) the
-    density is its peak sqrt(kappa / 2 pi) (Hankel's series is 1 to 1e-151), in long double; where
-    it does not, kappa (cos x - 1) is below -1e134 and the density 0."""
+    ulps off at kappa = 1e151 - 1.34e154. Where float64's cos x rounds to 1 (|x| < 1e-8, as scipy
+    takes it) the density is its peak sqrt(kappa / 2 pi) (Hankel's series is 1 to 1e-151), in long
+    double; where it does not, kappa (cos x - 1) is below -1e134 and the density 0."""
     x = np.array([0.0, -0.0, 1e-78, -2e-78, 3e-100, 1e-154, 1e-8, -0.5, 3.0], np.float64)
     k = np.array([1e151, 1.3407807929942596e154, 1e200, 1.7976931348623157e308])
     xx, kk = (a.ravel() for a in np.meshgrid(x, k, indexing="ij"))
