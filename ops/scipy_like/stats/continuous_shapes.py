@@ -571,9 +571,9 @@ def _vonmises(log: bool):
             rest = snp.where(far, far_log, exponent - snp.log(two_pi * middle))
             out = snp.where(small, near_exponent - snp.log(series) - snp.log(two_pi), rest)
         else:  # exp(exponent) sqrt(k / 2 pi) / hankel, rounded once less than exp of the log; as exp of
-            # the log where (kappa sin x)**2 overflows (its d2 would meet 0 * inf), rescaled (without a
-            # slope) to exp(exponent - log(hankel)) sqrt(k) / sqrt(2 pi) where that is a normal number:
-            # exp of the whole log spreads its rounding (an ulp of 176 at k = 1e154) over the value
+            # the log where (kappa sin x)**2 overflows (its d2 would meet 0 * inf), its value moved
+            # (without a slope) to exp(exponent - log(hankel)) sqrt(k) / sqrt(2 pi) where both are
+            # finite: exp of the whole log spreads its rounding (an ulp of 176 at k = 1e154) over the value
             product = kf < const(2e19 if kf.dtype.bits == 32 else 1e150, kf)
             kp = snp.where(product, kappa, const(1.0, kappa))
             root = snp.sqrt(snp.where(product, kf, const(1.0, kf)) / two_pi)
@@ -581,9 +581,10 @@ def _vonmises(log: bool):
             by_log = snp.exp(far_log)
             huge_root = snp.sqrt(kf) * const(1 / np.sqrt(2 * np.pi), kf)
             rounded_once = snp.exp(exponent - snp.log(hankel)) * huge_root
-            normal = (by_log > const(np.finfo(np.float64).tiny, kf)) & (by_log < const(np.inf, kf))
-            rescale = stop_gradient(snp.where(normal, rounded_once / snp.where(normal, by_log, 1.0), 1.0))
-            far_value = snp.where(product, far_value, by_log * rescale)
+            gap = rounded_once - by_log
+            far_value = snp.where(
+                product, far_value, by_log + stop_gradient(snp.where(snp.isfinite(gap), gap, 0.0))
+            )
             rest = snp.where(far, far_value, snp.exp(exponent) / (two_pi * middle))
             out = snp.where(small, snp.exp(near_exponent) / (two_pi * series), rest)
         return nan_where(kappa < const(0.0, kappa), out)
