@@ -286,6 +286,42 @@ _binom_mass = mass_of(_binom_logpmf, 0.0, 0.0, 0.5)
 _FEW_TRIALS = 32  # n up to this: binom's pmf as the product C(n, k) p^k (1 - p)^(n - k)
 
 
+def all_normal(*factors):
+    """Whether every factor of a product is at least the smallest normal float64: XLA's exp and
+    power give 0 for a subnormal result, so a product whose factor underflows there is 0 although
+    the mass is not ((1 - p)^20 = 2^-1060 at p = 1 - 2^-53: nbinom.pmf(20, 1e4, p) = 3.4e-258)."""
+    tiny = const(float(np.finfo(np.float64).tiny), factors[0])
+    ok = factors[0] >= tiny
+    for factor in factors[1:]:
+        ok = ok & (factor >= tiny)
+    return ok
+
+
+def below_mass(few, mass, *params):
+    """Where a pmf's product form (a coefficient times powers of p and 1 - p) gives its slopes in
+    ``params``: where exp(logpmf) underflowed to 0 but a power's slope need not (nbinom.pmf at
+    (0, 2, p = 2.2e-308) is p^2, whose d2/dp2 is 2; exp(logpmf)'s chain rule gives 0 * inf). The
+    value is 0 or below the smallest normal there either way; slopes in k stay 0. Returns the
+    mask and ``params`` passing slopes only there (elsewhere the product's powers may have
+    infinite slopes, which a 0 cotangent would turn into nan)."""
+    under = few & (mass == const(0.0, mass))
+    return under, slopes_where(under, *params)
+
+
+def slopes_where(live, *xs):
+    """``xs`` passing slopes only where ``live``: elsewhere a formula not chosen there may have
+    infinite slopes, which the 0 cotangent ``where`` gives it would turn into nan."""
+    return [snp.where(live, x, stop_gradient(x)) for x in xs]
+
+
+def k_factor(k_part, k):
+    """exp(k_part(k) - k_part(k) held constant): 1 in value, with the slopes in k (and mixed
+    with the other arguments, exactly) of exp(k_part). A pmf taken as a product in its
+    parameters times this factor has its parameter slopes from the product and its k slopes
+    from the log-pmf's k-dependent part ``k_part``."""
+    return snp.exp(k_part(k) - k_part(stop_gradient(k)))
+
+
 def one_minus_power(p, m):
     """(1 - p)^m with 1 - p split into its rounded value h and the rest e = (1 - h) - p (exact):
     h^m exp(m log1p(e / h)); (1 - p)'s own rounding raised to m = 31 would be 16 ulps."""
@@ -296,7 +332,8 @@ def one_minus_power(p, m):
 
 def _binom_pmf(k, n, p, loc=0):
     """exp(logpmf) with its slopes (0 where it underflows); its value for whole n <= _FEW_TRIALS
-    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): the
+    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp and normal
+    numbers: ``all_normal``): the
     exp of a log-pmf of -14.5 is 8 ulps off for one ulp of the log (binom.pmf(1, 5, 1e-7))."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
@@ -304,10 +341,13 @@ def _binom_pmf(k, n, p, loc=0):
     few = support(j, 0.0, n) & (n <= const(float(_FEW_TRIALS), n)) & (n == snp.floor(n))
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
+    under, (p,) = below_mass(few, mass, p)
     m = n - j
     choose = running_product(j, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
-    product = choose * snp.power(p, j) * one_minus_power(p, m)
-    return snp.where(few, mass + stop_gradient(product - mass), mass)
+    p_j, q_m = snp.power(p, j), one_minus_power(p, m)
+    product = choose * p_j * q_m
+    exact = snp.where(few & all_normal(p_j, q_m), mass + stop_gradient(product - mass), mass)
+    return snp.where(under, product, exact)
 
 
 def _binom_cdf(k, n, p, loc=0):

@@ -22,12 +22,15 @@ from ..partials import with_partials
 from ..special import betaln, digamma, gammaln, polygamma, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
 from .discrete import (
+    all_normal,
     inside,
+    k_factor,
     log_factorial,
     log_rising,
     on_integers,
     one_minus_power,
     running_product,
+    slopes_where,
     support,
 )
 from .underflow import mass_of
@@ -94,13 +97,42 @@ geom = Distribution(
 
 
 # -- nbinom: failures before the n-th success ----------------------------------------------------
+def _digamma_gap(n, k):
+    """psi(n + k) - psi(k + 1): digamma_step(k + 1, n - 1), but for n below 1/2, where n - 1 may
+    round to -1 (a pole at k = 0) and the two digammas are far apart anyway."""
+    small = n < const(0.5, n)
+    step = digamma_step(k + 1.0, snp.where(small, const(0.0, n), n - 1.0))
+    return snp.where(small, digamma(snp.where(small, n, 1.0) + k) - digamma(k + 1.0), step)
+
+
+# log C(k + n - 1, k) = log_rising(n, k) - log k!, its slopes psi(n + k) - psi(k + 1) in k and
+# psi(n + k) - psi(n) in n each one digamma_step: written as a difference of two digamma slopes,
+# reverse mode multiplies each by the cotangent and XLA's fused multiply-add keeps one product's
+# rounding (d/dk nbinom.pmf(2, 1, 2.2e-16), whose digammas cancel, was 15% off)
+_nbinom_log_coefficient = with_partials(
+    "nbinom_log_coefficient",
+    lambda k, n: log_rising(n, k) - log_factorial(k),
+    lambda k, n: (_digamma_gap(n, k), digamma_step(n, k)),
+)
+
+
+# log Gamma(n + k) - log Gamma(k + 1): the k-dependent part of the log coefficient, whose slope in n
+# leaves out the psi(n) that only cancels in _nbinom_pmf's k factor (its slope would be infinite
+# at n = 1e-300, its second 1/n^2 = inf: their difference nan)
+_nbinom_k_part = with_partials(
+    "nbinom_k_part",
+    lambda k, n: gammaln(n + k) - gammaln(k + 1.0),
+    lambda k, n: (_digamma_gap(n, k), digamma(n + k)),
+)
+
+
 def _nbinom_logpmf(k, n, p, loc=0):
     k, n, p, loc = floats(k, n, p, loc)
     k = k - loc
     bad = ~((n > const(0.0, n)) & (p > const(0.0, p)) & (p <= const(1.0, p)))
     ok = support(k, 0.0, np.inf)
-    kc, n, p = inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5)
-    log_coef = log_rising(n, kc) - log_factorial(kc)
+    kc, n, p = snp.broadcast_arrays(inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5))
+    log_coef = _nbinom_log_coefficient(kc, n)
     out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
     return nan_where(bad, on_integers(k, ok, out))
 
@@ -110,18 +142,36 @@ _FEW_FAILURES = 32  # k up to this: nbinom's pmf as a product (_nbinom_pmf)
 
 
 def _nbinom_pmf(k, n, p, loc=0):
-    """exp(logpmf) with its slopes (0 where it underflows); its value for whole k <= _FEW_FAILURES,
-    finite n > 0 and 0 < p < 1 the product prod_{j < k} (n + j) / (j + 1) p^n (1 - p)^k: the exp of
-    a log-pmf of -20.8 was 48 ulps off (nbinom.pmf(1, 10, 0.1) = 9e-10, 8.999999999999954e-10)."""
+    """exp(logpmf) (slopes 0 where it underflows), but for whole k <= _FEW_FAILURES, finite n > 0
+    and 0 < p < 1 the product prod_{j < k} (n + j) / (j + 1) p^n (1 - p)^k: its value where its
+    powers are normal numbers (``all_normal``; the exp of a log-pmf of -20.8 was 48 ulps off,
+    nbinom.pmf(1, 10, 0.1) = 9e-10, 8.999999999999954e-10); its slopes in n and p too where they
+    are finite (``smooth``), with those in k from ``k_factor`` (exp(logpmf)'s slopes were 5e4
+    ulps off at n = 1e4, p = 1 - 2^-53, and its d2/dn2 at n = 1.2e-38, p = 1e-7 was -7.6e22 for
+    -32); value and slopes where exp(logpmf) underflowed but p^n's slopes do not (``below_mass``)."""
     mass = _nbinom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
     few = support(j, 0.0, float(_FEW_FAILURES)) & (n > const(0.0, n)) & (n < const(np.inf, n))
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
-    coefficient = running_product(j, lambda c, i: c * ((n + i) / (i + 1.0)), _FEW_FAILURES, snp.ones_like(j))
-    product = coefficient * snp.power(p, n) * one_minus_power(p, j)
-    return snp.where(few, mass + stop_gradient(product - mass), mass)
+    kept = stop_gradient(j)
+    normal = all_normal(snp.power(p, n), one_minus_power(p, kept))
+    # where the product's slopes and the k factor's are finite: n below 1e9 (the coefficient, about
+    # n^k / k!), above 1e-150 at k = 0 (the k factor's trigamma of n), n / p below 1e150 and p
+    # above 1e-154 (p^n's second slope n (n - 1) p^(n - 2); 1 / p^2 overflows below)
+    smooth = few & normal & (n < const(1e9, n)) & ((n > const(1e-150, n)) | (j >= const(1.0, j)))
+    smooth = smooth & (n < p * const(1e150, p)) & (p > const(1e-154, p))
+    under = few & (mass == const(0.0, mass)) & (n < const(1e9, n))
+    n_c, p_c = slopes_where(under | smooth, n, p)
+    coefficient = running_product(
+        kept, lambda c, i: c * ((n_c + i) / (i + 1.0)), _FEW_FAILURES, snp.ones_like(j)
+    )
+    product = coefficient * snp.power(p_c, n_c) * one_minus_power(p_c, kept)
+    j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
+    in_k = k_factor(lambda i: _nbinom_k_part(i, n_s) + i * snp.log1p(-p_s), j_s)
+    exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
+    return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 
 
 nbinom = Distribution(

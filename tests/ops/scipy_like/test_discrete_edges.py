@@ -341,3 +341,80 @@ def test_binom_log_pmf_and_its_slopes_in_n_at_n_1e4():
         with np.errstate(invalid="ignore"):  # -inf - -inf: log 0 at p = 0, where g == w
             close = (g == w) | (np.abs(g - w) <= 2.5 * np.spacing(np.abs(w)))
         assert np.all(close), (part, g, w, (g - w) / np.spacing(w))
+
+
+def _nbinom_closed_forms():
+    """(point, which slope, exact value) for nbinom.pmf = C(k + n - 1, k) p^n (1 - p)^k where the
+    derivative has a closed form: in 50-digit decimals (or exact by hand) at points the sweep found."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 50
+    tiny = 2.2250738585072014e-308
+    p = Decimal(1) - Decimal(2) ** -53  # 1 - 2^-53, a float64
+    n = Decimal(10000)
+    # d/dp at k = 1: n p^(n - 1) (n (1 - p) - p); at k = 5 the same of C(n + 4, 5) p^n (1 - p)^5
+    d_p_k1 = n * (p.ln() * (n - 1)).exp() * (n * (1 - p) - p)
+    c5 = Decimal(1)
+    for i in range(5):
+        c5 = c5 * (n + i) / (i + 1)
+    d_p_k5 = c5 * (p.ln() * (n - 1)).exp() * (1 - p) ** 4 * (n * (1 - p) - 5 * p)
+    eps, q = Decimal(2.220446049250313e-16), Decimal("1e-7")
+    log1m_eps = -sum(eps**j / j for j in range(1, 6))
+    log1m_q = -sum(Decimal(float(q)) ** j / j for j in range(1, 8))
+    return [
+        # mass underflows (p^2 = 5e-616) but d2/dp2 of C p^2 (1 - p)^k is 2 C = 2 (k + 1)
+        ((0.0, 2.0, tiny), (2, 2), 2.0),
+        ((1.0, 2.0, tiny), (2, 2), 4.0),
+        ((2.0, 2.0, tiny), (2, 2), 6.0),
+        ((1.0, 2.0, tiny), (2,), 4 * tiny),
+        # d/dk where the digamma terms cancel (n = 1): p (1 - p)^k log(1 - p)
+        ((2.0, 1.0, float(eps)), (0,), float(eps * (1 - eps) ** 2 * log1m_eps)),
+        ((20.0, 1.0, 1e-7), (0,), float(Decimal(1e-7) * (1 - Decimal(1e-7)) ** 20 * log1m_q)),
+        # n = 1e4, p = 1 - 2^-53: exp(logpmf)'s slopes were 5e4 ulps off (and jax's are)
+        ((1.0, 1e4, float(p)), (2,), float(d_p_k1)),
+        ((5.0, 1e4, float(p)), (2,), float(d_p_k5)),
+        # n = 2.2e-308: d2/dn2 of p^n at k = 0 is p^n log(p)^2; of n p^n (1 - p) at k = 1, (1 - p) 2 log p
+        ((0.0, tiny, 0.5), (1, 1), float(Decimal(0.5).ln() ** 2)),
+        ((1.0, tiny, 0.5), (1, 1), float(Decimal(0.5).ln())),
+        ((1.0, tiny, float(eps)), (1, 1), float((1 - eps) * 2 * eps.ln())),
+    ]
+
+
+def test_nbinom_pmf_where_its_mass_or_its_slopes_lost_their_digits():
+    """nbinom.pmf's value where a factor of its product is subnormal (XLA's power gives 0 there:
+    the pmf was 0 for 3.4e-258), and slopes the sweep found wrong: 0 for 2, 4, 6 where the mass
+    underflows, 15% off where the digamma terms cancel, 5e4 ulps off at n = 1e4 (issue 20)."""
+    p = 1.0 - 2.0**-53
+    k = np.array([20.0, 21.0, 5.0], np.float64)
+    values = _run(lambda a, b, c: S.nbinom.pmf(a, b, c), k, np.full(3, 1e4), np.full(3, p))
+    np.testing.assert_allclose(values, st.nbinom.pmf(k, 1e4, p), rtol=1e-12)
+    assert values[0] > 1e-258
+
+    cases = _nbinom_closed_forms()
+    points = np.array([c[0] for c in cases], np.float64).T
+    want = np.array([c[2] for c in cases])
+
+    def build(k, n, q):
+        args = (k, n, q)
+        pmf = lambda *a: sg.numpy.sum(S.nbinom.pmf(*a))  # noqa: E731
+        first = [sg.grad(pmf, argnums=i)(*args) for i in range(3)]
+        second = {}
+        for i, j in {c[1] for c in cases if len(c[1]) == 2}:
+            slope = sg.grad(pmf, argnums=i)
+            second[i, j] = sg.grad(lambda *a, slope=slope: sg.numpy.sum(slope(*a)), argnums=j)(*args)
+        return first, second
+
+    first, second = _run(build, *points)
+    got = np.array([first[c[1][0]][m] if len(c[1]) == 1 else second[c[1]][m] for m, c in enumerate(cases)])
+    assert (_ulps(got, want, np.float64) <= 4).all(), list(zip(cases, got, _ulps(got, want, np.float64)))
+
+    # float32: d2/dn2 at n = 1.2e-38 (computed in float64): (1 - p) p^n log p (2 + n log p), not -7.6e22
+    n32, q32 = np.float32(1.1754943508222875e-38), np.float32(1e-7)
+
+    def curvature_in_n(k, n, q):
+        slope = sg.grad(lambda m: sg.numpy.sum(S.nbinom.pmf(k, m, q)))
+        return sg.grad(lambda m: sg.numpy.sum(slope(m)))(n)
+
+    got32 = _run(curvature_in_n, *_f([1.0], [n32], [q32]))
+    want32 = (1 - float(q32)) * np.log(float(q32)) * 2
+    np.testing.assert_allclose(got32, want32, rtol=1e-6)
