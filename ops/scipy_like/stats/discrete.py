@@ -299,8 +299,8 @@ def all_normal(*factors):
 
 def below_mass(few, mass, *params):
     """Where a pmf's product form (a coefficient times powers of p and 1 - p) gives its slopes in
-    ``params``: where exp(logpmf) underflowed to 0 but a power's slope need not (nbinom.pmf at
-    (0, 2, p = 2.2e-308) is p^2, whose d2/dp2 is 2; exp(logpmf)'s chain rule gives 0 * inf). The
+    ``params``: where exp(logpmf) underflowed to 0 but a power's slope need not (binom.pmf at
+    (2, 5, p = 2.2e-308) is 10 p^2 (1 - p)^3, whose d2/dp2 is 20; exp(logpmf)'s gave 0). The
     value is 0 or below the smallest normal there either way; slopes in k stay 0. Returns the
     mask and ``params`` passing slopes only there (elsewhere the product's powers may have
     infinite slopes, which a 0 cotangent would turn into nan)."""
@@ -332,9 +332,10 @@ def one_minus_power(p, m):
 
 def _binom_pmf(k, n, p, loc=0):
     """exp(logpmf) with its slopes (0 where it underflows); its value for whole n <= _FEW_TRIALS
-    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp and normal
-    numbers: ``all_normal``): the
-    exp of a log-pmf of -14.5 is 8 ulps off for one ulp of the log (binom.pmf(1, 5, 1e-7))."""
+    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) where its powers are normal numbers
+    (``all_normal``; C exact, powers within an ulp): the exp of a log-pmf of -14.5 is 8 ulps off
+    for one ulp of the log (binom.pmf(1, 5, 1e-7)); value and slopes of the product where
+    exp(logpmf) underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
