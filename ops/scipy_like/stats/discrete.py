@@ -206,11 +206,30 @@ def _poisson_entropy(mu, loc=0):
     return nan_where(mu < 0.0, value).astype(out_dtype)
 
 
+_poisson_mass = mass_of(_poisson_logpmf, 0.0, 1.0)
+_FEW_POISSON_COUNTS = 32.0  # k up to this: the product's slopes where the mass underflows
+
+
+def _poisson_pmf(k, mu, loc=0):
+    """exp(logpmf) with its slopes, but where it underflows at whole k <= 32 the product
+    mu^k e^-mu / k!, whose slopes in mu need not underflow (d2/dmu2 at (2, 2.2e-308) is 1, where
+    exp(logpmf)'s are 0: ``below_mass``)."""
+    mass = _poisson_mass(k, mu, loc=loc)
+    k, mu, loc = floats(k, mu, loc)
+    j = k - loc
+    few = support(j, 0.0, _FEW_POISSON_COUNTS) & (mu > const(0.0, mu)) & (mu < const(np.inf, mu))
+    j, mu = inside(few, j, 0.0), inside(few, mu, 1.0)
+    under, (mu,) = below_mass(few, mass, mu)
+    kept = stop_gradient(j)
+    product = snp.power(mu, kept) * snp.exp(-mu) / snp.exp(log_factorial(kept))
+    return snp.where(under, product, mass)
+
+
 poisson = Distribution(
     "poisson",
     "The Poisson distribution with mean mu.",
     logpmf=in_float64(_poisson_logpmf),
-    pmf=in_float64(mass_of(_poisson_logpmf, 0.0, 1.0)),
+    pmf=in_float64(_poisson_pmf),
     cdf=in_float64(_poisson_probability(_poisson_cdf_of, 0.0)),
     logcdf=in_float64(log_of(_poisson_probability(_poisson_cdf_of, 0.0))),
     sf=_poisson_probability(gammainc, 1.0),

@@ -418,3 +418,44 @@ def test_nbinom_pmf_where_its_mass_or_its_slopes_lost_their_digits():
     got32 = _run(curvature_in_n, *_f([1.0], [n32], [q32]))
     want32 = (1 - float(q32)) * np.log(float(q32)) * 2
     np.testing.assert_allclose(got32, want32, rtol=1e-6)
+
+
+def test_poisson_and_geom_pmf_slopes_at_the_largest_count_and_past_underflow():
+    """poisson.pmf and geom.pmf at k = 1.8e308, where log k! (or (k - 1) log(1 - p)) is infinite:
+    the pmf is 0 and so are its slopes (they were nan: 0 * inf), as the closed forms say; and
+    poisson's d2/dmu2 at (2, 2.2e-308), mu^2 e^-mu / 2's 1, where its mass underflows (was 0)."""
+    big, tiny = np.finfo(np.float64).max, np.finfo(np.float64).tiny
+    k = np.array([big, big, big, 2.0, 3.0], np.float64)
+    mu = np.array([tiny, 0.5, 1e-3, tiny, 1e-100])
+
+    def build(k, mu):
+        pmf = lambda a, b: sg.numpy.sum(S.poisson.pmf(a, b))  # noqa: E731
+        slope = sg.grad(pmf, argnums=1)
+        return (
+            S.poisson.pmf(k, mu),
+            sg.grad(pmf)(k, mu),
+            slope(k, mu),
+            sg.grad(lambda a, b: sg.numpy.sum(slope(a, b)), argnums=1)(k, mu),
+        )
+
+    value, d_k, d_mu, d_mu2 = _run(build, k, mu)
+    np.testing.assert_array_equal(value[:4], 0.0)
+    for got in (d_k, d_mu, d_mu2):
+        np.testing.assert_array_equal(got[:3], 0.0)
+    # mu^k e^-mu / k!, its d/dmu mu^(k-1) e^-mu (k - mu) / k! and d2/dmu2 mu^(k-2) e^-mu ((k - mu)^2 - k) / k!
+    # at (2, 2.2e-308) (the mass underflows) and (3, 1e-100) (exp of a log of -693: 1e-13 of rounding)
+    np.testing.assert_allclose(value[4], 1e-300 / 6, rtol=1e-12)
+    np.testing.assert_allclose(d_mu[3:], [tiny, 1e-200 / 2], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(d_mu2[3:], [1.0, 1e-100], rtol=1e-12, atol=0)
+
+    gk, gp = np.array([big, big], np.float64), np.array([0.75, 0.999])
+    g_value, g_dk, g_dp = _run(
+        lambda a, b: (
+            S.geom.pmf(a, b),
+            *sg.grad(lambda x, y: sg.numpy.sum(S.geom.pmf(x, y)), argnums=(0, 1))(a, b),
+        ),
+        gk,
+        gp,
+    )
+    for got in (g_value, g_dk, g_dp):
+        np.testing.assert_array_equal(got, 0.0)
