@@ -18,7 +18,7 @@ from ...primitives.elementwise import stop_gradient
 from ..log_beta import gamma_ratio_log
 from ..partials import with_partials
 from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
-from ._common import Distribution, const, exp_of, floats, log_of, nan_where
+from ._common import Distribution, const, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
 from .underflow import mass_of
 from .wide import in_float64
@@ -253,6 +253,22 @@ def _bernoulli_logpmf(k, p, loc=0):
     return nan_where(bad, on_integers(k, ok, out))
 
 
+def _bernoulli_pmf(k, p, loc=0):
+    """exp(logpmf), but for k in {0, 1} and 1e-150 < p < 1 the mass itself (p or 1 - p, slopes 1
+    and -1) times exp((k - k held constant) log(p / (1 - p))), 1 in value, for the slopes in k (the
+    continuous extension p^k (1 - p)^(1 - k)): exp(logpmf)'s d2/dp2 is p (1/p^2 - 1/p^2), which
+    left -183.5 for 0 at (1, 1e-10) in float32. (``k_factor``'s difference of two log-pmfs would
+    leave in its slope in p the rounding of k / (1 - p) twice: 1.0 for 0 at p = 1 - 2^-53.)"""
+    mass = snp.exp(_bernoulli_logpmf(k, p, loc=loc))
+    j, p, _ = _bernoulli_args(k, p, loc)
+    smooth = support(j, 0.0, 1.0) & (p > const(1e-150, p)) & (p < const(1.0, p))
+    j, p = slopes_where(smooth, j, p)
+    j, p = inside(smooth, j, 0.0), inside(smooth, p, 0.5)
+    exact = snp.where(stop_gradient(j) == const(1.0, j), p, const(1.0, p) - p)
+    in_k = snp.exp((j - stop_gradient(j)) * (snp.log(p) - snp.log1p(-p)))
+    return snp.where(smooth, exact * in_k, mass)
+
+
 def _bernoulli_cdf(k, p, loc=0):
     k, p, bad = _bernoulli_args(k, p, loc)
     return nan_where(bad, _steps(k, 0.0, 1.0, 0.0, const(1.0, p) - p, 1.0))
@@ -277,7 +293,7 @@ bernoulli = Distribution(
     "bernoulli",
     "The Bernoulli distribution: 1 with probability p, else 0.",
     logpmf=_bernoulli_logpmf,
-    pmf=exp_of(_bernoulli_logpmf, mass=True),
+    pmf=in_float64(_bernoulli_pmf),
     cdf=_bernoulli_cdf,
     logcdf=log_of(_bernoulli_cdf),
     sf=_bernoulli_sf,

@@ -459,3 +459,32 @@ def test_poisson_and_geom_pmf_slopes_at_the_largest_count_and_past_underflow():
     )
     for got in (g_value, g_dk, g_dp):
         np.testing.assert_array_equal(got, 0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bernoulli_pmf_is_linear_in_p_and_its_slopes_in_k_are_the_closed_forms(dtype):
+    """bernoulli.pmf is p or 1 - p: its d2/dp2 is 0 (exp(logpmf)'s was -183.5 at (1, 1e-10) in
+    float32 and 1.0 at (1, 1 - 2^-53)); in k it is p^k (1 - p)^(1 - k), whose slopes are the pmf
+    times log(p / (1 - p)) (squared for d2/dk2)."""
+    k = np.array([1, 1, 1, 0, 0, 1], dtype)
+    p = np.array([1e-10, 1 - 2.0**-24 if dtype == np.float32 else 1 - 2.0**-53, 0.3, 0.01, 0.7, 0.5], dtype)
+
+    def build(k, p):
+        pmf = lambda a, b: sg.numpy.sum(S.bernoulli.pmf(a, b))  # noqa: E731
+        d_k, d_p = sg.grad(pmf, argnums=0), sg.grad(pmf, argnums=1)
+        again = lambda f, i: sg.grad(lambda a, b: sg.numpy.sum(f(a, b)), argnums=i)(k, p)  # noqa: E731
+        return d_k(k, p), d_p(k, p), again(d_p, 1), again(d_k, 0), again(d_k, 1)
+
+    d_k, d_p, d_pp, d_kk, d_kp = _run(build, k, p)
+    k64, p64 = k.astype(np.float64), p.astype(np.float64)
+    mass = np.where(k64 == 1, p64, 1 - p64)
+    odds = np.log(p64) - np.log1p(-p64)
+    np.testing.assert_array_equal(d_pp, 0.0)
+    np.testing.assert_array_equal(d_p, np.where(k == 1, 1.0, -1.0))
+    rtol = 2e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(d_k, mass * odds, rtol=rtol)
+    np.testing.assert_allclose(d_kk, mass * odds**2, rtol=rtol)
+    # d/dp (mass * odds) = +-odds + mass (1 / p + 1 / (1 - p))
+    np.testing.assert_allclose(
+        d_kp, np.where(k64 == 1, 1, -1) * odds + mass * (1 / p64 + 1 / (1 - p64)), rtol=rtol
+    )
