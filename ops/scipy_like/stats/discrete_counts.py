@@ -169,7 +169,11 @@ def _nbinom_pmf(k, n, p, loc=0):
     )
     product = coefficient * snp.power(p_c, n_c) * one_minus_power(p_c, kept)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
-    in_k = k_factor(lambda i: _nbinom_k_part(i, n_s) + i * snp.log1p(-p_s), j_s)
+    # (the part linear in k as (k - k held) log(1 - p): a difference of two k log(1 - p) would leave
+    # in its slope in p the rounding of k / (1 - p), 9e15 at p = 1 - 2^-53, as bernoulli's did)
+    in_k = k_factor(lambda i: _nbinom_k_part(i, n_s), j_s) * snp.exp(
+        (j_s - stop_gradient(j_s)) * snp.log1p(-p_s)
+    )
     exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
     return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 
