@@ -17,7 +17,7 @@ from ...control_api import fori_loop
 from ...primitives.elementwise import stop_gradient
 from ..log_beta import gamma_ratio_log
 from ..partials import with_partials
-from ..special import betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy
+from ..special import betainc, digamma, gammainc, gammaincc, gammaln, xlog1py, xlogy
 from ._common import Distribution, const, floats, log_of, nan_where
 from .inverse import discrete_quantile, poisson_high
 from .underflow import mass_of
@@ -365,25 +365,42 @@ def one_minus_power(p, m):
     return snp.power(h, m) * snp.exp(m * snp.log1p(e / h))
 
 
+# -log k! - log (n - k)!: the k-dependent part of binom's log coefficient, its slope in k one
+# digamma difference (0 at k = n / 2 exactly; two slopes would keep a multiply-add's rounding), in n
+# only the psi(n - k + 1) that does not cancel in _binom_pmf's k factor
+_binom_k_part = with_partials(
+    "binom_k_part",
+    lambda k, n: -(log_factorial(k) + gammaln(n - k + 1.0)),
+    lambda k, n: (digamma(n - k + 1.0) - digamma(k + 1.0), -digamma(n - k + 1.0)),
+)
+
+
 def _binom_pmf(k, n, p, loc=0):
-    """exp(logpmf) with its slopes (0 where it underflows); its value for whole n <= _FEW_TRIALS
-    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) where its powers are normal numbers
-    (``all_normal``; C exact, powers within an ulp): the exp of a log-pmf of -14.5 is 8 ulps off
-    for one ulp of the log (binom.pmf(1, 5, 1e-7)); value and slopes of the product where
-    exp(logpmf) underflowed (``below_mass``)."""
+    """exp(logpmf) (slopes 0 where it underflows), but for whole n <= _FEW_TRIALS and 0 < p < 1 the
+    product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): its value where its powers
+    are normal numbers (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of
+    the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too where p > 1e-154, with those in k
+    from ``k_factor`` and exp((k - k held) log(p / (1 - p))) (exp(logpmf)'s d2/dp2 at (1, 5,
+    2.2e-308) was -inf for -40); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
     few = support(j, 0.0, n) & (n <= const(float(_FEW_TRIALS), n)) & (n == snp.floor(n))
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
-    under, (p,) = below_mass(few, mass, p)
-    m = n - j
-    choose = running_product(j, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
-    p_j, q_m = snp.power(p, j), one_minus_power(p, m)
-    product = choose * p_j * q_m
-    exact = snp.where(few & all_normal(p_j, q_m), mass + stop_gradient(product - mass), mass)
-    return snp.where(under, product, exact)
+    kept = stop_gradient(j)
+    normal = all_normal(snp.power(p, kept), one_minus_power(p, n - kept))
+    smooth = few & normal & (p > const(1e-154, p))  # (1 / p^2 in p^k's second slope stays finite)
+    under, _ = below_mass(few, mass)
+    n_c, p_c = slopes_where(under | smooth, n, p)
+    m = n_c - kept
+    choose = running_product(kept, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
+    product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
+    j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
+    odds = snp.log(p_s) - snp.log1p(-p_s)
+    in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * snp.exp((j_s - stop_gradient(j_s)) * odds)
+    exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
+    return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 
 
 def _binom_cdf(k, n, p, loc=0):

@@ -488,3 +488,38 @@ def test_bernoulli_pmf_is_linear_in_p_and_its_slopes_in_k_are_the_closed_forms(d
     np.testing.assert_allclose(
         d_kp, np.where(k64 == 1, 1, -1) * odds + mass * (1 / p64 + 1 / (1 - p64)), rtol=rtol
     )
+
+
+def test_binom_pmf_slopes_from_its_product():
+    """binom.pmf's slopes in p and n from C(n, k) p^k (1 - p)^(n - k) itself: exp(logpmf)'s
+    d2/dp2 at (1, 5, 1e-7) was 1.25e6 ulps off and d2/dn2 at (1, 5, 2.2e-16) 4.5e15 ulps (the
+    closed forms here; jax's are as far off), and in float32 d2/dp2 at (1, n, 1.2e-38) is the
+    closed form's -2 n (n - 1) (jax nan)."""
+    eps = 2.220446049250313e-16
+    k, n, p = np.array([1.0, 1.0]), np.array([5.0, 5.0]), np.array([1e-7, eps])
+
+    def build(k, n, p):
+        pmf = lambda a, b, c: sg.numpy.sum(S.binom.pmf(a, b, c))  # noqa: E731
+        d_p, d_n = sg.grad(pmf, argnums=2), sg.grad(pmf, argnums=1)
+        return (
+            sg.grad(lambda a, b, c: sg.numpy.sum(d_p(a, b, c)), argnums=2)(k, n, p),
+            sg.grad(lambda a, b, c: sg.numpy.sum(d_n(a, b, c)), argnums=1)(k, n, p),
+        )
+
+    d_pp, d_nn = _run(build, k, n, p)
+    # k = 1: f = n p (1 - p)^(n - 1); f_pp = n (n - 1) (1 - p)^(n - 3) ((n - 2) p - 2 (1 - p))
+    q = 1 - p
+    want_pp = n * (n - 1) * q ** (n - 3) * ((n - 2) * p - 2 * q)
+    assert (_ulps(d_pp, want_pp, np.float64) <= 8).all(), (d_pp, want_pp)
+    # f_nn = p (1 - p)^(n - 1) log(1 - p) (2 + n log(1 - p)), log(1 - eps) = -eps - eps^2 / 2
+    log_q = -p[1] - p[1] ** 2 / 2
+    want_nn = p[1] * q[1] ** 4 * log_q * (2 + 5 * log_q)
+    assert _ulps(d_nn[1], want_nn, np.float64) <= 8, (d_nn[1], want_nn)
+
+    def curvature_in_p(k, n, p):
+        slope = sg.grad(lambda y: sg.numpy.sum(S.binom.pmf(k, n, y)))
+        return sg.grad(lambda y: sg.numpy.sum(slope(y)))(p)
+
+    tiny32 = np.float32(1.1754943508222875e-38)
+    got32 = _run(curvature_in_p, *_f([1.0, 1.0, 1.0], [5.0, 20.0, 2.0], [tiny32] * 3))
+    np.testing.assert_allclose(got32, [-40.0, -760.0, -4.0], rtol=1e-6)
