@@ -380,8 +380,8 @@ def _binom_pmf(k, n, p, loc=0):
     product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): its value where its powers
     are normal numbers (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of
     the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too where p > 1e-154, with those in k
-    from ``k_factor`` and exp((k - k held) log(p / (1 - p))) (exp(logpmf)'s d2/dp2 at (1, 5,
-    2.2e-308) was -inf for -40); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
+    from ``k_factor`` and exp((k - k held) log(p / (1 - p))) (exp(logpmf)'s d2/dp2 at (1, 5, 1e-7)
+    was 1.25e6 ulps off); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
@@ -390,7 +390,7 @@ def _binom_pmf(k, n, p, loc=0):
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
     kept = stop_gradient(j)
     normal = all_normal(snp.power(p, kept), one_minus_power(p, n - kept))
-    smooth = few & normal & (p > const(1e-154, p))  # (1 / p^2 in p^k's second slope stays finite)
+    smooth = few & normal & (p > const(1e-154, p))  # (the odds' second slope, 1 / p^2, finite)
     under, _ = below_mass(few, mass)
     n_c, p_c = slopes_where(under | smooth, n, p)
     m = n_c - kept
