@@ -219,7 +219,8 @@ def _poisson_pmf(k, mu, loc=0):
     j = k - loc
     few = support(j, 0.0, _FEW_POISSON_COUNTS) & (mu > const(0.0, mu)) & (mu < const(np.inf, mu))
     j, mu = inside(few, j, 0.0), inside(few, mu, 1.0)
-    under, (mu,) = below_mass(few, mass, mu)
+    under = below_mass(few, mass)
+    (mu,) = slopes_where(under, mu)
     kept = stop_gradient(j)
     product = snp.power(mu, kept) * snp.exp(-mu) / snp.exp(log_factorial(kept))
     return snp.where(under, product, mass)
@@ -255,18 +256,16 @@ def _bernoulli_logpmf(k, p, loc=0):
 
 def _bernoulli_pmf(k, p, loc=0):
     """exp(logpmf), but for k in {0, 1} and 1e-150 < p < 1 the mass itself (p or 1 - p, slopes 1
-    and -1) times exp((k - k held constant) log(p / (1 - p))), 1 in value, for the slopes in k (the
-    continuous extension p^k (1 - p)^(1 - k)): exp(logpmf)'s d2/dp2 is p (1/p^2 - 1/p^2), which
-    left -183.5 for 0 at (1, 1e-10) in float32. (``k_factor``'s difference of two log-pmfs would
-    leave in its slope in p the rounding of k / (1 - p) twice: 1.0 for 0 at p = 1 - 2^-53.)"""
+    and -1) times ``linear_k_factor`` of log(p / (1 - p)) for the slopes in k (the continuous
+    extension p^k (1 - p)^(1 - k)): exp(logpmf)'s d2/dp2 is p (1/p^2 - 1/p^2), which left -183.5
+    for 0 at (1, 1e-10) in float32."""
     mass = snp.exp(_bernoulli_logpmf(k, p, loc=loc))
     j, p, _ = _bernoulli_args(k, p, loc)
     smooth = support(j, 0.0, 1.0) & (p > const(1e-150, p)) & (p < const(1.0, p))
     j, p = slopes_where(smooth, j, p)
     j, p = inside(smooth, j, 0.0), inside(smooth, p, 0.5)
     exact = snp.where(stop_gradient(j) == const(1.0, j), p, const(1.0, p) - p)
-    in_k = snp.exp((j - stop_gradient(j)) * (snp.log(p) - snp.log1p(-p)))
-    return snp.where(smooth, exact * in_k, mass)
+    return snp.where(smooth, exact * linear_k_factor(j, snp.log(p) - snp.log1p(-p)), mass)
 
 
 def _bernoulli_cdf(k, p, loc=0):
@@ -332,15 +331,14 @@ def all_normal(*factors):
     return ok
 
 
-def below_mass(few, mass, *params):
-    """Where a pmf's product form (a coefficient times powers of p and 1 - p) gives its slopes in
-    ``params``: where exp(logpmf) underflowed to 0 but a power's slope need not (binom.pmf at
-    (2, 5, p = 2.2e-308) is 10 p^2 (1 - p)^3, whose d2/dp2 is 20; exp(logpmf)'s gave 0). The
-    value is 0 or below the smallest normal there either way; slopes in k stay 0. Returns the
-    mask and ``params`` passing slopes only there (elsewhere the product's powers may have
-    infinite slopes, which a 0 cotangent would turn into nan)."""
-    under = few & (mass == const(0.0, mass))
-    return under, slopes_where(under, *params)
+def below_mass(few, mass):
+    """Where a pmf's product form (a coefficient times powers of p and 1 - p) gives its value and
+    slopes: where exp(logpmf) underflowed to 0 but a power's slope need not (binom.pmf at (2, 5,
+    p = 2.2e-308) is 10 p^2 (1 - p)^3, whose d2/dp2 is 20; exp(logpmf)'s gave 0). The value is 0
+    or below the smallest normal there either way; slopes in k stay 0. Pass the product's
+    parameters through ``slopes_where`` with this mask (elsewhere its powers may have infinite
+    slopes, which a 0 cotangent would turn into nan)."""
+    return few & (mass == const(0.0, mass))
 
 
 def slopes_where(live, *xs):
@@ -355,6 +353,13 @@ def k_factor(k_part, k):
     parameters times this factor has its parameter slopes from the product and its k slopes
     from the log-pmf's k-dependent part ``k_part``."""
     return snp.exp(k_part(k) - k_part(stop_gradient(k)))
+
+
+def linear_k_factor(k, rate):
+    """exp((k - k held constant) rate): ``k_factor`` of a part linear in k, k * rate, written so
+    that its slopes in rate's arguments are exactly 0 (a difference of two k * rate would leave the
+    rounding of k times rate's slope, k / (1 - p) = 9e15 at p = 1 - 2^-53, in a multiply-add)."""
+    return snp.exp((k - stop_gradient(k)) * rate)
 
 
 def one_minus_power(p, m):
@@ -380,7 +385,7 @@ def _binom_pmf(k, n, p, loc=0):
     product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): its value where its powers
     are normal numbers (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of
     the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too where p > 1e-154, with those in k
-    from ``k_factor`` and exp((k - k held) log(p / (1 - p))) (exp(logpmf)'s d2/dp2 at (1, 5, 1e-7)
+    from ``k_factor`` and ``linear_k_factor`` (exp(logpmf)'s d2/dp2 at (1, 5, 1e-7)
     was 1.25e6 ulps off); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
@@ -391,14 +396,14 @@ def _binom_pmf(k, n, p, loc=0):
     kept = stop_gradient(j)
     normal = all_normal(snp.power(p, kept), one_minus_power(p, n - kept))
     smooth = few & normal & (p > const(1e-154, p))  # (the odds' second slope, 1 / p^2, finite)
-    under, _ = below_mass(few, mass)
+    under = below_mass(few, mass)
     n_c, p_c = slopes_where(under | smooth, n, p)
     m = n_c - kept
     choose = running_product(kept, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
     product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     odds = snp.log(p_s) - snp.log1p(-p_s)
-    in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * snp.exp((j_s - stop_gradient(j_s)) * odds)
+    in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, odds)
     exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
     return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 

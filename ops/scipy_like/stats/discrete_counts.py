@@ -23,8 +23,10 @@ from ..special import betaln, digamma, gammaln, polygamma, xlog1py, xlogy
 from ._common import Distribution, const, exp_of, floats, nan_where
 from .discrete import (
     all_normal,
+    below_mass,
     inside,
     k_factor,
+    linear_k_factor,
     log_factorial,
     log_rising,
     on_integers,
@@ -162,18 +164,14 @@ def _nbinom_pmf(k, n, p, loc=0):
     # above 1e-154 (p^n's second slope n (n - 1) p^(n - 2); 1 / p^2 overflows below)
     smooth = few & normal & (n < const(1e9, n)) & ((n > const(1e-150, n)) | (j >= const(1.0, j)))
     smooth = smooth & (n < p * const(1e150, p)) & (p > const(1e-154, p))
-    under = few & (mass == const(0.0, mass)) & (n < const(1e9, n))
+    under = below_mass(few & (n < const(1e9, n)), mass)
     n_c, p_c = slopes_where(under | smooth, n, p)
     coefficient = running_product(
         kept, lambda c, i: c * ((n_c + i) / (i + 1.0)), _FEW_FAILURES, snp.ones_like(j)
     )
     product = coefficient * snp.power(p_c, n_c) * one_minus_power(p_c, kept)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
-    # (the part linear in k as (k - k held) log(1 - p): a difference of two k log(1 - p) would leave
-    # in its slope in p the rounding of k / (1 - p), 9e15 at p = 1 - 2^-53, as bernoulli's did)
-    in_k = k_factor(lambda i: _nbinom_k_part(i, n_s), j_s) * snp.exp(
-        (j_s - stop_gradient(j_s)) * snp.log1p(-p_s)
-    )
+    in_k = k_factor(lambda i: _nbinom_k_part(i, n_s), j_s) * linear_k_factor(j_s, snp.log1p(-p_s))
     exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
     return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 
