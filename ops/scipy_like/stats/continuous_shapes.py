@@ -512,14 +512,31 @@ def _gennorm_pdf(x, beta):
 def _gennorm_cdf(x, beta):
     """1/2 -+ P(1/beta, |x|**beta) / 2. |x| and the sign are taken as where(x < 0, -x, x) and a
     constant +-1: sign(x) and abs's slope sign(x) are 0 at x = 0, which made the slope there 0 where
-    the density beta / (2 Gamma(1/beta)) is (1/2 at beta = 1)."""
+    the density beta / (2 Gamma(1/beta)) is (1/2 at beta = 1). Near 0 (``_gennorm_near_zero``) P's
+    series in |x| instead, whose slope in x is the density: the chain rule of P(a, |x|**beta) there
+    multiplies P's slope in y (0 at y = 0) by y's in x (infinite at x = 0 for beta < 1) into nan
+    (jax's too; ours also at the subnormal x that XLA flushes to 0)."""
     x, beta = floats(x, beta)
     negative = x < const(0.0, x)
     magnitude = snp.where(negative, -x, x + const(0.0, x))  # +0 at -0; slope -1 below 0, 1 from 0 on
-    half, a, y = const(0.5, x), const(1.0, beta) / beta, magnitude**beta
+    half, one, a = const(0.5, x), const(1.0, x), const(1.0, beta) / beta
+    near = _gennorm_near_zero(stop_gradient(magnitude), stop_gradient(beta))
     # below 0 the upper tail Q/2 itself (1/2 - P/2 cancels as x -> -inf)
+    y = snp.where(near, one, magnitude) ** beta
     out = snp.where(negative, half * gammaincc(a, y), half + half * gammainc(a, y))
+    # near 0, P(a, y) = |x| e^-y sum_n y^n / Gamma(a + n + 1) (y^a = |x|) = |x| (1 - a y / (a + 1))
+    # / Gamma(1 + a) to O(y^2), 1 / Gamma(1 + a) being the log norm's exp
+    t = snp.where(near, magnitude, one) ** (beta + one)  # |x| y
+    series = x - a / (a + one) * snp.where(negative, -t, t)
+    out = snp.where(near, half + half * series * snp.exp(_gennorm_log_norm(beta)), out)
     return nan_where(beta <= const(0.0, beta), out)
+
+
+def _gennorm_near_zero(magnitude, beta):
+    """Where gennorm's cdf takes its series in |x|: |x|^beta below eps (the series' next term is
+    below eps^2) and |x| <= 1/1024 (1/2 - |x| / 2 keeps its digits)."""
+    eps = const(np.finfo(magnitude.dtype.np).eps, magnitude)
+    return (magnitude <= const(2.0**-10, magnitude)) & (magnitude**beta < eps)
 
 
 gennorm = Distribution(

@@ -98,8 +98,18 @@ def _poisson_logpmf(k, mu, loc=0):
     k, mu, bad = _poisson_args(k, mu, loc)
     ok = support(k, 0.0, np.inf)
     kc, mu = inside(ok, k, 0.0), inside(ok, mu, 1.0)
-    out = xlogy(kc, mu) - log_factorial(kc) - mu
+    out = _k_log_mu(*snp.broadcast_arrays(kc, mu)) - log_factorial(kc) - mu
     return nan_where(bad, on_integers(k, ok, out))
+
+
+def _k_log_mu_partials(k, mu):
+    # k log(mu) is 0 at k = 0 whatever mu is: its slope in mu there is 0, not xlogy's 0 / mu (nan
+    # at mu = 0, where logpmf(0, mu) = -mu has slope -1); the slope in k stays log(mu)
+    none = k == const(0.0, k)
+    return snp.log(mu), snp.where(none, snp.zeros_like(mu), k / snp.where(none, snp.ones_like(mu), mu))
+
+
+_k_log_mu = with_partials("poisson_k_log_mu", xlogy, _k_log_mu_partials)
 
 
 _FEW = 16  # counts below this take poisson's cdf as e^-mu times its finite sum
@@ -213,16 +223,26 @@ _FEW_POISSON_COUNTS = 32.0  # k up to this: the product's slopes where the mass 
 def _poisson_pmf(k, mu, loc=0):
     """exp(logpmf) with its slopes, but where it underflows at whole k <= 32 the product
     mu^k e^-mu / k!, whose slopes in mu need not underflow (d2/dmu2 at (2, 2.2e-308) is 1, where
-    exp(logpmf)'s are 0: ``below_mass``)."""
-    mass = _poisson_mass(k, mu, loc=loc)
+    exp(logpmf)'s are 0: ``below_mass``). At mu = +0 too (the mass of k >= 1 is 0 there): the
+    one-sided slopes of mu e^-mu are 1 and -2, where exp(logpmf)'s are 0 * inf = nan (jax's too).
+    mu = -0 keeps the exp form, whose 0 has the sign scipy gives."""
     k, mu, loc = floats(k, mu, loc)
     j = k - loc
-    few = support(j, 0.0, _FEW_POISSON_COUNTS) & (mu > const(0.0, mu)) & (mu < const(np.inf, mu))
+    zero = const(0.0, mu)
+    at_origin = (mu == zero) & ~snp.signbit(mu)
+    # the exp form's 0 there has slopes 0 * inf: it sees mu = 1 instead, and gives way to the product
+    origin_mass = at_origin & (j >= const(1.0, j))
+    mass = snp.where(origin_mass, zero, _poisson_mass(k, inside(~origin_mass, mu, 1.0), loc=loc))
+    few = support(j, 0.0, _FEW_POISSON_COUNTS) & ((mu > zero) | at_origin) & (mu < const(np.inf, mu))
     j, mu = inside(few, j, 0.0), inside(few, mu, 1.0)
     under = below_mass(few, mass)
     (mu,) = slopes_where(under, mu)
     kept = stop_gradient(j)
-    product = snp.power(mu, kept) * snp.exp(-mu) / snp.exp(log_factorial(kept))
+    # k! as a product (exact to 18!, one rounding a factor beyond): exp(log k!) is a few ulps off
+    factorial = running_product(
+        kept, lambda acc, i: acc * (i + const(1.0, kept)), int(_FEW_POISSON_COUNTS), snp.ones_like(kept)
+    )
+    product = snp.power(mu, kept) * snp.exp(-mu) / factorial
     return snp.where(under, product, mass)
 
 

@@ -461,6 +461,40 @@ def test_poisson_and_geom_pmf_slopes_at_the_largest_count_and_past_underflow():
         np.testing.assert_array_equal(got, 0.0)
 
 
+def test_poisson_slopes_at_mu_zero_are_the_one_sided_closed_forms():
+    """poisson at the end of its range, mu = +0: pmf(k, mu) = mu^k e^-mu / k! has the one-sided
+    slopes [k = 1] - [k = 0] and [k = 0] - 2 [k = 1] + [k = 2], and logpmf(0, mu) = -mu has -1 and
+    0 (all were nan, 0 * inf or 0 / 0, as jax's are); mu = -0 keeps scipy's values. Both float
+    kinds, k past the product's 32 counts included."""
+    k = np.array([0.0, 1.0, 2.0, 3.0, 5.0, 40.0, 1.5])
+    want_d1 = np.array([-1.0, 1.0, 0, 0, 0, 0, 0])
+    want_d2 = np.array([1.0, -2.0, 1.0, 0, 0, 0, 0])
+
+    def build(k, mu):
+        pmf = lambda a, b: sg.numpy.sum(S.poisson.pmf(a, b))  # noqa: E731
+        log0 = lambda b: sg.numpy.sum(S.poisson.logpmf(sg.numpy.zeros_like(b), b))  # noqa: E731
+        slope = sg.grad(pmf, argnums=1)
+        return (
+            S.poisson.pmf(k, mu),
+            slope(k, mu),
+            sg.grad(lambda a, b: sg.numpy.sum(slope(a, b)), argnums=1)(k, mu),
+            sg.grad(log0)(mu),
+            sg.grad(lambda b: sg.numpy.sum(sg.grad(log0)(b)))(mu),
+            S.poisson.pmf(k, -mu),
+        )
+
+    for dtype in (np.float32, np.float64):
+        value, d1, d2, log_d1, log_d2, at_minus_zero = _run(build, k.astype(dtype), np.zeros(7, dtype))
+        want = st.poisson.pmf(k, 0.0)
+        np.testing.assert_array_equal(value, want, err_msg=str(dtype))
+        np.testing.assert_array_equal(d1, want_d1, err_msg=str(dtype))
+        np.testing.assert_array_equal(d2, want_d2, err_msg=str(dtype))
+        np.testing.assert_array_equal(log_d1, -1.0, err_msg=str(dtype))
+        np.testing.assert_array_equal(log_d2, 0.0, err_msg=str(dtype))
+        np.testing.assert_array_equal(at_minus_zero, want, err_msg=str(dtype))
+        assert not np.signbit(at_minus_zero).any() and not np.signbit(value).any()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_bernoulli_pmf_is_linear_in_p_and_its_slopes_in_k_are_the_closed_forms(dtype):
     """bernoulli.pmf is p or 1 - p: its d2/dp2 is 0 (exp(logpmf)'s was -183.5 at (1, 1e-10) in
