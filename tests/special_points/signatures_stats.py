@@ -632,8 +632,8 @@ PENDING: dict[str, str] = {
     "betabinom.pmf@float64:value:ulps": OPEN,  # float64: (0.0, 1.0, 2.5, 10000.0) ours np.float64(0.9997500624843767) jax np.float64(0.999750062484379) ref np.float64(0.9997500624852256)
     "betabinom.pmf[loc]@float64:value:ulps": OPEN,  # float64: (0.0, 1.0, 2.5, 10000.0, 0.0) ours np.float64(0.9997500624843767) jax np.float64(0.999750062484379) ref np.float64(0.9997500624852256)
     "binom.pmf@float64:d1:ulps": OPEN,  # float64: (2.0, 20.0, 0.1) ours np.float64(2.220446049250313e-16) jax np.float64(0.0) ref np.float64(-3.5173746350036145e-16)
-    "binom.pmf@float64:d2:inf": OPEN,  # float64: (1.0, 5.0, 2.2250738585072014e-308) ours np.float64(-inf) jax np.float64(nan) ref np.float64(0.0)
-    "binom.pmf@float64:d2:nan": OPEN,  # float64: (5.0, 5.0, 2.2250738585072014e-308) ours np.float64(nan) jax np.float64(0.0) ref np.float64(-0.0)
+    "binom.pmf@float64:d2:inf": OPEN,  # session 14: d2/dp2 at (1, n <= 32, 2.2e-308) now the closed form -2 n (n - 1) (ours -40 at n = 5 was -inf; jax nan or -inf, the reference 0); left: n = 1e4 (past the product's 32 trials) ours -inf, exact -2e8
+    "binom.pmf@float64:d2:nan": OPEN,  # session 14: at (1, n <= 32, 2.2e-308) ours the closed form (-40, -760; jax nan, the reference 0); left: (1, 1e4, 2.2e-308) ours -inf, (2, 1e4, 2.2e-308) ours 0 where n (n - 1) = 99990000 (past the product's 32 trials)
     "binom.pmf:d2:ulps": OPEN,  # float64: (1.0, 10000.0, 1e-07) ours np.float64(-6.316889506317488e-07) jax np.float64(-6.316889506342584e-07) ref np.float64(-6.316889506380708e-07)
     "binom.pmf@float64:value:ulps": OPEN,  # float64: (1.0, 5.0, 1e-07) ours np.float64(4.99999800000029e-07) jax np.float64(4.999998000000299e-07) ref np.float64(4.999998000000297e-07)
     "binom.pmf[loc]@float64:value:ulps": OPEN,  # float64: (5.0, 5.0, 0.1, 1.0) ours np.float64(0.00045000000000000064) jax np.float64(0.00045000000000000026) ref np.float64(0.00044999999999999993)

@@ -400,13 +400,27 @@ _binom_k_part = with_partials(
 )
 
 
+def _binom_odds(p):
+    """log(p / (1 - p)), the rate of binom's k factor. Up to p = 1e-154 its tangent at p instead:
+    the same value and first slope, and a second slope of 0 for -1/p^2 + ..., which overflows
+    there. The k factor multiplies that second slope by k - k held, 0, so every second derivative
+    of the pmf is the same either way (and was 0 * inf = nan with the odds themselves)."""
+    tiny = p <= const(1e-154, p)
+    away = snp.where(tiny, const(0.5, p), p)
+    odds = snp.log(away) - snp.log1p(-away)
+    held = stop_gradient(p)
+    tangent = stop_gradient(snp.log(p) - snp.log1p(-p)) + (p - held) / stop_gradient(p * (const(1.0, p) - p))
+    return snp.where(tiny, tangent, odds)
+
+
 def _binom_pmf(k, n, p, loc=0):
     """exp(logpmf) (slopes 0 where it underflows), but for whole n <= _FEW_TRIALS and 0 < p < 1 the
     product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): its value where its powers
     are normal numbers (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of
-    the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too where p > 1e-154, with those in k
-    from ``k_factor`` and ``linear_k_factor`` (exp(logpmf)'s d2/dp2 at (1, 5, 1e-7)
-    was 1.25e6 ulps off); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
+    the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too, with those in k from ``k_factor``
+    and ``linear_k_factor`` of ``_binom_odds`` (exp(logpmf)'s d2/dp2 was 1.25e6 ulps off at
+    (1, 5, 1e-7), and -inf for the -40 of (1, 5, 2.2e-308)); value and slopes where exp(logpmf)
+    underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
@@ -415,15 +429,17 @@ def _binom_pmf(k, n, p, loc=0):
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
     kept = stop_gradient(j)
     normal = all_normal(snp.power(p, kept), one_minus_power(p, n - kept))
-    smooth = few & normal & (p > const(1e-154, p))  # (the odds' second slope, 1 / p^2, finite)
+    smooth = few & normal
     under = below_mass(few, mass)
     n_c, p_c = slopes_where(under | smooth, n, p)
     m = n_c - kept
     choose = running_product(kept, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
-    product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
+    # p^0 as the constant 1: pow's second slope 0 * (0 - 1) p^-2 is 0 * inf at p = 2.2e-308
+    none = kept == const(0.0, kept)
+    p_to_k = snp.where(none, snp.ones_like(p_c), snp.power(snp.where(none, const(0.5, p_c), p_c), kept))
+    product = choose * p_to_k * one_minus_power(p_c, m)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
-    odds = snp.log(p_s) - snp.log1p(-p_s)
-    in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, odds)
+    in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, _binom_odds(p_s))
     exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
     return snp.where(under, product, snp.where(smooth, product * in_k, exact))
 

@@ -528,7 +528,7 @@ def test_binom_pmf_slopes_from_its_product():
     """binom.pmf's slopes in p and n from C(n, k) p^k (1 - p)^(n - k) itself: exp(logpmf)'s
     d2/dp2 at (1, 5, 1e-7) was 1.25e6 ulps off and d2/dn2 at (1, 5, 2.2e-16) 4.5e15 ulps (the
     closed forms here; jax's are as far off), and in float32 d2/dp2 at (1, n, 1.2e-38) is the
-    closed form's -2 n (n - 1) (jax nan)."""
+    closed form's -2 n (n - 1) (jax nan), in float64 at p = 2.2e-308 too (was -inf)."""
     eps = 2.220446049250313e-16
     k, n, p = np.array([1.0, 1.0]), np.array([5.0, 5.0]), np.array([1e-7, eps])
 
@@ -557,3 +557,18 @@ def test_binom_pmf_slopes_from_its_product():
     tiny32 = np.float32(1.1754943508222875e-38)
     got32 = _run(curvature_in_p, *_f([1.0, 1.0, 1.0], [5.0, 20.0, 2.0], [tiny32] * 3))
     np.testing.assert_allclose(got32, [-40.0, -760.0, -4.0], rtol=1e-6)
+
+    # float64 at p = 2.2e-308, where 1 - p = 1: f_pp = n (n - 1) at k = 0, -2 n (n - 1) at k = 1,
+    # n (n - 1) at k = 2, 6 C(n, 3) p at k = 3 (exp(logpmf)'s was -inf at k = 1, as jax's nan);
+    # d2/dk dp at k = 1 is n (psi(n) - psi(2) + log p + 1) (the odds' slope 1 / p, finite)
+    tiny = np.finfo(np.float64).tiny
+    k64, n64 = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 3.0]), np.array([5.0, 5.0, 20.0, 2.0, 20.0, 20.0])
+    mixed = lambda a, b, c: sg.grad(  # noqa: E731
+        lambda u, v, w: sg.numpy.sum(sg.grad(lambda x: sg.numpy.sum(S.binom.pmf(u, v, x)))(w)), argnums=0
+    )(a, b, c)
+    got, got_kp = _run(lambda a, b, c: (curvature_in_p(a, b, c), mixed(a, b, c)), k64, n64, np.full(6, tiny))
+    want = n64 * (n64 - 1) * np.array([1.0, -2.0, -2.0, -2.0, 1.0, 0.0])
+    want[5] = 6 * sp.comb(20, 3) * tiny
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    want_kp = n64 * (sp.digamma(n64) - sp.digamma(2.0) + np.log(tiny) + 1)
+    np.testing.assert_allclose(got_kp[1:4], want_kp[1:4], rtol=1e-13)
