@@ -231,22 +231,34 @@ def _name(t) -> str:
 
 def _tables(tensors):
     """Two tensors: per tensor (nan, +inf, -inf) counts as int32 rows, and (least, greatest) of
-    its other values as float64 rows."""
-    counts, ranges = [], []
-    for t in tensors:
+    its other values as float64 rows. Tensors of one shape are stacked and summarized together:
+    five reductions per shape, not per tensor (XLA builds a kernel for each reduction, and a
+    program of hundreds of them took 20 s to compile)."""
+    groups: dict = {}
+    for k, t in enumerate(tensors):
         x = snp.abs(t) if t.dtype.is_complex else t
-        nan = snp.isnan(x)
+        groups.setdefault(tuple(t.shape), []).append((k, prims.convert(x, dtypes.float64)))
+    counts, ranges, order = [], [], []
+    for members in groups.values():
+        order += [k for k, _ in members]
+        wide = snp.stack([w for _, w in members])
+        axes = tuple(range(1, wide.ndim))
+        nan = snp.isnan(wide)
         counts.append(snp.stack([
-            snp.sum(nan, dtype=dtypes.int32),
-            snp.sum(x == np.inf, dtype=dtypes.int32),
-            snp.sum(x == -np.inf, dtype=dtypes.int32),
-        ]))  # fmt: skip
-        wide = prims.convert(x, dtypes.float64)
-        bad, axes = nan | snp.isinf(x), tuple(range(x.ndim))
-        low = prims.reduce(snp.where(bad, np.inf, wide), "min", axes)  # +inf for no finite value
-        high = prims.reduce(snp.where(bad, -np.inf, wide), "max", axes)
-        ranges.append(snp.stack([low, high]))
-    return snp.stack(counts), snp.stack(ranges)
+            _count(nan, axes), _count(wide == np.inf, axes), _count(wide == -np.inf, axes),
+        ], axis=1))  # fmt: skip
+        bad = nan | snp.isinf(wide)
+        low = snp.where(bad, np.inf, wide)  # +inf for no finite value
+        high = snp.where(bad, -np.inf, wide)
+        if axes:
+            low, high = prims.reduce(low, "min", axes), prims.reduce(high, "max", axes)
+        ranges.append(snp.stack([low, high], axis=1))
+    back = np.argsort(np.asarray(order, np.int64)).astype(np.int32)  # rows back in the tensors' order
+    return (snp.take(snp.concatenate(counts), back, axis=0), snp.take(snp.concatenate(ranges), back, axis=0))
+
+
+def _count(flags, axes):
+    return snp.sum(flags, axis=axes, dtype=dtypes.int32) if axes else flags.astype(dtypes.int32)
 
 
 def _report(graph, checked, summaries, book: Book) -> NonfiniteReport:

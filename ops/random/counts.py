@@ -113,7 +113,12 @@ def _stirling_tail(k: Tensor) -> Tensor:
     kc = snp.clip(k, 0.0, 9.0)
     kp1sq = (kc + 1.0) * (kc + 1.0)
     series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (kc + 1.0)
-    table = snp.take(asarray(np.asarray(_STIRLING_TAIL, k.dtype.np)), snp.floor(kc).astype(dtypes.int32))
+    # the entry by selects, not a gather: XLA fuses the whole sampler computing k into a gather
+    # from a table, a kernel that took LLVM 3 s to compile
+    whole = snp.floor(kc)
+    table = asarray(np.asarray(_STIRLING_TAIL[-1], k.dtype.np))
+    for j in range(len(_STIRLING_TAIL) - 2, -1, -1):
+        table = snp.where(whole == float(j), np.asarray(_STIRLING_TAIL[j], k.dtype.np), table)
     return snp.where(small, table, series)
 
 

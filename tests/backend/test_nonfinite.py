@@ -144,3 +144,43 @@ def test_the_users_checks_and_prints_do_not_stop_the_search(capsys):
         assert capsys.readouterr().out == ""  # the diagnostic run prints nothing of the user's
     assert report.op == "log" and report.location.line == _line_of("# the culprit")
     assert (report.inputs[0].low, report.inputs[0].high) == (-1.0, 2.0)
+
+
+def test_tensors_of_every_shape_and_dtype_keep_their_own_summaries(monkeypatch):
+    # the summaries are computed per shape (stacked), then put back in graph order: a mix of shapes,
+    # dtypes (float16 to complex) and ranks interleaved, with the planted value in the middle
+    import stablegraph.backend.nonfinite as nonfinite
+
+    texts = []
+    compile_text = nonfinite.compile_text
+    monkeypatch.setattr(
+        nonfinite, "compile_text", lambda text, *a: texts.append(text) or compile_text(text, *a)
+    )
+    g = sg.Graph()
+    with g:
+        a = sg.placeholder((3,), sg.float32, name="a")
+        b = sg.placeholder((2, 2), sg.float64, name="b")
+        h = sg.placeholder((), sg.float16, name="h")
+        za = snp.exp(a)
+        zb = snp.sqrt(b)
+        zc = (b + 1j).astype(sg.complex64)
+        hh = h * 2
+        planted = snp.log(za - 1.0) * snp.sum(zb)  # planted: -inf where a == 0, nan where a < 0
+        out = planted + snp.abs(zc).sum().astype(sg.float32) + hh.astype(sg.float32)
+    av = np.array([0.5, 0.0, -2.0], np.float32)
+    bv = np.array([[4.0, 9.0], [0.25, 1.0]])
+    hv = np.float16(3.0)
+    with sg.Session(g) as sess:
+        report = sess.find_nonfinite(out, {a: av, b: bv, h: hv})
+    want = np.exp(av) - np.float32(1.0)
+    with np.errstate(all="ignore"):
+        logs = np.log(want)
+    finite = logs[np.isfinite(logs)]
+    assert report.node.startswith("log") and report.value.neg_inf == 1 and report.value.nan == 1
+    np.testing.assert_allclose([report.value.low, report.value.high], [finite.min(), finite.max()], rtol=1e-6)
+    (inp,) = report.inputs
+    np.testing.assert_allclose([inp.low, inp.high], [want.min(), want.max()], rtol=1e-6)
+    assert inp.finite and report.value.type.shape == (3,)
+    # five reductions per shape, not per tensor: the program's count does not grow with the nodes
+    shapes = {t.shape for n in g.nodes for t in n.outputs if t.dtype.is_floating or t.dtype.is_complex}
+    assert texts and texts[-1].count("stablehlo.reduce") <= 5 * len(shapes) + 2
