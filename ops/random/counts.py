@@ -116,9 +116,8 @@ def _stirling_tail(k: Tensor) -> Tensor:
     # the entry by selects, not a gather: XLA fuses the whole sampler computing k into a gather
     # from a table, a kernel that took LLVM 3 s to compile
     whole = snp.floor(kc)
-    table = asarray(np.asarray(_STIRLING_TAIL[-1], k.dtype.np))
-    for j in range(len(_STIRLING_TAIL) - 2, -1, -1):
-        table = snp.where(whole == float(j), np.asarray(_STIRLING_TAIL[j], k.dtype.np), table)
+    entries = [np.asarray(v, k.dtype.np) for v in _STIRLING_TAIL]
+    table = snp.select([whole == float(j) for j in range(len(entries) - 1)], entries[:-1], entries[-1])
     return snp.where(small, table, series)
 
 
