@@ -10,7 +10,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-pyproject
 PYTEST_ARGS ?=
 # the suite runs on 2 worker processes, each test file whole in one (its module-level graphs and
-# fixtures stay together): XLA compiles on one core, so this about halves the wall time on 2 cores
+# fixtures stay together), the longest files first (tests/conftest.py): XLA compiles on one core,
+# so this about halves the wall time on 2 cores
 TEST_WORKERS ?= 2
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -64,11 +65,12 @@ browser:
 	fi
 
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not gpu and not sweep" $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not gpu and not sweep" $(PYTEST_ARGS)
 
-# The special-point sweep (tests/special_points/, the tests marked `sweep`): both float families,
-# first and second derivatives. `make test` leaves these comparisons out (it keeps the coverage
-# checks), to stay within its 10 minutes; CI runs this after it. Without STABLEGRAPH_FULL_SWEEP=1
+# The special-point tier (tests/special_points/, the tests marked `sweep`): the sweep in both float
+# families, first and second derivatives, and the regression tests of what it found (edges/).
+# `make test` leaves these out (it keeps the sweep's coverage checks), to stay within its 10
+# minutes; CI runs this after it. Without STABLEGRAPH_FULL_SWEEP=1
 # the same tests sweep float32 values only (each test file's IN_SUITE): a quicker look.
 sweep: setup
 	STABLEGRAPH_FULL_SWEEP=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m sweep tests/special_points $(PYTEST_ARGS)

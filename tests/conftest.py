@@ -29,6 +29,39 @@ settings.load_profile("stablegraph")
 # ~/.cache/stablegraph (tests of the cache itself point it elsewhere)
 os.environ.setdefault("STABLEGRAPH_CACHE_DIR", tempfile.mkdtemp(prefix="stablegraph-test-cache-"))
 
+# The files that take longest (CPU seconds on 2 cores, mostly XLA compiles; measured 2026-11-28 with
+# `--durations`), run first: `make test` hands whole files to its 2 workers in collection order
+# (--no-loadscope-reorder), and a long file left for the end keeps one worker busy while the other
+# idles (the 43 s of test_stats_ppf.py did, last). Others keep their order after these.
+_LONGEST_FIRST = (
+    "tests/transforms/test_grad_registry.py",  # 72
+    "tests/ops/scipy_like/test_stats_more.py",  # 54
+    "tests/ops/scipy_like/test_stats_ppf.py",  # 43
+    "tests/ops/scipy_like/test_stats.py",  # 34
+    "tests/ops/scipy_like/test_hypergeometric.py",  # 31
+    "tests/ops/test_random_more.py",  # 31
+    "tests/ops/scipy_like/test_hypergeometric_params.py",  # 28
+    "tests/ops/scipy_like/test_schur_functions.py",  # 26
+    "tests/ops/scipy_like/test_special_functions.py",  # 23
+    "tests/ops/scipy_like/test_special_integrals.py",  # 17
+    "tests/ops/test_random.py",  # 17
+    "tests/transforms/test_vjp_structural.py",  # 16
+    "tests/ops/test_transcendental.py",  # 16
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
+    root = config.rootpath
+
+    def place(item):
+        try:
+            return rank.get(item.path.relative_to(root).as_posix(), len(rank))
+        except ValueError:
+            return len(rank)
+
+    items.sort(key=place)  # stable: the rest keep collection order
+
 
 @pytest.fixture(scope="session")
 def ffi_cache(tmp_path_factory):

@@ -500,7 +500,7 @@ DIFFERENCES.update(
         "gives; jax's 10 ** log10(max) rounds up and overflows to +-inf",
         "geomspace@float64:d1": "ours the closed forms d/dstart = sum (1 - t) (stop/start)^t, d/dstop = sum t "
         "(start/stop)^(1-t), checked at every finite point of one sign against long double (with t and 1 - t "
-        "rounded to float64 as the progression has them; tests/ops/scipy_like/test_pending3_edges.py): 0-2 "
+        "rounded to float64 as the progression has them; tests/special_points/edges/test_pending3_edges.py): 0-2 "
         "ulps. jax is 9-60 ulps off at (0.5 .. 3, max) and (tiny, 1 .. 3) (its 10 ** linspace(log10 ...) "
         "carries log10(max)'s rounding times y ln 10), 0 at (tiny, tiny) (true 2, its subnormal middle "
         "terms flush), inf at (max, 1 .. 3) and (1 .. 3, max) (true 1: y ln 10 overflows), NaN at an infinite "
