@@ -316,10 +316,15 @@ def _pow_vjp(x, y, out, ct):
     # of x**(y-1) is masked, so d/dy of d/dx stays x**(y-1) (1 at x = 1, y = 0). d/dy =
     # log(x) * out, 0 where x == 0 (JAX). Each guard first swaps in a safe operand, so no NaN
     # sits in a masked slot.
+    # Where y == 0, y * x**(y-1) is 0 for every x, so its slope in x is 0 too: there the factor
+    # x**(y-1) is held constant (its own slope (y-1) x**(y-2) is inf at tiny x, and 0 * inf =
+    # NaN was d2/dx2 of x**0 at x = 2.2e-308), its slope in y (the y factor's) still x**(y-1).
     one = _one(x)
     y_zero, x_zero = _eq(y, ad.zeros_like(y)), _eq(x, ad.zeros_like(x))
     both = bind(and_, y_zero, x_zero)
     slope = ad.where_zero(both, bind(pow_, x, ad.sub(y, one)))
+    varying = bind(pow_, ad.select(y_zero, one, x), ad.sub(y, one))
+    slope = ad.select(y_zero, bind(stop_gradient_op, slope), varying)
     ct_x = ad.mul(ct, ad.mul(y, slope))
     ct_y = ad.mul(ct, ad.mul(bind(log, ad.select(x_zero, one, x)), out))
     return ct_x, ct_y

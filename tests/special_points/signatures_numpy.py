@@ -99,8 +99,8 @@ NUMPY: dict[str, Sig] = {
 SKIPPED: dict[str, str] = {}
 
 _POWER_AT_ZERO = (
-    "d/dx x**y is 0 where x == y == 0 and d2/dx2 is 0 where x == 0 and y is 0 or 1 (x**0 and x**1 "
-    "are affine); jax's y * x**(y-1) is 0 * inf = NaN there"
+    "d/dx x**y is 0 where x == y == 0 and d2/dx2 is 0 where x == 0 and y is 0 or 1, and where y is 0 "
+    "and x tiny (x**0 and x**1 are affine); jax's y * x**(y-1) is 0 * inf = NaN there"
 )
 _INFINITE_HESSIAN = (
     "at an infinite operand the mixed second derivative is 0 (the cotangent is divided by x*x + y*y "

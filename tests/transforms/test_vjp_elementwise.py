@@ -337,3 +337,27 @@ def test_differentiating_an_int_placeholder_names_it():
     message = str(e.value)
     assert "count" in message and "i32[3]" in message, message
     assert f"test_vjp_elementwise.py:{line}" in message, message
+
+
+def test_pow_second_derivatives_at_exponent_zero():
+    """x**0 is 1 for every x, so d2/dx2 is 0, also at tiny x where y (y - 1) x**(y-2) is 0 * inf
+    (NaN before; jax's too); d2/dxdy = x**-1 (d/dy of y x**(y-1)) and d2/dy2 = log(x)^2 stay."""
+    x = np.array([2.2250738585072014e-308, 1e-200, 1e-160, 0.5, 3.0, 1e300])
+    y = np.zeros_like(x)
+    g = sg.Graph()
+    with g:
+        px, py = sg.placeholder(x.shape, sg.float64), sg.placeholder(y.shape, sg.float64)
+
+        def total(a, b):
+            return sg.numpy.sum(ew.apply(ew.pow_, a, b))
+
+        def slope_total(i):  # elementwise: the slopes of the summed slope are the Hessian's diagonals
+            return lambda a, b: sg.numpy.sum(sg.grad(total, argnums=i)(a, b))
+
+        rows = [sg.grad(slope_total(i), argnums=(0, 1))(px, py) for i in (0, 1)]
+    with sg.Session(g) as sess:
+        (xx, xy), (yx, yy) = sess.run(rows, {px: x, py: y})
+    np.testing.assert_array_equal(xx, 0.0)
+    np.testing.assert_allclose(xy, 1.0 / x, rtol=1e-15)
+    np.testing.assert_allclose(yx, 1.0 / x, rtol=1e-15)
+    np.testing.assert_allclose(yy, np.log(x) ** 2, rtol=1e-15)

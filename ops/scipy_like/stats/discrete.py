@@ -434,10 +434,7 @@ def _binom_pmf(k, n, p, loc=0):
     n_c, p_c = slopes_where(under | smooth, n, p)
     m = n_c - kept
     choose = running_product(kept, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
-    # p^0 as the constant 1: pow's second slope 0 * (0 - 1) p^-2 is 0 * inf at p = 2.2e-308
-    none = kept == const(0.0, kept)
-    p_to_k = snp.where(none, snp.ones_like(p_c), snp.power(snp.where(none, const(0.5, p_c), p_c), kept))
-    product = choose * p_to_k * one_minus_power(p_c, m)
+    product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, _binom_odds(p_s))
     exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
