@@ -9,6 +9,8 @@ from scipy import stats as st
 
 import stablegraph as sg
 
+from ..closed_forms_discrete import _betabinom_exact as exact_betabinom
+
 S = sg.scipy.stats
 
 
@@ -204,23 +206,8 @@ def test_poisson_cdf_of_few_counts_is_its_finite_sum():
 
 
 def _betabinom_exact(k, n, a, b):
-    """C(n, k) prod (a + j) prod (b + j) / prod (a + b + j) as an exact Fraction: (its float, its log
-    to 40 digits by Decimal)."""
-    import math
-    from decimal import Decimal, localcontext
-    from fractions import Fraction
-
-    fa, fb = Fraction(a), Fraction(b)
-    value = Fraction(math.comb(int(n), int(k)))
-    for j in range(int(k)):
-        value *= fa + j
-    for j in range(int(n - k)):
-        value *= fb + j
-    for j in range(int(n)):
-        value /= fa + fb + j
-    with localcontext() as ctx:
-        ctx.prec = 40
-        return float(value), float((Decimal(value.numerator) / Decimal(value.denominator)).ln())
+    """The exact pmf as a Fraction (closed_forms_discrete): its float and its log to 40 digits."""
+    return exact_betabinom(k, n, a, b, log=False), exact_betabinom(k, n, a, b, log=True)
 
 
 def test_betabinom_near_certain_outcomes_and_flat_slopes():
