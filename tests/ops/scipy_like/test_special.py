@@ -75,3 +75,44 @@ def test_norm_values_and_gradient_at_zero():
         np.testing.assert_allclose(v, w, rtol=1e-12)
     np.testing.assert_array_equal(gz, np.zeros((4, 3)))  # jnp.linalg.norm gives NaN here
     np.testing.assert_allclose(gx, jax.grad(lambda v: jnp.linalg.norm(v, axis=1).sum())(x), rtol=1e-12)
+
+
+def test_xlogy_slopes_along_x_zero_are_the_closed_forms():
+    """x log y is 0 all along x = 0, so its slope in y is 0 there, at y = 0 too (x / y was 0 / 0 =
+    NaN, as jax's is), and so is its second slope in y; the mixed slope is 1 / y (inf at y = 0).
+    Elsewhere the partials are log y, x / y, 1 / y and -x / y^2 (xlog1py's with 1 + y)."""
+    x = np.array([0.0, -0.0, 0.0, 0.0, 1.0, 2.0, 0.5, 0.0])
+    y = np.array([0.0, 0.0, 2.0, 1e-300, 0.0, 3.0, 1e-170, np.nan])
+    cases = {
+        "xlogy": (sg.scipy.special.xlogy, y, np.log),
+        "xlog1py": (sg.scipy.special.xlog1py, y - 1.0, np.log1p),
+    }
+    g = sg.Graph()
+    with g:
+        rows, feeds = {}, {}
+        for name, (fn, fed, _) in cases.items():
+            px, py = sg.placeholder(x.shape, sg.float64), sg.placeholder(y.shape, sg.float64)
+            feeds.update({px: x, py: fed})
+
+            def total(a, b, fn=fn):
+                return snp.sum(fn(a, b))
+
+            def slope_in_y(a, b, total=total):
+                return snp.sum(sg.grad(total, argnums=1)(a, b))
+
+            rows[name] = (sg.grad(total, argnums=(0, 1))(px, py), sg.grad(slope_in_y, argnums=(0, 1))(px, py))
+    with sg.Session(g) as sess:
+        got = sess.run(rows, feeds)
+    for name, ((dx, dy), (dyx, dyy)) in got.items():
+        _, fed, log = cases[name]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            arg = fed + 1.0 if name == "xlog1py" else fed
+            on_zero = (x == 0) & ~np.isnan(arg)
+            want = [
+                log(fed),
+                np.where(on_zero, 0.0, x / arg),
+                1.0 / arg,
+                np.where(on_zero, 0.0, -x / arg / arg),
+            ]
+        for part, got_part, want_part in zip(("dx", "dy", "dxdy", "dydy"), (dx, dy, dyx, dyy), want):
+            np.testing.assert_allclose(got_part, want_part, rtol=1e-15, err_msg=f"{name} {part}")
