@@ -384,30 +384,14 @@ def logit(p):
     return _logit(_float(p))
 
 
-def _x_over_value(x, y):
-    """x / y, 0 where x == 0 (y not nan): the quotient is 0 all along x = 0, at y = 0 too."""
-    zero_x = snp.logical_and(snp.equal(x, 0), snp.logical_not(snp.isnan(y)))
-    return snp.where(zero_x, 0.0, snp.true_divide(x, snp.where(zero_x, 1.0, y)))
-
-
-# x / y with the partials 1 / y (inf at y = 0, where the quotient's slope in x is) and -(x / y) / y
-# (0 along x = 0; y * y would underflow first)
-_x_over = with_partials(
-    "x_over",
-    _x_over_value,
-    lambda x, y: (snp.true_divide(1.0, y), snp.negative(_x_over_value(_x_over_value(x, y), y))),
-)
-
-
 def _x_log(name: str, log, argument):
-    """x * log(y), 0 where x == 0 unless y is nan; partials log(y) and x / argument(y), the latter 0
-    where x == 0 (x log y is 0 for every y there: jax's 0 / 0 is nan at y = 0)."""
+    """x * log(y), 0 where x == 0 unless y is nan; partials log(y) and x / argument(y) (jax's)."""
     return with_partials(
         name,
         lambda x, y: snp.where(
             snp.logical_and(snp.equal(x, 0), snp.logical_not(snp.isnan(y))), 0.0, snp.multiply(x, log(y))
         ),
-        lambda x, y: (log(y), _x_over(x, argument(y))),
+        lambda x, y: (log(y), snp.true_divide(x, argument(y))),
     )
 
 
