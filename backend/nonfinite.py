@@ -253,8 +253,11 @@ def _tables(tensors):
         if axes:
             low, high = prims.reduce(low, "min", axes), prims.reduce(high, "max", axes)
         ranges.append(snp.stack([low, high], axis=1))
+    counts, ranges = snp.concatenate(counts), snp.concatenate(ranges)
+    if order == sorted(order):  # one shape, or shapes met in runs: the rows are in order already
+        return counts, ranges
     back = np.argsort(np.asarray(order, np.int64)).astype(np.int32)  # rows back in the tensors' order
-    return (snp.take(snp.concatenate(counts), back, axis=0), snp.take(snp.concatenate(ranges), back, axis=0))
+    return snp.take(counts, back, axis=0), snp.take(ranges, back, axis=0)
 
 
 def _count(flags, axes):

@@ -4,11 +4,14 @@ sweep's tier: the ``sweep`` marker puts them in `make sweep` (CI runs it after `
 of `make test`, whose 10 minutes their programs (first and second derivatives of the scipy
 formulas, a few seconds of XLA compile each) would otherwise overrun."""
 
+from pathlib import Path
+
 import pytest
+
+_HERE = Path(__file__).parent
 
 
 def pytest_collection_modifyitems(items):
-    here = __file__.rsplit("/", 1)[0]
-    for item in items:
-        if str(item.path).startswith(here):
+    for item in items:  # the hook sees the whole session's items: mark this directory's only
+        if item.path.is_relative_to(_HERE):
             item.add_marker(pytest.mark.sweep)
