@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 import weakref
+
+import numpy as np
 
 from ..graph import flatten, unflatten
 from . import step_loop
-from .program import _flops, is_fetch_leaf
+from .program import _flops, is_fetch_leaf, is_flat
 from .state import raise_failed_run
 
 
@@ -151,10 +154,16 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             repeat = session._repeats.find(fetches, feeds)  # a run seen before: its program, feeds checked
             values = None if repeat is None else repeat.values_for(() if feeds is None else feeds.values())
             if values is not None:
-                return _started(repeat.program, session, values, _Shape(repeat))
+                if type(repeat.gathering) is not float and repeat.gathering is not False:
+                    handle = session._gatherer.add(repeat, fetches, values)
+                    if handle is not None:
+                        return handle
+                return _repeat_started(repeat, session, values)
             leaves, tree = flatten(fetches, is_leaf=is_fetch_leaf)
             fed = session._convert_feeds(feeds)
             program = session._program(tuple(session._resolve(f) for f in leaves), fed)
+            if is_flat(tree, fetches):  # the next run like it takes the fast path, as run's do
+                session._repeats.add(fetches, feeds, program.repeat(fed, fetches, feeds))
             values = [arr for _, arr in fed]
         return _started(program, session, values, tree, steps)
     except Exception as e:  # noqa: BLE001  (every error surfaces on the handle)
@@ -167,11 +176,31 @@ WORKER_FLOPS = 1e7
 _FLOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # executable -> its flops
 
 
+def _repeat_started(repeat, session, values) -> RunHandle:
+    """The handle of a repeated run started on the feeds' ``values``. The time its starts take is
+    summed (``Repeat.gathering``: a run launched inline ends before its start returns, and on a
+    worker a start waits for a turn once QUEUED runs wait): once they have cost what the program's
+    compile did, the Session's Gatherer takes the later runs (gathering.py), if it may."""
+    program = repeat.program
+    spent = repeat.gathering
+    if type(spent) is not float:
+        return _started(program, session, values, _Shape(repeat))
+    begin = time.perf_counter()
+    handle = _started(program, session, values, _Shape(repeat))
+    spent = repeat.gathering = spent + (time.perf_counter() - begin)
+    gatherer = session._gatherer
+    if gatherer.worth(program, spent):
+        repeat.gathering = gatherer.eligible(program)  # True: gather from the next run on
+    return handle
+
+
 def _started(program, session, values, tree, steps=None) -> RunHandle:
     """The handle of ``program`` (of ``steps`` steps, or a single run) started on the feeds'
-    ``values``: on a worker (``on_worker``) or launched here."""
+    ``values``: on a worker (``on_worker``) or launched here. A run on a worker reads its numpy
+    feeds later: it takes copies, since the caller may overwrite its arrays for the next step."""
     if on_worker(session, program, steps or 1):
-        return RunHandle(session, program, tree, job=_start_on_worker(program, session, values))
+        values = [v.copy() if type(v) is np.ndarray else v for v in values]
+        return RunHandle(session, program, tree, job=start_on_worker(program, session, values))
     outs, token, before = _launch(program, session, values)
     return RunHandle(session, program, tree, outs, token, before)
 
@@ -203,7 +232,7 @@ def _args(program, values) -> list:
     return list(values if len(positions) == len(values) else [values[i] for i in positions])
 
 
-def _start_on_worker(program, session, values):
+def start_on_worker(program, session, values):
     """Start ``program`` on a worker thread beside the Session's state (State.start); counted as a run."""
     _count(program, session)
     state = session._state

@@ -36,17 +36,19 @@ class Program:
     runs it beside the Session's state (reading and writing variables as the
     plan says) and returns the fetches' values. ``repeat`` makes the fast
     path for runs that repeat one (same fetches, same feed keys): see Repeat.
-    ``interruptible``: see ``LONG_FLOPS``.
+    ``interruptible``: see ``LONG_FLOPS``. ``compile_seconds``: how long the Session took to
+    lower and compile it (or load it from disk), which run_async weighs (gathering.py).
     """
 
-    __slots__ = ("executable", "plan", "text", "nodes", "runs", "interruptible")
+    __slots__ = ("executable", "plan", "text", "nodes", "runs", "interruptible", "compile_seconds")
 
-    def __init__(self, executable, plan: Plan, text: str, nodes):
+    def __init__(self, executable, plan: Plan, text: str, nodes, compile_seconds: float = 0.0):
         self.executable = executable
         self.plan = plan
         self.text = text
         self.nodes = nodes
         self.runs = 0
+        self.compile_seconds = compile_seconds
         self.interruptible = "stablehlo.while" in text or _flops(executable) >= LONG_FLOPS
 
     def execute(self, state, stats, values) -> list:
@@ -312,7 +314,7 @@ class Repeat:
     dtypes) and lets them through when they have the shapes fed last time.
     """
 
-    __slots__ = ("program", "tensors", "specs", "kind", "keys", "strict", "form", "raw")
+    __slots__ = ("program", "tensors", "specs", "kind", "keys", "strict", "form", "raw", "gathering")
 
     def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
@@ -329,6 +331,7 @@ class Repeat:
             for v, (_, arr) in zip(feeds.values(), fed)
         )
         self.strict = self._strict(program, len(fed))
+        self.gathering = 0.0  # run_async's seconds of runs of it, until they are gathered (gathering.py)
 
     def run(self, feeds, state, stats):
         """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""

@@ -46,6 +46,7 @@ from . import async_run, checkpoint, distributed, nonfinite, pjrt, plan_store, p
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
+from .gathering import Gatherer
 from .initial_values import Initializer, recording_initializer, stored_initializer
 from .initialization_order import initialization_stages
 from .lowering import lower_module
@@ -150,6 +151,7 @@ class Session(Unpicklable):
         root = np.array(seed_words(seed, "Session"), np.uint32)  # as sg.random.key(seed)
         self._state = State({SEED: root})
         self._init_lock = threading.Lock()  # one thread initializes what is missing
+        self._gatherer = Gatherer(self)  # run_async's repeated runs, gathered into loops
         self._closed = False
 
     def __enter__(self) -> Session:
@@ -230,6 +232,10 @@ class Session(Unpicklable):
         ``result()`` waits for the run and gives what ``run`` gives (or raises its error, naming
         the node) and whose ``done()`` says whether it ended. Runs take effect in the order they
         were started, so the next step can be started while the device works (async_run.py).
+        On one CPU device, once the short runs of a repeated run_async have cost what their
+        program's compile did, later ones are gathered and run 16 at a time as one loop, equal
+        to single runs (gathering.py): anything that needs them (a handle's result or done, get,
+        set, another run) runs them first.
 
             pending = sess.run_async([loss, train], {x: xb, y: yb})
             xb, yb = next(batches)                  # meanwhile, on the host
@@ -338,7 +344,7 @@ class Session(Unpicklable):
         names = tuple(t.name for t in fetch_ts) or tuple(writes or ())
         seconds = time.perf_counter() - start
         self.stats.records.append(CompileRecord(names, reason, seconds, source, plan_source))
-        return Program(executable, plan, text, nodes)
+        return Program(executable, plan, text, nodes, seconds)
 
     def _stored_program(self, key, fetch_ts, fed, writes) -> tuple[tuple | None, str]:
         """(plan, text, nodes, executable, source) of a run from the plan store (plan_store.py),

@@ -36,15 +36,18 @@ class RunGate:
     writer then waits until the readers in flight have left.
     """
 
-    __slots__ = ("_gate", "_readers", "_drained", "_writer_waiting")
+    __slots__ = ("_gate", "_readers", "_drained", "_writer_waiting", "before")
 
     def __init__(self):
         self._gate = threading.Lock()
         self._readers: list = []  # one entry per reader in flight; append and pop are atomic
         self._drained = threading.Event()
         self._writer_waiting = False
+        self.before = None  # called before entering, while set: runs gathered runs first (gathering.py)
 
     def enter_read(self) -> None:
+        if self.before is not None:
+            self.before()
         with self._gate:
             self._readers.append(None)
 
@@ -55,6 +58,8 @@ class RunGate:
             self._drained.set()
 
     def enter_write(self) -> None:
+        if self.before is not None:
+            self.before()
         self._gate.acquire()
         if self._readers:
             try:
@@ -145,6 +150,8 @@ class State:
         ``QUEUED`` runs wait in the queue; starting one more waits until the oldest has run.
         """
         job = interrupt.Job(self._started_run(program), args)
+        if self.gate.before is not None:  # gathered runs were started first: they run first
+            self.gate.before()
         while True:
             with self._queue_lock:
                 queue = self._queue

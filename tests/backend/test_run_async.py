@@ -5,9 +5,11 @@ Runs are started without reading any result, then read back: a running sum
 started before it, reads interleaved with writes see the value of their
 moment, a steps=k run goes through the same handle, and errors of every
 stage (a bad feed, a host callback that raises) surface on result(),
-naming the user's line. Every test runs twice: with runs launched inline,
-and with every program started on a worker thread (async_run.WORKER_FLOPS
-0), as long programs on one CPU device are.
+naming the user's line. Every test runs three times: with runs launched
+inline; with every program started on a worker thread (async_run.WORKER_FLOPS
+0), as long programs on one CPU device are; and with every repeated run
+gathered from its second run on (gathering.py, its time threshold off), as
+the runs of a long loop of short steps are.
 """
 
 from __future__ import annotations
@@ -19,17 +21,22 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.backend import async_run, pjrt
+from stablegraph.backend import async_run, gathering, pjrt
 from stablegraph.test_util import line_of
 
 
 # Only one-device CPU runs go to worker threads (async_run.on_worker); on a GPU every run is launched
 # where run_async is called (on an H100, one with a host callback had ended when run_async returned).
-@pytest.fixture(autouse=True, params=["inline", "worker"] if pjrt.DEFAULT_PLATFORM == "cpu" else ["inline"])
+@pytest.fixture(
+    autouse=True, params=["inline", "worker", "gathered"] if pjrt.DEFAULT_PLATFORM == "cpu" else ["inline"]
+)
 def where_runs_start(request, monkeypatch):
-    """Runs launched where run_async is called, or every one started on a worker thread."""
+    """Runs launched where run_async is called, every one started on a worker thread, or repeated
+    runs gathered into loops without waiting for them to pay for the loop's compile."""
     if request.param == "worker":
         monkeypatch.setattr(async_run, "WORKER_FLOPS", 0.0)
+    if request.param == "gathered":
+        monkeypatch.setattr(gathering.Gatherer, "worth", lambda self, program, seconds: True)
     return request.param
 
 
@@ -111,6 +118,21 @@ def test_errors_surface_on_the_handle_naming_the_users_line():
         np.testing.assert_array_equal(sess.run_async(new, {x: np.ones(2)}).result(), 5.0)
 
 
+def test_a_run_keeps_the_feeds_it_was_started_with():
+    """The caller overwrites one array for every run: each run still adds the row it was given
+    (on a worker, the run reads its feeds after run_async returned; gathered, they wait longer)."""
+    g, x, total, new, checked, seen = build()
+    rows = np.random.default_rng(2).normal(size=(40, 3))
+    buffer = np.empty(3)
+    with sg.Session(g) as sess:
+        handles = []
+        for row in rows:
+            buffer[:] = row
+            handles.append(sess.run_async(new, {x: buffer}))
+        got = [h.result() for h in handles]
+    np.testing.assert_array_equal(got, np.cumsum(rows.sum(axis=1)))
+
+
 class _FailingToken:
     """A run's token that reports the run failed on the device after it was started."""
 
@@ -124,6 +146,8 @@ def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(where_
         train = sg.group(new)  # no fetched value: the handle waits on the run's token
     with sg.Session(g) as sess, pytest.MonkeyPatch.context() as patch:
         sess.run(new, {x: np.ones(2)})
+        for _ in range(2):  # (gathered: the first makes the fast path, the second switches it)
+            sess.run_async(train, {x: np.ones(2)}).result()
         launch, call = pjrt.Executable.launch, pjrt.Executable.__call__
 
         def failing_later(self, values, token=True):
@@ -150,6 +174,7 @@ def test_a_run_that_fails_after_it_started_loses_the_variables_it_donated(where_
             sess.get(total)
         sess.set(total, 0.5)
         assert sess.run(new, {x: np.ones(2)}) == 2.5
+        assert not any("steps=" in r for r in sess.stats.reasons)  # a single gathered run goes alone
 
 
 def _slow_accumulator(go: threading.Event, why: str):
@@ -180,10 +205,10 @@ def test_a_long_run_starts_on_a_worker_and_later_calls_wait_for_it(where_runs_st
     g, x, total, slow = _slow_accumulator(go, "run_async did not return while its run was waiting")
     rows = np.array([[1.5, -0.0, 2.0], [np.inf, 1.0, 0.5]])
     with sg.Session(g) as sess:
-        if where_runs_start == "inline":
+        if where_runs_start != "worker":  # (a program with a callback is never gathered)
             go.set()
         handle = sess.run_async(slow, {x: rows[0]})
-        assert handle.done() == (where_runs_start == "inline")  # on a worker: waiting for the go
+        assert handle.done() == (where_runs_start != "worker")  # on a worker: waiting for the go
         go.set()
         np.testing.assert_array_equal(sess.get(total), rows[0].sum())  # waits for the run
         assert handle.done() and handle.result() == rows[0].sum()
@@ -206,7 +231,7 @@ def test_runs_started_behind_a_running_one_queue_without_waiting(where_runs_star
     with g:
         seen = total * 1.0
     with sg.Session(g) as sess:
-        if where_runs_start == "inline":
+        if where_runs_start != "worker":  # (a program with a callback is never gathered)
             go.set()
         first = sess.run_async(slow, {x: rows[0]})
         queued = [sess.run_async(slow, {x: rows[1]}), sess.run_async(seen)]  # first still waits

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import stablegraph as sg
-from stablegraph.backend import pjrt
+from stablegraph.backend import async_run, gathering, pjrt
 from stablegraph.backend.placement import tiling
 from stablegraph.test_util import line_of
 
@@ -231,3 +231,95 @@ def test_a_short_loop_runs_inline_and_one_with_a_loop_inside_stays_interruptible
     np.testing.assert_array_equal(got_plain, np.cumsum(rows.sum(axis=1)))
     np.testing.assert_array_equal(got_looped, np.cumsum(3 * rows.sum(axis=1)))
     assert flags == {plain.name: False, looped.name: True}
+
+
+# -- run_async's repeated short runs gathered into loops (gathering.py) ----------------------------
+# Gathering waits until the runs have cost what their program's compile did; these tests take that
+# threshold away (``Gatherer.worth`` always yes), so a repeated run is gathered from its second
+# run_async on. Its loops run where run_async is called, or (as long ones do) on a worker thread.
+@pytest.fixture(params=["inline", "worker"])
+def gather_at_once(request, monkeypatch):
+    monkeypatch.setattr(gathering.Gatherer, "worth", lambda self, program, seconds: True)
+    if request.param == "worker":
+        monkeypatch.setattr(async_run, "WORKER_FLOPS", 0.0)
+
+
+def loops_gathered(sess) -> int:
+    return sum(f"steps={gathering.CHUNK}" in r for r in sess.stats.reasons)
+
+
+def test_gathered_runs_take_effect_in_order_on_the_values_given_at_the_start(gather_at_once):
+    """numpy's cumsum the oracle: each run sees the writes of the runs started before it, a get or
+    set between them sees or sets its moment, and a run keeps the feed it was given though the
+    caller overwrites that array right after."""
+    rows = np.random.default_rng(3).normal(size=(50, 3))
+    rows[5] = [0.0, -0.0, 2.0**-1022]  # (no subnormal: XLA on CPU flushes them, as for jax)
+    rows[30] = [np.inf, -1.0, 2.0]
+    g, x, total, new, _ = running_sum()
+    with g:
+        doubled = x * 2.0
+    buffer = np.empty(3)
+    handles, want, seen = [], [], {}
+    with sg.Session(g) as sess:
+        running = 0.0
+        for i, row in enumerate(rows):
+            buffer[:] = row
+            handles.append(sess.run_async([new, doubled], {x: buffer}))
+            running += row.sum()
+            want.append(running)
+            if i == 20:  # 16 ran as one loop when the 18th was started; the get runs the rest first
+                seen["get"] = sess.get(total)
+            if i == 26:
+                sess.set(total, 0.5)
+                running = 0.5
+            if i == 40:
+                seen["done"] = handles[-2].done()  # runs the gathered ones now
+        assert loops_gathered(sess) == 1
+    assert seen["get"] == np.cumsum(rows[:21].sum(axis=1))[-1] and seen["done"]
+    got = [h.result() for h in handles]
+    np.testing.assert_array_equal([n for n, _ in got], want)
+    np.testing.assert_array_equal(np.stack([d for _, d in got]), 2 * rows)
+
+
+def test_gathered_training_steps_equal_single_runs_bit_for_bit(gather_at_once):
+    """Dropout keys advance per step and Adam's slots carry on, in loops of CHUNK and alone."""
+    g, x, y, loss, logits, train = build()
+    steps = [{x: X[i % K], y: Y[i % K]} for i in range(2 * gathering.CHUNK + 3)]
+    runs, want_vars = single_runs(g, [loss, train], steps)
+    with sg.Session(g, seed=7) as sess:
+        handles = [sess.run_async([loss, train], feeds) for feeds in steps]
+        variables = sess.get(g.variables)
+        got = [h.result() for h in handles]
+        assert loops_gathered(sess) == 1
+    np.testing.assert_array_equal([r[0] for r in got], [r[0] for r in runs])
+    assert all(r[1] is None for r in got)
+    for v, have, want in zip(g.variables, variables, want_vars):
+        np.testing.assert_array_equal(have, want, err_msg=v.var_name)
+
+
+def test_what_is_not_gathered(gather_at_once):
+    """Runs fed device arrays, a program with a host callback and a checked Session's runs are
+    launched one by one as before: no loop is compiled for them."""
+    g, x, total, new, _ = running_sum()
+    called = []
+    with g:
+        logged = sg.assign_add(total, sg.pure_callback(lambda v: called.append(1) or v, x.type, x).sum())
+    rows = np.arange(60.0).reshape(20, 3)
+    with sg.Session(g) as sess:
+        [sess.run_async(logged, {x: row}) for row in rows]
+        assert sess.run(total) == rows.sum() and len(called) == 20
+        placed = [pjrt.put(row, pjrt.placed(sess.devices)) for row in rows]
+        [sess.run_async(new, {x: row}) for row in placed]
+        assert sess.run(total) == 2 * rows.sum() and loops_gathered(sess) == 0
+    with sg.Session(g, check_numerics=True) as sess:
+        [sess.run_async(new, {x: row}) for row in rows]
+        assert sess.run(total) == rows.sum() and loops_gathered(sess) == 0
+
+
+def test_a_short_loop_is_not_gathered_until_its_runs_paid_for_the_compile():
+    g, x, total, new, _ = running_sum()
+    rows = np.arange(120.0).reshape(40, 3)
+    with sg.Session(g) as sess:
+        handles = [sess.run_async(new, {x: row}) for row in rows]
+        assert handles[-1].result() == rows.sum()
+        assert loops_gathered(sess) == 0  # 40 runs of some microseconds: far below MIN_SECONDS
