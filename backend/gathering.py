@@ -34,6 +34,7 @@ fed device arrays are never gathered.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
@@ -52,8 +53,8 @@ class GatheredHandle(RunHandle):
 
     __slots__ = ("_gatherer", "_chunk", "_row")
 
-    def __init__(self, gatherer: Gatherer):
-        super().__init__()
+    def __init__(self, gatherer: Gatherer, session):
+        super().__init__(session)  # (holds the Session, as a started run's handle does)
         self._settled = False
         self._gatherer = gatherer
         self._chunk: _Chunk | None = None
@@ -98,12 +99,18 @@ class Gatherer:
     """A Session's gathered runs: those of one Repeat at a time, their feeds stacked row by row."""
 
     def __init__(self, session):
-        self._session = session
+        self._session_ref = weakref.ref(
+            session
+        )  # (weak: a Session dropped unclosed frees its buffers at once)
         self._lock = threading.RLock()  # reentrant: the flush's own runs pass the gate's hook
         self._repeat = None
         self._fetches = None
         self._stacks: list = []
         self._handles: list[GatheredHandle] = []
+
+    @property
+    def _session(self):
+        return self._session_ref()
 
     # -- when -------------------------------------------------------------------
     def worth(self, program, seconds: float) -> bool:
@@ -133,7 +140,7 @@ class Gatherer:
             row = len(self._handles)
             for stack, value in zip(self._stacks, values):
                 stack[row] = value
-            handle = GatheredHandle(self)
+            handle = GatheredHandle(self, self._session)
             self._handles.append(handle)
             self._session._state.gate.before = self.flush
             if row + 1 == CHUNK:

@@ -12,6 +12,9 @@ user's line.
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -323,3 +326,20 @@ def test_a_short_loop_is_not_gathered_until_its_runs_paid_for_the_compile():
         handles = [sess.run_async(new, {x: row}) for row in rows]
         assert handles[-1].result() == rows.sum()
         assert loops_gathered(sess) == 0  # 40 runs of some microseconds: far below MIN_SECONDS
+
+
+def test_gathered_runs_keep_their_session_and_no_longer(gather_at_once):
+    """Handles of gathered runs keep a dropped Session until they are read; then it goes at once
+    (no reference cycle: its buffers are not left to the garbage collector)."""
+    g, x, total, new, _ = running_sum()
+    gc.disable()
+    try:
+        sess = sg.Session(g)
+        handles = [sess.run_async(new, {x: row}) for row in np.ones((5, 3))]
+        alive = weakref.ref(sess)
+        del sess
+        assert [h.result() for h in handles] == [3.0, 6.0, 9.0, 12.0, 15.0]
+        del handles
+        assert alive() is None
+    finally:
+        gc.enable()
