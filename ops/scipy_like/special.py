@@ -246,8 +246,58 @@ def ndtri(p):
 
 
 def log_ndtr(x):
-    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below."""
-    x = _float(x)
+    """log(ndtr(x)), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series far below.
+    Its slope is the inverse Mills ratio ndtr'(x) / ndtr(x) (``_inverse_mills``)."""
+    return _log_ndtr(_float(x))
+
+
+# Below this x the inverse Mills ratio r = phi / Phi and x + r come from a continued fraction: there
+# x + r is small beside r (0.1 against 10 at x = -10), and -r (x + r), the second slope of
+# log_ndtr, would lose that ratio's digits to cancellation (at x = -3 it is 12: some tens of ulps
+# stay above it).
+_MILLS_FRACTION_BELOW = -3.0
+
+
+def _mills_fraction(t):
+    """(x + r, t (x + r)) at x = -t <= -3, from Laplace's continued fraction of the Mills ratio:
+    x + r = 1 / (t + 2 / (t + 3 / (t + ...))), to double precision in 60 terms from t = 3 on (20
+    for float32). The product is 1 / (1 + rest / t), which stays 1 at t = inf."""
+    rest = snp.zeros_like(t)
+    for k in range(60 if t.dtype.bits == 64 else 20, 1, -1):
+        rest = snp.true_divide(float(k), snp.add(t, rest))
+    return snp.true_divide(1.0, snp.add(t, rest)), snp.true_divide(
+        1.0, snp.add(1.0, snp.true_divide(rest, t))
+    )
+
+
+def _tail_or_inside(x):
+    """(x < -3, t = -x there (3 elsewhere), x where it is not, else 0) for the two branches."""
+    tail = snp.less(x, _MILLS_FRACTION_BELOW)
+    return tail, snp.negative(snp.where(tail, x, _MILLS_FRACTION_BELOW)), snp.where(tail, 0.0, x)
+
+
+def _inverse_mills_value(x):
+    """r(x) = ndtr'(x) / ndtr(x): direct above -3, t + (x + r) below (where phi and Phi underflow)."""
+    tail, t, inside = _tail_or_inside(x)
+    x_plus_r, _ = _mills_fraction(t)
+    return snp.where(tail, snp.add(t, x_plus_r), snp.true_divide(_normal_pdf(inside), ndtr(inside)))
+
+
+def _inverse_mills_slope(x):
+    """r' = -r (x + r) = -(t (x + r) + (x + r)**2) below -3 (no cancellation; -1 at x = -inf)."""
+    tail, t, inside = _tail_or_inside(x)
+    x_plus_r, t_times = _mills_fraction(t)
+    # x held at 40 above it, where r is 0 already: -0 * (inf + 0) would be nan at x = inf
+    inside = snp.where(snp.greater(inside, 40.0), 40.0, inside)
+    r = snp.true_divide(_normal_pdf(inside), ndtr(inside))
+    direct = snp.multiply(snp.negative(r), snp.add(inside, r))
+    return (snp.where(tail, snp.negative(snp.add(t_times, snp.multiply(x_plus_r, x_plus_r))), direct),)
+
+
+_inverse_mills = with_partials("inverse_mills", _inverse_mills_value, _inverse_mills_slope)
+
+
+def _log_ndtr_value(x):
     far = -20.0 if x.dtype.bits == 64 else -10.0
     # where, not maximum/minimum: at a tie those split the gradient between x and the constant
     upper = ndtr(snp.negative(snp.where(snp.greater(x, 0), x, 0.0)))
@@ -270,6 +320,9 @@ def log_ndtr(x):
     tail = snp.subtract(snp.multiply(snp.multiply(safe, safe), -0.5), snp.log(snp.negative(safe)))
     tail = snp.add(snp.subtract(tail, 0.5 * math.log(2 * math.pi)), snp.log(series))
     return snp.where(snp.greater(x, 0), positive, snp.where(snp.less(x, far), tail, middle))
+
+
+_log_ndtr = with_partials("log_ndtr", _log_ndtr_value, lambda x: (_inverse_mills(x),))
 
 
 # -- Bessel --------------------------------------------------------------------
