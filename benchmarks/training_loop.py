@@ -24,10 +24,10 @@ plugin), the MLP 784-512-512-10 at batch 128 on 10,000 random rows (goal
 <= 0.3). Without steps= the goal is <= 1.0, for the idiomatic loop of each:
 jax's dispatches step k + 1 while step k computes, and ours is the same loop
 with ``sess.run_async`` (each step started at once, queued behind the running
-one, the losses read every 50 steps). Where its steps are short (case (a)),
-the Session gathers them into 16-step loops once they have cost what the
-step's compile did (gathering.py); the warm-up runs it until they are, as the
-steady state of a long training run is what is timed. The synchronous single steps are printed beside it.
+one, the losses read every 50 steps). On one CPU device the Session gathers
+its steps into 16-step loops once they have cost what the step's compile did
+(gathering.py); the warm-up runs it until they are, as the steady state of a
+long training run is what is timed. The synchronous single steps are printed beside it.
 The last line is case (a)'s ratio.
 Run with ``python benchmarks/training_loop.py``.
 """
