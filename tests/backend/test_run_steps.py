@@ -343,3 +343,20 @@ def test_gathered_runs_keep_their_session_and_no_longer(gather_at_once):
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_a_caller_that_reads_each_run_gets_launched_runs_again(gather_at_once):
+    """Gathered runs read one at a time never fill a loop: after SHORT_FLUSHES such flushes the runs
+    are launched again (then timed anew; here, with the threshold off, gathered at once again)."""
+    g, x, total, new, _ = running_sum()
+    rows = np.random.default_rng(4).normal(size=(gathering.SHORT_FLUSHES + 4, 3))
+    with sg.Session(g) as sess:
+        kinds, got = [], []
+        for row in rows:
+            handle = sess.run_async(new, {x: row})
+            kinds.append(type(handle) is gathering.GatheredHandle)
+            got.append(handle.result())
+        assert loops_gathered(sess) == 0
+    last = 2 + gathering.SHORT_FLUSHES  # the first makes the fast path, the second switches it on
+    assert not any(kinds[:2]) and all(kinds[2:last]) and not kinds[last] and kinds[last + 1]
+    np.testing.assert_array_equal(got, np.cumsum(rows.sum(axis=1)))
