@@ -154,7 +154,8 @@ def start(session, fetches, feeds=None, steps=None) -> RunHandle:
             repeat = session._repeats.find(fetches, feeds)  # a run seen before: its program, feeds checked
             values = None if repeat is None else repeat.values_for(() if feeds is None else feeds.values())
             if values is not None:
-                if type(repeat.gathering) is not float and repeat.gathering is not False:
+                gathering = repeat.program.gathering
+                if type(gathering) is not float and gathering is not False:
                     handle = session._gatherer.add(repeat, fetches, values)
                     if handle is not None:
                         return handle
@@ -178,19 +179,19 @@ _FLOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # executable ->
 
 def _repeat_started(repeat, session, values) -> RunHandle:
     """The handle of a repeated run started on the feeds' ``values``. The time its starts take is
-    summed (``Repeat.gathering``: a run launched inline ends before its start returns, and on a
+    summed (``Program.gathering``: a run launched inline ends before its start returns, and on a
     worker a start waits for a turn once QUEUED runs wait): once they have cost what the program's
     compile did, the Session's Gatherer takes the later runs (gathering.py), if it may."""
     program = repeat.program
-    spent = repeat.gathering
+    spent = program.gathering
     if type(spent) is not float:
         return _started(program, session, values, _Shape(repeat))
     begin = time.perf_counter()
     handle = _started(program, session, values, _Shape(repeat))
-    spent = repeat.gathering = spent + (time.perf_counter() - begin)
+    spent = program.gathering = spent + (time.perf_counter() - begin)
     gatherer = session._gatherer
     if gatherer.worth(program, spent):
-        repeat.gathering = gatherer.eligible(program)  # True: gather from the next run on
+        program.gathering = gatherer.eligible(program)  # True: gather from the next run on
     return handle
 
 

@@ -45,7 +45,7 @@ from .async_run import RunHandle
 
 CHUNK = 16  # runs per loop program: with reads every 50 steps, 3 loops and 2 single runs
 MIN_SECONDS = 0.1  # at least this much time of runs before gathering: a short loop never compiles one
-GATHER = True  # Repeat.gathering once its runs are gathered, until their loop is compiled
+GATHER = True  # Program.gathering once its runs are gathered, until their loop is compiled
 # flushes in a row of fewer than CHUNK / 2 runs after which a Repeat's runs are launched again: its
 # caller reads each result as it goes, so gathering only adds its bookkeeping (about 10% of a short step)
 SHORT_FLUSHES = 64
@@ -185,12 +185,12 @@ class Gatherer:
         self._short_flushes += 1
         if self._short_flushes >= SHORT_FLUSHES:
             self._short_flushes = 0
-            repeat.gathering = 0.0
+            repeat.program.gathering = 0.0
 
     def _loop(self, repeat, fetches, stacks):
         """The ``steps=CHUNK`` loop program of ``repeat`` (compiled on first use), or None if it
         cannot be made (its runs then go one by one, and are gathered no more)."""
-        loop = repeat.gathering
+        loop = repeat.program.gathering
         if loop is GATHER:
             try:
                 loop, _, _ = step_loop.prepare(
@@ -198,13 +198,13 @@ class Gatherer:
                 )
             except Exception:  # noqa: BLE001  (the single runs give their own errors)
                 loop = None
-            repeat.gathering = False if loop is None else loop
+            repeat.program.gathering = False if loop is None else loop
         return loop or None
 
     def _run_loop(self, repeat, stacks, handles) -> None:
         """Run the chunk's loop: on a worker thread where a loop of CHUNK steps is long enough
         (async_run.on_worker), so the caller gathers the next chunk meanwhile; else here."""
-        session, loop = self._session, repeat.gathering
+        session, loop = self._session, repeat.program.gathering
         if async_run.on_worker(session, loop, CHUNK):
             chunk = _Chunk(async_run.start_on_worker(loop, session, stacks), loop, repeat)
             for i, handle in enumerate(handles):

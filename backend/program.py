@@ -37,10 +37,23 @@ class Program:
     plan says) and returns the fetches' values. ``repeat`` makes the fast
     path for runs that repeat one (same fetches, same feed keys): see Repeat.
     ``interruptible``: see ``LONG_FLOPS``. ``compile_seconds``: how long the Session took to
-    lower and compile it (or load it from disk), which run_async weighs (gathering.py).
+    lower and compile it (or load it from disk), which run_async weighs against ``gathering``:
+    the seconds its run_async runs took so far, until they are gathered (then True, or the loop
+    program that runs them), or False where they never are (gathering.py). It is the program's,
+    not a Repeat's: a Repeat is replaced whenever a run of other shapes comes between (an
+    epoch's last, smaller batch), and the time summed must survive that.
     """
 
-    __slots__ = ("executable", "plan", "text", "nodes", "runs", "interruptible", "compile_seconds")
+    __slots__ = (
+        "executable",
+        "plan",
+        "text",
+        "nodes",
+        "runs",
+        "interruptible",
+        "compile_seconds",
+        "gathering",
+    )
 
     def __init__(self, executable, plan: Plan, text: str, nodes, compile_seconds: float = 0.0):
         self.executable = executable
@@ -49,6 +62,7 @@ class Program:
         self.nodes = nodes
         self.runs = 0
         self.compile_seconds = compile_seconds
+        self.gathering = 0.0
         self.interruptible = "stablehlo.while" in text or _flops(executable) >= LONG_FLOPS
 
     def execute(self, state, stats, values) -> list:
@@ -314,7 +328,7 @@ class Repeat:
     dtypes) and lets them through when they have the shapes fed last time.
     """
 
-    __slots__ = ("program", "tensors", "specs", "kind", "keys", "strict", "form", "raw", "gathering")
+    __slots__ = ("program", "tensors", "specs", "kind", "keys", "strict", "form", "raw")
 
     def __init__(self, program: Program, fed, fetches, feeds):
         self.program = program
@@ -331,7 +345,6 @@ class Repeat:
             for v, (_, arr) in zip(feeds.values(), fed)
         )
         self.strict = self._strict(program, len(fed))
-        self.gathering = 0.0  # run_async's seconds of runs of it, until they are gathered (gathering.py)
 
     def run(self, feeds, state, stats):
         """The run's result in the fetches' structure, or MISSED when a feed's shape changed."""

@@ -360,3 +360,22 @@ def test_a_caller_that_reads_each_run_gets_launched_runs_again(gather_at_once):
     last = 2 + gathering.SHORT_FLUSHES  # the first makes the fast path, the second switches it on
     assert not any(kinds[:2]) and all(kinds[2:last]) and not kinds[last] and kinds[last + 1]
     np.testing.assert_array_equal(got, np.cumsum(rows.sum(axis=1)))
+
+
+def test_a_smaller_batch_between_does_not_start_the_count_again(gather_at_once):
+    """An epoch's last, smaller batch replaces the run's fast path (its Repeat); the time the runs
+    have summed, and so their gathering, is their program's and survives it: the run after the
+    small one makes the fast path again, and the next is gathered at once."""
+    g, x, total, new, _ = running_sum()
+    rows = np.random.default_rng(5).normal(size=(12, 3))
+    with sg.Session(g) as sess:
+        kinds, got = [], []
+        for i, row in enumerate(rows):
+            feed = row[:2] if i == 5 else row
+            handle = sess.run_async(new, {x: feed})
+            kinds.append(type(handle) is gathering.GatheredHandle)
+            got.append(handle)
+        values = [h.result() for h in got]
+    assert kinds == [False, False, True, True, True, False, False, True, True, True, True, True]
+    sums = [row[:2].sum() if i == 5 else row.sum() for i, row in enumerate(rows)]
+    np.testing.assert_array_equal(values, np.cumsum(sums))
