@@ -46,7 +46,7 @@ from .async_run import RunHandle
 CHUNK = 16  # runs per loop program: with reads every 50 steps, 3 loops and 2 single runs
 MIN_SECONDS = 0.1  # at least this much time of runs before gathering: a short loop never compiles one
 GATHER = True  # Program.gathering once its runs are gathered, until their loop is compiled
-# flushes in a row of fewer than CHUNK / 2 runs after which a Repeat's runs are launched again: its
+# flushes in a row of fewer than CHUNK / 2 runs after which a program's runs are launched again: its
 # caller reads each result as it goes, so gathering only adds its bookkeeping (about 10% of a short step)
 SHORT_FLUSHES = 64
 
