@@ -206,12 +206,17 @@ def _started(program, session, values, tree, steps=None) -> RunHandle:
     return RunHandle(session, program, tree, outs, token, before)
 
 
+def on_one_cpu_device(session) -> bool:
+    """Whether the Session runs on one CPU device, where PJRT runs a program inside the calling thread."""
+    devices = session._layout.devices
+    return len(devices) == 1 and devices[0].platform == "cpu"
+
+
 def on_worker(session, program, steps: int = 1) -> bool:
     """Whether ``run_async`` runs ``program`` (``steps`` trips of a step loop) on a worker thread:
     one CPU device (where PJRT runs it inside the calling thread) and at least WORKER_FLOPS of
     work (XLA's cost analysis counts one trip of a loop)."""
-    devices = session._layout.devices
-    if len(devices) != 1 or devices[0].platform != "cpu":
+    if not on_one_cpu_device(session):
         return False
     exe = program.executable
     flops = _FLOPS.get(exe)

@@ -69,7 +69,7 @@ class GatheredHandle(RunHandle):
         if not self._settled and self._chunk is None:
             self._gatherer.flush()
         if not self._settled and self._chunk is not None:
-            if not self._chunk.job.ended(0):
+            if not self._chunk.ended():
                 return False
             self._settle_from_chunk()
         return True
@@ -104,9 +104,8 @@ class Gatherer:
     """A Session's gathered runs: those of one Repeat at a time, their feeds stacked row by row."""
 
     def __init__(self, session):
-        self._session_ref = weakref.ref(
-            session
-        )  # (weak: a Session dropped unclosed frees its buffers at once)
+        # weak: a Session dropped unclosed frees its buffers at once (its gathered runs' handles hold it)
+        self._session_ref = weakref.ref(session)
         self._lock = threading.RLock()  # reentrant: the flush's own runs pass the gate's hook
         self._repeat = None
         self._fetches = None
@@ -126,9 +125,8 @@ class Gatherer:
     def eligible(self, program) -> bool:
         """Whether runs of ``program`` may be gathered: one CPU device (where a launch runs inline),
         no host callback, no numerics check."""
-        devices = self._session._layout.devices
         return (
-            len(devices) == 1 and devices[0].platform == "cpu" and not program.plan.checks_finite
+            async_run.on_one_cpu_device(self._session) and not program.plan.checks_finite
             and not getattr(program.text, "host_callbacks", ())
         )  # fmt: skip
 
@@ -148,7 +146,8 @@ class Gatherer:
                 stack[row] = value
             handle = GatheredHandle(self, self._session)
             self._handles.append(handle)
-            self._session._state.gate.before = self.flush
+            if row == 0:
+                self._session._state.gate.before = self.flush
             if row + 1 == CHUNK:
                 self._flush_held()
             return handle
@@ -203,21 +202,19 @@ class Gatherer:
 
     def _run_loop(self, repeat, stacks, handles) -> None:
         """Run the chunk's loop: on a worker thread where a loop of CHUNK steps is long enough
-        (async_run.on_worker), so the caller gathers the next chunk meanwhile; else here."""
+        (async_run.on_worker), so the caller gathers the next chunk meanwhile; else here. Each
+        handle takes its row of the loop's fetches when it is read."""
         session, loop = self._session, repeat.program.gathering
+        chunk = _Chunk(loop, repeat)
         if async_run.on_worker(session, loop, CHUNK):
-            chunk = _Chunk(async_run.start_on_worker(loop, session, stacks), loop, repeat)
-            for i, handle in enumerate(handles):
-                handle._chunk, handle._row = chunk, i
-            return
-        try:
-            stacked = loop.execute(session._state, session.stats, stacks)
-        except Exception as e:  # noqa: BLE001  (every run of the chunk failed with it)
-            for handle in handles:
-                handle._settle_with(error=e)
-            return
+            chunk.job = async_run.start_on_worker(loop, session, stacks)
+        else:
+            try:
+                chunk.stacked = loop.execute(session._state, session.stats, stacks)
+            except Exception as e:  # noqa: BLE001  (every run of the chunk failed with it)
+                chunk.error = e
         for i, handle in enumerate(handles):
-            handle._settle_with(repeat.shape_results([None if f is None else f[i] for f in stacked]))
+            handle._chunk, handle._row = chunk, i
 
     def _run_one_by_one(self, repeat, stacks, handles) -> None:
         session = self._session
@@ -231,24 +228,29 @@ class Gatherer:
 
 
 class _Chunk:
-    """A chunk's loop started on a worker thread: its Job, and the stacked fetches once it ended."""
+    """A chunk's loop: its fetches stacked per step (``stacked``) or its error once it ended, or
+    the Job of the worker thread it runs on until then."""
 
-    __slots__ = ("job", "program", "repeat", "_stacked", "_error")
+    __slots__ = ("job", "program", "repeat", "stacked", "error")
 
-    def __init__(self, job, program, repeat):
-        self.job, self.program, self.repeat = job, program, repeat
-        self._stacked = self._error = None
+    def __init__(self, program, repeat):
+        self.program, self.repeat = program, repeat
+        self.job = self.stacked = self.error = None
+
+    def ended(self) -> bool:
+        return self.job is None or self.job.ended(0)
 
     def fetched(self) -> list:
         """The loop's fetches, stacked per step (waits for it; raises its error, named by the State)."""
-        if self._stacked is None and self._error is None:
+        if self.job is not None:
             try:
                 outs = self.job.wait()
             except Exception as e:  # noqa: BLE001
-                self._error = e
+                self.error = e
             else:
                 slots = self.program.plan.fetch_slots
-                self._stacked = outs if slots is None else [None if i is None else outs[i] for i in slots]
-        if self._error is not None:
-            raise self._error
-        return self._stacked
+                self.stacked = outs if slots is None else [None if i is None else outs[i] for i in slots]
+            self.job = None
+        if self.error is not None:
+            raise self.error
+        return self.stacked

@@ -265,9 +265,13 @@ def _mills_fraction(t):
     rest = snp.zeros_like(t)
     for k in range(60 if t.dtype.bits == 64 else 20, 1, -1):
         rest = snp.true_divide(float(k), snp.add(t, rest))
-    return snp.true_divide(1.0, snp.add(t, rest)), snp.true_divide(
-        1.0, snp.add(1.0, snp.true_divide(rest, t))
-    )
+    x_plus_r = snp.true_divide(1.0, snp.add(t, rest))
+    return x_plus_r, snp.true_divide(1.0, snp.add(1.0, snp.true_divide(rest, t)))
+
+
+def _direct_mills(x):
+    """r = phi(x) / Phi(x) as it stands: exact where neither underflows (x above -3 here)."""
+    return snp.true_divide(_normal_pdf(x), ndtr(x))
 
 
 def _tail_or_inside(x):
@@ -280,7 +284,7 @@ def _inverse_mills_value(x):
     """r(x) = ndtr'(x) / ndtr(x): direct above -3, t + (x + r) below (where phi and Phi underflow)."""
     tail, t, inside = _tail_or_inside(x)
     x_plus_r, _ = _mills_fraction(t)
-    return snp.where(tail, snp.add(t, x_plus_r), snp.true_divide(_normal_pdf(inside), ndtr(inside)))
+    return snp.where(tail, snp.add(t, x_plus_r), _direct_mills(inside))
 
 
 def _inverse_mills_slope(x):
@@ -289,7 +293,7 @@ def _inverse_mills_slope(x):
     x_plus_r, t_times = _mills_fraction(t)
     # x held at 40 above it, where r is 0 already: -0 * (inf + 0) would be nan at x = inf
     inside = snp.where(snp.greater(inside, 40.0), 40.0, inside)
-    r = snp.true_divide(_normal_pdf(inside), ndtr(inside))
+    r = _direct_mills(inside)
     direct = snp.multiply(snp.negative(r), snp.add(inside, r))
     return (snp.where(tail, snp.negative(snp.add(t_times, snp.multiply(x_plus_r, x_plus_r))), direct),)
 
