@@ -33,8 +33,9 @@ MAGIC = b"SGXCACHE"
 FORMAT = 1
 _HEADER = struct.Struct("<8sIIQ32s")  # magic, format, callbacks, payload length, sha256
 SUFFIX = ".sgx"
-# executables; plan_store's plans and their last keys; initial_values's stored initializations
-SUFFIXES = (SUFFIX, ".sgplan", ".sglast", ".sginit")
+# executables; plan_store's plans and their last keys; initial_values's stored initializations;
+# kernel_warmup's program
+SUFFIXES = (SUFFIX, ".sgplan", ".sglast", ".sginit", ".sgwarm")
 DEFAULT_MAX_BYTES = 2 << 30
 
 

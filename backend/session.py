@@ -42,7 +42,17 @@ from ..graph.errors import GraphTypeError, Unpicklable
 from ..graph.location import user_location
 from ..ops.random_keys import seed_words
 from ..sharding import Mesh
-from . import async_run, checkpoint, distributed, nonfinite, pjrt, plan_store, profiling, step_loop
+from . import (
+    async_run,
+    checkpoint,
+    distributed,
+    kernel_warmup,
+    nonfinite,
+    pjrt,
+    plan_store,
+    profiling,
+    step_loop,
+)
 from . import feeds as feeding
 from .async_run import RunHandle
 from .device_feeds import FeedPlacer
@@ -141,6 +151,7 @@ class Session(Unpicklable):
         self.mesh = mesh
         self.devices = mesh.device_list if mesh is not None else _session_devices(devices)
         self._layout = MeshLayout(graph, mesh, self.devices if mesh is not None else self.devices[:1])
+        kernel_warmup.start(self.devices, self._layout.multiprocess)  # XLA's CPU matrix kernels, meanwhile
         self.seed = seed
         self.stats = SessionStats()
         self._cache: dict = {}
