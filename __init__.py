@@ -147,7 +147,7 @@ _sys.modules[__name__ + ".checkpoint_policies"] = checkpoint_policies
 
 # -- sharding (issue 10): device meshes, shardings, per-device regions --------
 from . import sharding  # noqa: E402
-from .backend import distributed, ffi  # noqa: E402  (ffi: issue 25's sg.ffi.build / register / include_dir)
+from .backend import distributed  # noqa: E402
 from .backend.distributed import DistributedError, process_count, process_index  # noqa: E402
 from .ops.primitives.collectives import (  # noqa: E402
     all_gather,
@@ -173,6 +173,7 @@ _ON_FIRST_USE = {
     "summary": ("stablegraph.summary", None),
     "test_util": ("stablegraph.test_util", None),
     "viz": ("stablegraph.viz", None),
+    "ffi": ("stablegraph.backend.ffi", None),  # issue 25's sg.ffi.build / register / include_dir
     "draw": ("stablegraph.viz", "draw"),
     "from_jax": ("stablegraph.backend.jax_interop", "from_jax"),
     "import_jax_exported": ("stablegraph.backend.jax_interop", "import_jax_exported"),

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..graph import CompileError, Tensor
 from ..graph.display import display_html
-from . import disk_cache, ffi, pjrt
+from . import disk_cache, pjrt
 from . import feeds as feeding
 from .lowering import ModuleText
 from .placement import named_from_tiling
@@ -187,6 +187,8 @@ def compile_text(
         try:
             exe = pjrt.compile(text, devices, arg_types, out_types, n_host, callbacks)
         except pjrt.XlaRuntimeError as e:
+            from . import ffi  # noqa: PLC0415  (loaded by a failed compile: sg.ffi is loaded on first use)
+
             unregistered = ffi.unregistered_target(e, nodes, devices[0].platform)  # sg.ffi_call's target
             if unregistered is not None:
                 raise unregistered from None

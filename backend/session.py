@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,10 +48,8 @@ from . import (
     checkpoint,
     distributed,
     kernel_warmup,
-    nonfinite,
     pjrt,
     plan_store,
-    profiling,
     step_loop,
 )
 from . import feeds as feeding
@@ -60,14 +59,16 @@ from .gathering import Gatherer
 from .initial_values import Initializer, recording_initializer, stored_initializer
 from .initialization_order import initialization_stages
 from .lowering import lower_module
-from .nonfinite import NonfiniteReport
 from .planning import SEED, Plan, plan_run
-from .profiling import Profile
 from .program import MISSED, Lowered, Program, Repeats, compile_text, is_fetch_leaf, is_flat
 from .shardings import MeshLayout
 from .state import NonfiniteRun, State
 from .stats import CompileRecord, SessionStats, change_reason
 from .step_callable import make_step
+
+if TYPE_CHECKING:  # loaded by the first search or profile, not by the import
+    from .nonfinite import NonfiniteReport
+    from .profiling import Profile
 
 
 def _session_devices(n) -> list:
@@ -400,6 +401,8 @@ class Session(Unpicklable):
         fetch_ts = tuple(feeding.resolve(self.graph, f) for f in leaves)
         fed = self._convert_feeds(feeds)
         self._initialize_missing()
+        from . import nonfinite  # noqa: PLC0415  (loaded by the first search: most processes never search)
+
         return nonfinite.find(self.graph, fetch_ts, fed, self._layout, self._state, self.stats, self.devices)
 
     def profile(self, fetches, feeds=None, runs: int = 10, feed_dict=None) -> Profile:
@@ -423,6 +426,8 @@ class Session(Unpicklable):
         def run_all() -> None:
             for _ in range(int(runs)):
                 self.run(fetches, feeds)
+
+        from . import profiling  # noqa: PLC0415  (loaded by the first profile)
 
         events = pjrt.profile_events(run_all)
         return profiling.attribute(

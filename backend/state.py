@@ -23,7 +23,7 @@ import threading
 
 from ..graph import ExecutionError, located
 from ..ops.primitives import host_callback
-from . import ffi, interrupt, pjrt
+from . import interrupt, pjrt
 
 QUEUED = 8  # started runs that may wait behind the running one (State.start)
 
@@ -472,6 +472,8 @@ def raise_failed_run(program, error) -> None:
             raise ExecutionError(located(message, fn.location or node.location, node.name)) from failure
     if not isinstance(error, pjrt.XlaRuntimeError):
         raise error
+    from . import ffi  # noqa: PLC0415  (loaded by a failed run: sg.ffi is loaded on first use)
+
     kernels = ffi.kernel_nodes(program.nodes)
     if kernels:  # a kernel's error status comes back as XLA's: name the calls that could have given it
         raise ExecutionError(ffi.failure_message(error, kernels)) from None

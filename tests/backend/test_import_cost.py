@@ -61,6 +61,7 @@ LAZY_SCRIPT = textwrap.dedent(
             "stablegraph.backend.jax_interop", "stablegraph.backend.exported", "stablegraph.backend.exporting",
             "stablegraph.backend.loading", "flatbuffers", "stablegraph.ops.scipy_like.special",
             "stablegraph.ops.lax", "stablegraph.ops.numpy_like.linalg", "stablegraph.ops.numpy_like.fft",
+            "stablegraph.backend.ffi", "stablegraph.backend.nonfinite", "stablegraph.backend.profiling",
             "socket", "html", "zipfile", "tempfile", "importlib.abc",  # (for multi-process runs, displays,
             # checkpoints, cache writes, the scipy aliases: each loads where it is used)
             "importlib.metadata")  # (pydantic's plugin lookup, made when a first schema is built)
@@ -68,7 +69,7 @@ LAZY_SCRIPT = textwrap.dedent(
     import scipy.special  # the oracle (it loads importlib.metadata itself)
     print("FROZEN", gc.get_freeze_count() > 10_000)
     first_use = ("data", "summary", "viz", "draw", "test_util", "from_jax", "import_jax_exported", "Exported",
-                 "ExportError", "export", "load_exported")
+                 "ExportError", "export", "load_exported", "ffi")
     print("DIR", all(n in dir(sg) for n in first_use), all(n in dir(sg.scipy) for n in sg.scipy.__all__),
           "Loop" in dir(sg.train))
     import stablegraph.scipy.signal as signal
@@ -81,7 +82,8 @@ LAZY_SCRIPT = textwrap.dedent(
           linalg is sg.scipy.linalg, norm is sg.scipy.stats.norm, signal.__name__)
     print("NAMES", sg.data.Dataset.__name__, sg.train.Loop.__name__, sg.train.EarlyStopping.__name__,
           sg.draw.__name__, sg.from_jax.__name__, sg.test_util.run_graph.__name__, sg.Exported.__name__,
-          sg.ExportError.__name__, sg.export.__name__, sg.load_exported.__name__, sg.backend.Signature.__name__)
+          sg.ExportError.__name__, sg.export.__name__, sg.load_exported.__name__, sg.backend.Signature.__name__,
+          sg.ffi.register.__name__)
     print("NN", sg.nn.logsumexp is sg.scipy.special.logsumexp, "logsumexp" in dir(sg.nn))
     for owner in (sg, sg.scipy, sg.train, sg.backend, sg.nn):
         try:
@@ -116,7 +118,7 @@ LAZY_SCRIPT = textwrap.dedent(
 
 def test_namespaces_load_on_first_use_as_one_module_each():
     """sg.scipy's namespaces, sg.data, sg.summary, sg.viz, sg.test_util, sg.train.Loop and the jax
-    interop are not loaded by ``import stablegraph``, then load on first use as the very modules an
+    interop, sg.ffi and the NaN search and profiler are not loaded by ``import stablegraph``, then load on first use as the very modules an
     eager import gave (``import stablegraph.scipy.signal`` included); the import's objects are frozen
     for the collector; values through a lazily loaded namespace (the incomplete gamma, gammaln)
     match scipy at 0, inf and nan."""
@@ -130,7 +132,7 @@ def test_namespaces_load_on_first_use_as_one_module_each():
     assert lines["FROZEN"] == ["True"]
     assert lines["DIR"] == ["True True True"]
     assert lines["SAME"] == ["True True True True stablegraph.ops.scipy_like.signal"]
-    names = "Dataset Loop EarlyStopping draw from_jax run_graph Exported ExportError export load_exported Signature"
+    names = "Dataset Loop EarlyStopping draw from_jax run_graph Exported ExportError export load_exported Signature register"
     assert lines["NAMES"] == [names]
     assert lines["MISSING"] == [
         "stablegraph True",
