@@ -28,7 +28,6 @@ from .discrete import (
     k_factor,
     linear_k_factor,
     log_factorial,
-    log_rising,
     on_integers,
     one_minus_power,
     running_product,
@@ -107,13 +106,22 @@ def _digamma_gap(n, k):
     return snp.where(small, digamma(snp.where(small, n, 1.0) + k) - digamma(k + 1.0), step)
 
 
-# log C(k + n - 1, k) = log_rising(n, k) - log k!, its slopes psi(n + k) - psi(k + 1) in k and
-# psi(n + k) - psi(n) in n each one digamma_step: written as a difference of two digamma slopes,
-# reverse mode multiplies each by the cotangent and XLA's fused multiply-add keeps one product's
-# rounding (d/dk nbinom.pmf(2, 1, 2.2e-16), whose digammas cancel, was 15% off)
+def _nbinom_log_coefficient_value(k, n):
+    """log C(k + n - 1, k) = log Gamma(n + k) - log Gamma(k + 1) - log Gamma(n) = -log k - betaln(k, n)
+    for k > 0 (0 at k = 0): betaln's Stirling differences keep the digits that the log-gammas,
+    8e4 each at k = 1e4, cancel (nbinom.pmf(1e4, 3, 1e-7) was 5e4 ulps off as log_rising(n, k) - log k!)."""
+    some = k > const(0.0, k)
+    kk = snp.where(some, k, const(1.0, k))
+    return snp.where(some, -snp.log(kk) - betaln(kk, n), const(0.0, k))
+
+
+# log C(k + n - 1, k), its slopes psi(n + k) - psi(k + 1) in k and psi(n + k) - psi(n) in n each one
+# digamma_step: written as a difference of two digamma slopes, reverse mode multiplies each by the
+# cotangent and XLA's fused multiply-add keeps one product's rounding (d/dk nbinom.pmf(2, 1,
+# 2.2e-16), whose digammas cancel, was 15% off)
 _nbinom_log_coefficient = with_partials(
     "nbinom_log_coefficient",
-    lambda k, n: log_rising(n, k) - log_factorial(k),
+    _nbinom_log_coefficient_value,
     lambda k, n: (_digamma_gap(n, k), digamma_step(n, k)),
 )
 
@@ -136,6 +144,7 @@ def _nbinom_logpmf(k, n, p, loc=0):
     kc, n, p = snp.broadcast_arrays(inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5))
     log_coef = _nbinom_log_coefficient(kc, n)
     out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
+    out = snp.where(snp.isinf(n), const(np.nan, out), out)  # n = inf on the support: scipy's and jax's nan
     return nan_where(bad, on_integers(k, ok, out))
 
 
@@ -191,25 +200,41 @@ _FEW_TRIALS = 32  # n up to this: the log-pmf as a sum of log1p terms (_few_tria
 def _few_trials_value(k, n, a, b):
     """log C(n, k) + log B(k + a, n - k + b) - log B(a, b) for whole 0 <= k <= n <= _FEW_TRIALS as
     the log of the finite product C(n, k) prod_{j < n-k} (b + j) / (a + b + j) prod_{j < k} (a + j) /
-    (a + b + n - k + j), each ratio written 1 - r and logged by log1p (all terms one sign): the two
-    log-beta functions cancel (betaln(2.5, 10001) - betaln(2.5, 10000) = -2.5e-4 from two of -20,
-    40000 ulps off), the log1p terms keep every digit. C(n, k) is an exact integer below 2^53. The
-    terms are summed by a loop (one copy of its body in the graph, not _FEW_TRIALS)."""
+    (a + b + n - k + j): the two log-beta functions cancel (betaln(2.5, 10001) - betaln(2.5, 10000) =
+    -2.5e-4 from two of -20, 40000 ulps off). Each ratio q = 1 - r is logged as log1p(-r) where r is
+    below 1/2 and as log(q) above (there the rounding of r is most of 1 - r: betabinom.pmf(0, 1, 1e4,
+    0.5) was 4000 ulps off as log1p(-1e4 / 10000.5)), so every term keeps its digits, all of one
+    sign, and their sum is compensated (Neumaier: 20 terms left 7 ulps at betabinom.logpmf(5, 20, 1, 1)).
+    C(n, k) is an exact integer below 2^53. The terms are summed by a loop (one copy of its body in
+    the graph, not _FEW_TRIALS)."""
     m = n - k
 
+    def log_ratio(used, part, rest, whole):
+        """log(part / whole) with part + rest = whole: log1p(-rest / whole) or log(part / whole); 0
+        where not ``used``."""
+        r = snp.where(used, rest / whole, const(0.0, whole))
+        near_one = r < const(0.5, r)
+        q = snp.where(near_one, const(1.0, whole), part / whole)
+        return snp.where(near_one, snp.log1p(-r), snp.log(q))
+
+    def add(total, lost, term):
+        """Neumaier's compensated sum: ``lost`` keeps what each addition rounded away."""
+        s = total + term
+        big = snp.abs(total) >= snp.abs(term)
+        return s, lost + snp.where(big, (total - s) + term, (term - s) + total)
+
     def add_terms(j, carry):
-        total, choose = carry
+        total, lost, choose = carry
         jf = snp.asarray(j).astype(k.dtype)
         in_m, in_k = jf < m, jf < k
-        r_m = a / (a + b + jf)
-        r_k = (b + m) / (a + b + m + jf)
-        total = total + snp.where(in_m, snp.log1p(-snp.where(in_m, r_m, 0.0)), 0.0)
-        total = total + snp.where(in_k, snp.log1p(-snp.where(in_k, r_k, 0.0)), 0.0)
+        total, lost = add(total, lost, log_ratio(in_m, b + jf, a, a + b + jf))
+        total, lost = add(total, lost, log_ratio(in_k, a + jf, b + m, a + b + m + jf))
         choose = snp.where(in_k, choose * (m + jf + 1.0) / (jf + 1.0), choose)
-        return total, choose
+        return total, lost, choose
 
-    total, choose = fori_loop(0, _FEW_TRIALS, add_terms, (snp.zeros_like(k), snp.ones_like(k)))
-    return snp.log(choose) + total
+    zeros = snp.zeros_like(k)
+    total, lost, choose = fori_loop(0, _FEW_TRIALS, add_terms, (zeros, zeros, snp.ones_like(k)))
+    return snp.log(choose) + (total + lost)
 
 
 def _reciprocal_power_sum(x, count, power: int):

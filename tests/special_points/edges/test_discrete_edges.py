@@ -2,6 +2,9 @@
 log-pmfs exactly 0 where the probability is 1, nan for k - loc = inf - inf, poisson's cdf at
 k = inf, whole slopes at the support's lower end, zero slopes (not nan) off the support."""
 
+import math
+from decimal import Decimal, localcontext
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -559,3 +562,43 @@ def test_binom_pmf_slopes_from_its_product():
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
     want_kp = n64 * (sp.digamma(n64) - sp.digamma(2.0) + np.log(tiny) + 1)
     np.testing.assert_allclose(got_kp[1:4], want_kp[1:4], rtol=1e-13)
+
+
+def test_betabinom_with_one_large_shape_keeps_its_digits():
+    """betabinom's few-trials product with a large a or b: each ratio (b + j) / (a + b + j) near 0 is
+    logged as a ratio, not as log1p(-r) of an r near 1 (pmf(0; 1, 1e4, 0.5) = 0.5 / 10000.5 was 4000
+    ulps off), and the terms' sum is compensated (1/21 at n = 20, a = b = 1 was 21 ulps off):
+    the log-pmf within 4 ulps of the exact rational product's log (to 40 digits), the pmf (its exp,
+    which turns the log's last bit into |log pmf| ulps) within 4 + |log pmf| ulps of the product."""
+    shapes = [(1e4, 0.5), (0.5, 1e4), (1e4, 2.5), (5.0, 1e4), (1.0, 1.0), (2.5, 1e4)]
+    rows = [(k, n, a, b) for n in (1, 5, 20) for k in sorted({0, 1, n // 2, n}) for a, b in shapes]
+    k, n, a, b = (np.array(col) for col in zip(*rows))
+    pmf, logpmf = _run(lambda *p: (S.betabinom.pmf(*p), S.betabinom.logpmf(*p)), k, n, a, b)
+    want = np.array([exact_betabinom(*r, log=False) for r in rows])
+    want_log = np.array([exact_betabinom(*r, log=True) for r in rows])
+    assert (_ulps(logpmf, want_log, np.float64) <= 4).all()
+    assert (np.abs(pmf - want) <= want * np.finfo(np.float64).eps * (4 + np.abs(want_log))).all()
+
+
+def test_nbinom_with_many_more_failures_than_successes():
+    """nbinom's log C(k + n - 1, k) as -log k - betaln(k, n): at k = 1e4, 1e5 with n = 0.5 .. 3 the
+    log-gammas of 8e4 that log Gamma(n + k) - log Gamma(k + 1) subtracts left 1e-11 (logpmf(1e4,
+    3, 1e-7) 1820 ulps off, the pmf 5e4). Against the log of the exact binomial coefficient and
+    40-digit logs of p and 1 - p: the log-pmf within 4 ulps, the pmf (its exp) within 1e-14."""
+    rows = [(1e4, 3, 1e-7), (1e4, 1, 0.5), (1e5, 2, 1e-4), (1e4, 2, 0.3), (3e4, 5, 1e-3), (50, 3, 0.5)]
+    k, n, p = (np.array(col, np.float64) for col in zip(*rows))
+    logpmf, pmf = _run(lambda *q: (S.nbinom.logpmf(*q), S.nbinom.pmf(*q)), k, n, p)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        want = np.array(
+            [
+                float(
+                    Decimal(math.comb(int(kk + nn - 1), int(kk))).ln()
+                    + nn * Decimal(pp).ln()
+                    + int(kk) * (1 - Decimal(pp)).ln()
+                )
+                for kk, nn, pp in rows
+            ]
+        )
+    assert (_ulps(logpmf, want, np.float64) <= 4).all(), (logpmf, want)
+    np.testing.assert_allclose(pmf, np.exp(want), rtol=1e-14, atol=0)
