@@ -26,6 +26,13 @@ FUNCTION_LEVEL = {
         "the export modules (StableHLO artifacts, the export file, jax's format) load with the first "
         "sess.export: a process that only trains does not pay their import"
     ),
+    ("backend.program", "backend.ffi"): (
+        "a compile that failed names an unregistered sg.ffi_call target: sg.ffi (its registry, the C++ "
+        "build) loads on first use, and a process whose programs compile never needs it"
+    ),
+    ("backend.state", "backend.ffi"): (
+        "a run that failed names the FFI kernels that could have failed: sg.ffi loads on first use"
+    ),
     ("ops.numpy_like.polynomial", "ops.numpy_like.linalg"): (
         "polyfit's lstsq and roots' eigvals: sg.numpy.linalg (decompositions, solvers, norms) loads on "
         "first use, not with import stablegraph"
