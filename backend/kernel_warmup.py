@@ -27,7 +27,8 @@ import threading
 
 import numpy as np
 
-from . import disk_cache, pjrt
+from . import pjrt
+from .program import compile_text
 
 SIZE = 64
 # a transposed float32 product: the shape of call that makes oneDNN generate its kernels
@@ -66,17 +67,8 @@ def _warm(device) -> None:
 
 
 def _executable(devices) -> pjrt.Executable:
-    """The warm-up program, from the persistent cache or compiled (and then stored)."""
-    name = disk_cache.key(TEXT, pjrt.machine_identity(devices))
-    payload, _ = disk_cache.load(name, 0, SUFFIX)
-    if payload is not None:
-        try:
-            return pjrt.deserialize(payload, TEXT, devices, _TYPES, _TYPES)
-        except pjrt.XlaRuntimeError:
-            pass  # an entry jaxlib cannot load: compiled and written again
-    executable = pjrt.compile(TEXT, devices, _TYPES, _TYPES)
-    disk_cache.store(name, pjrt.serialize(executable), 0, SUFFIX)
-    return executable
+    """The warm-up program (compile_text: shared in the process, or its ``.sgwarm`` disk entry, or compiled)."""
+    return compile_text(TEXT, devices, (), _TYPES, _TYPES, disk=True, suffix=SUFFIX)[0]
 
 
 @atexit.register

@@ -162,12 +162,21 @@ _EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the ca
 
 
 def compile_text(
-    text: str, devices, nodes, arg_types=(), out_types=(), n_host=None, disk: bool = False, entry=None
+    text: str,
+    devices,
+    nodes,
+    arg_types=(),
+    out_types=(),
+    n_host=None,
+    disk: bool = False,
+    entry=None,
+    suffix: str = disk_cache.SUFFIX,
 ) -> tuple[pjrt.Executable, str]:
     """The executable of ``text`` (a ModuleText carries its host callbacks) and where it came
     from: "shared" (another Session in this process compiled it), "disk" (the persistent
     cache, with ``disk``; ``entry``: its name when known, as a stored plan knows it), else
-    "compiled" with why the disk cache missed."""
+    "compiled" with why the disk cache missed. ``suffix``: the disk entry's file ending (a program no
+    Session runs keeps its own: kernel_warmup.py)."""
     callbacks = getattr(text, "host_callbacks", ())
     key = (text, tuple(devices), _types_key(arg_types), _types_key(out_types), n_host, callbacks)
     with _EXECUTABLES_LOCK:
@@ -181,7 +190,7 @@ def compile_text(
     elif entry is None:
         entry = executable_entry(text, devices, arg_types, out_types, n_host)
     if entry is not None:
-        exe, why = _load(entry, text, devices, arg_types, out_types, n_host, callbacks)
+        exe, why = _load(entry, text, devices, arg_types, out_types, n_host, callbacks, suffix)
         how = "disk" if exe is not None else f"compiled (disk cache: {why})"
     if exe is None:
         try:
@@ -194,7 +203,7 @@ def compile_text(
                 raise unregistered from None
             raise CompileError(with_nodes(f"XLA could not compile the graph: {e}", nodes)) from None
         if entry is not None:
-            disk_cache.store(entry, pjrt.serialize(exe), len(callbacks))
+            disk_cache.store(entry, pjrt.serialize(exe), len(callbacks), suffix)
     with _EXECUTABLES_LOCK:
         _EXECUTABLES[key] = exe
         if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
@@ -211,10 +220,10 @@ def executable_entry(text: str, devices, arg_types=(), out_types=(), n_host=None
     )  # fmt: skip
 
 
-def _load(entry: str, text, devices, arg_types, out_types, n_host, callbacks):
+def _load(entry: str, text, devices, arg_types, out_types, n_host, callbacks, suffix: str):
     """The executable of a disk cache entry and "hit", or None and why it missed (an entry
     jaxlib cannot load is a miss too: it is compiled and written again)."""
-    payload, why = disk_cache.load(entry, len(callbacks))
+    payload, why = disk_cache.load(entry, len(callbacks), suffix)
     if payload is None:
         return None, why
     try:

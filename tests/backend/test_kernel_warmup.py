@@ -14,11 +14,12 @@ from types import SimpleNamespace
 import numpy as np
 
 import stablegraph as sg
-from stablegraph.backend import kernel_warmup
+from stablegraph.backend import kernel_warmup, program
 
 
 def test_the_warmup_program_is_the_transposed_product(tmp_path, monkeypatch):
     monkeypatch.setenv("STABLEGRAPH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(program, "_EXECUTABLES", type(program._EXECUTABLES)())  # each load reads the disk
     devices = sg.Session(sg.Graph()).devices[:1]
     a = np.random.default_rng(0).standard_normal((kernel_warmup.SIZE,) * 2).astype(np.float32)
     compiled = kernel_warmup._executable(devices)
@@ -26,10 +27,12 @@ def test_the_warmup_program_is_the_transposed_product(tmp_path, monkeypatch):
     (entry,) = tmp_path.glob("*" + kernel_warmup.SUFFIX)
     assert not list(tmp_path.glob("*.sgx"))  # not counted among the programs Sessions ran
 
+    program._EXECUTABLES.clear()
     loaded = kernel_warmup._executable(devices)  # from the entry
     np.testing.assert_array_equal(loaded([a])[0], compiled([a])[0])
     for damage in (b"", b"not an executable", entry.read_bytes()[:-7]):
         entry.write_bytes(damage)
+        program._EXECUTABLES.clear()
         again = kernel_warmup._executable(devices)  # a miss: compiled and written again
         np.testing.assert_array_equal(again([a])[0], compiled([a])[0])
         assert entry.stat().st_size > len(damage)
