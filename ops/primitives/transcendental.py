@@ -186,6 +186,19 @@ def _zeta_q_slope(x, q):
     if x.dtype.bits < 64:
         wide = _zeta_q_slope(prims.convert(x, "float64"), prims.convert(q, "float64"))
         return prims.convert(wide, x.dtype)
+    # at x = 0 (zeta(0, q) = 1/2 - q) -x zeta(x + 1, q) is 0 times the pole at 1: there it is taken
+    # as -1 + x psi(q), its expansion, so that d/dq = -1, d2/dq2 = 0 and d2/dxdq = psi(q) (0 at
+    # psi's poles q = 0, -1, ... and at q = +-inf, where it is not finite); the other forms are
+    # given x = q = 1 there, so that no 0 * inf of theirs reaches the slopes
+    at_zero = prims.compare(x, ad.zeros_like(x), "EQ")
+    finite_q = prims.compare(_ew("abs", q), ad.full_like(q, np.inf), "LT")
+    off_pole = bind(
+        lookup("or"), prims.compare(q, ad.zeros_like(q), "GT"), prims.compare(_ew("floor", q), q, "NE")
+    )
+    smooth = prims.and_(prims.and_(at_zero, finite_q), off_pole)
+    psi = ad.select(smooth, bind(digamma, ad.select(smooth, q, _one(q))), ad.zeros_like(q))
+    expansion = ad.add(ad.full_like(x, -1.0), ad.mul(x, psi))
+    x, q = ad.select(at_zero, _one(x), x), ad.select(at_zero, _one(q), q)
     by_sum = ad.neg(ad.mul(x, bind(zeta, ad.add(x, _one(x)), q)))
     far_q = ad.full_like(q, 1e4)
     far = prims.and_(
@@ -199,7 +212,7 @@ def _zeta_q_slope(x, q):
         ad.add(ad.scale(ratio, 0.5), ad.div(ad.mul(ratio, ad.add(xs, _one(xs))), ad.scale(qs, 12.0))),
     )
     asymptotic = ad.neg(ad.mul(_ew("pow", qs, ad.neg(xs)), head))
-    return ad.select(far, asymptotic, by_sum)
+    return ad.select(at_zero, expansion, ad.select(far, asymptotic, by_sum))
 
 
 def _zeta_dx_wide(x, q):

@@ -263,6 +263,22 @@ DIFFERENCES: dict[str, str] = {
         "the end's -inf (the true -1/(b - x)**2 tends to -inf at the end, and overflows one smallest normal "
         "below it); jax's nan, the reference's -4.2e31 from scipy's rounding residue"
     ),
+    **dict.fromkeys(
+        ("truncnorm.cdf:d1:nan", "truncnorm.cdf:d2:nan", "truncnorm.cdf:d2:inf", "truncnorm.sf:d1:nan",
+         "truncnorm.sf:d2:nan", "truncnorm.sf:d2:inf", "truncnorm.logcdf:d1:nan", "truncnorm.logcdf:d2:nan",
+         "truncnorm.logsf:d1:nan", "truncnorm.logsf:d2:nan"),
+        "the probabilities' slopes come from the density (dF/dx = p, dF/da = -p_a S, dF/db = -p_b F; "
+        "edges/test_norm_truncnorm_edges.py checks them against central differences of scipy): at "
+        "x = a = 1.8e308, b = inf, where the mass underflows, ours are their limits, d/dx cdf = p(a) "
+        "~ a = 1.798e308 (d/da -a, sf and logsf the same with the other sign, d/da logsf = p_a), "
+        "d2/dx2 cdf = -a p(a) = -inf (sf +inf, logsf +inf, logcdf -inf), d2/dx da logsf = 0 (p_a "
+        "does not depend on x); at x = a = 1 (b = max, inf) d2/dx2 logcdf is the end's -inf (the "
+        "limit of -1/(x - a)^2); on the end where the log-probability is -inf (x = b = max for logsf, "
+        "a finite: d/dx -inf, d/db +inf) and one smallest normal inside an end (x = 1.2e-38 / 2.2e-308 "
+        "above a = 0, below b = 0), where it is -inf too (ndtr(x) - ndtr(0) rounds to 0, in scipy too), "
+        "ours the end's one-sided slopes (+-inf, d2 -inf), as truncnorm.logcdf:d1:inf says; "
+        "jax's are nan at all of these, the reference's nan or scipy's rounding residue (+-6.5e15)"
+    ),
     "norm.logcdf:d2:nan": (
         "x = inf: the second slope -r (x + r) of log_ndtr (r = ndtr' / ndtr) tends to 0 and is -0 from "
         "x = 40 on in ours; jax's and the reference's nan is 0 * inf"
@@ -610,6 +626,15 @@ DIFFERENCES: dict[str, str] = {
         "k = 1.8e308 (float32 3.4e38) with mu = 0, -0 or the smallest subnormal: the pmf mu**k e**-mu / k! is 0 "
         "there and near it in k and mu, so are its slopes (ours 0); jax nan (log k! = inf)",
     ),
+    # geom.pmf as p (1 - p)^(k - 1) for k <= 32 (session 19)
+    "geom.pmf:d2:inf": "d2/dp2 at p = 1.2e-38 / 2.2e-308 (and 1e-30), k = 2, 3, 4: (k - 1)(1 - p)^(k - 3)((k - 2) p "
+    "- 2 (1 - p)) = -2, -4, -6 (ours, from the product's closed-form slope; edges/test_discrete_edges.py); "
+    "jax -inf, the reference 0",
+    **dict.fromkeys(
+        ["geom.pmf@float64:value:ulps", "geom.pmf[loc]@float64:value:ulps"],
+        "(20, 1e-7) and (19, 1e-7): p (1 - p)^(k - 1) = 9.999981000017099e-08, 9.9999820000153e-08 in exact "
+        "rationals (Fraction), ours 0 and 1 ulp from them; scipy's and jax's exp(logpmf) 8 ulps off",
+    ),
     "geom.pmf:d1:nan": "k = 1.8e308 (float32 3.4e38) with p = 1: the pmf (1 - p)**(k - 1) p is 0 for every k > 1 and "
     "its slope in p, (1 - p)**(k - 2) (...), is 0 too (ours 0); jax nan",
     # binom.pmf's slopes from its product (session 13)
@@ -675,9 +700,8 @@ PENDING: dict[str, str] = {
     "gennorm.cdf:d1:ulps": OPEN,  # (0.5, 3.0) ours np.float32(0.003766696) jax np.float32(0.0037667593) ref np.float64(0.0037667427159218253); session 14: at x = 2.2e-308 (float32 1.4e-45) d/dx is ours the density at 0 within 2 ulps of scipy's (beta = 1.5: 0.553866083716237, scipy ...2362), jax and the reference 50 ulps off (...2643), or 0
     "gennorm.pdf:d2:ulps": OPEN,  # (1.0, 10000.0) ours np.float32(1838.5443) jax np.float32(1838.959) ref np.float64(1839.5033666789532)
     "gennorm.pdf@float64:value:ulps": OPEN,  # (0.0, 100000000.0) ours np.float64(0.5000000028860798) jax np.float64(0.500000002886078) ref np.float64(0.500000002886078)
-    "geom.pmf:d2:inf": OPEN,  # exp(logpmf)'s second derivative f (l'' + l'^2) cancels at tiny p (float32 from float64 too): (1.0, 1.0000000031710769e-30) ours np.float32(-4.6676174e+13) jax np.float32(-inf) ref np.float64(0.0)
-    "geom.pmf:d2:nan": OPEN,  # session 13: at k = max (1.8e308, 3.4e38) with p = 1 ours the limit 0 (jax nan); left: d2/dp2 at (1.8e308, 2.2e-308) ours 0, exact (k-1) (1-p)^(k-3) ((k-2) p - 2 (1-p)) = 6.585e306 (the mass underflows at k past 32)
-    "geom.pmf@float64:d2:ulps": OPEN,  # float32 fixed (computed in float64); float64: (1.0, 1e-05) ours np.float64(7.652545264136276e-12) jax np.float64(-1.2699905749258295e-12) ref np.float64(9.313225746154786e-15)
+    "geom.pmf:d2:nan": OPEN,  # session 13: at k = max (1.8e308, 3.4e38) with p = 1 ours the limit 0 (jax nan); left: d2/dp2 at (1.8e308, 2.2e-308) ours 0, exact (k-1) (1-p)^(k-3) ((k-2) p - 2 (1-p)) = 6.585e306 (the mass underflows; the product form covers k <= 32 only)
+    "geom.pmf@float64:d2:ulps": OPEN,  # k <= 32 fixed (session 19: the product form); left: k = 1e4, 1e8 at p = 1e-10, 1e-7, where exp(logpmf)'s f (l'' + l'^2) cancels: (1e4, 1e-10) ours -19997.970010194174, jax -19997.970009127712, ref -19997.97000901979
     "nbinom.logpmf@float64:d1:ulps": OPEN,  # seen unlisted in session 11 (on main too): d/dk at (1e4, 10, p) ours 0.0008995502848012649 ref ...7959358 (wrong per h/discrete's exact check: a digamma difference that cancels); d/dn at (5, 1e4, 0.9 / 1 - eps)
     "nbinom.logpmf@float64:d2:ulps": OPEN,  # seen unlisted in session 11 (on main too): d2/dk2, d2/dk dn at (1e4, 10, p) and d2/dn2 at (1, 1e4, p): trigamma differences at 1e4, ours -8.991008541916763e-08 ref ...08631e-08
     "nbinom.pmf@float64:d1:ulps": OPEN,  # session 13: at n = 1e4, p = 1 - 2^-53 ours now exact (jax 2e4-7e4 ulps off); left: k = 1e4 (exp(logpmf), 7e4-1.2e5 ulps as jax's), (10000.0, 0.5, 2.2e-16) ours -4.2033823331632846e-15 exact ...070277e-15
@@ -689,15 +713,7 @@ PENDING: dict[str, str] = {
     "t.logpdf:d2:ulps": OPEN,  # (1.0, 1.0000001192092896) ours np.float32(-5.9604645e-08) jax np.float32(0.0) ref np.float64(0.0)
     "t.pdf:d2:ulps": OPEN,  # (0.0, 1.8446742974197924e+19) ours np.float32(-0.39894262) jax np.float32(-1.0) ref np.float64(-1.0)
     "t.pdf:value:ulps": OPEN,  # (3.0, 10.0) ours np.float32(0.011400564) jax np.float32(0.011400558) ref np.float64(0.01140054946454253)
-    "truncnorm.cdf:d1:nan": OPEN,  # d/dx, d/da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan)
-    "truncnorm.cdf:d2:nan": OPEN,  # d2/dx da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan)
-    "truncnorm.logcdf:d1:nan": OPEN,  # d/dx, d/da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan) (log cdf -inf on the end: the one-sided +inf, -inf); and x = smallest normal above a = 0 (ours +inf, -inf: the points of DIFFERENCES truncnorm.logcdf:d1:inf, listed there)
-    "truncnorm.logcdf:d2:nan": OPEN,  # d2/dx da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan); and d2/dx2 at x = smallest normal above a = 0 (ours -inf: the points of DIFFERENCES truncnorm.logcdf:d2:inf)
-    "truncnorm.logsf:d1:nan": OPEN,  # d/dx, d/da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan) (also d/da at x = inf, a = max, b = inf: f(a) ~ a, ours 0); x = b = max, a finite (the log sf -inf on the end b): ours d/dx -max and d/db 0 where the end's one-sided slopes are -inf, +inf; and x = smallest normal below b = 0 (ours -inf, +inf: the points of DIFFERENCES truncnorm.logsf:d1:inf)
-    "truncnorm.logsf:d2:nan": OPEN,  # d2/dx da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan) and at x = inf, a = max, b = inf; d2/dx db at x = b = max, a finite (ours 0, jax and the reference nan: see truncnorm.logsf:d1:nan)
     "truncnorm.logsf[locscale]@float64:value:ulps": OPEN,  # (-0.5, -2.5, 1.0, 1.0, 1.0) ours -0.07532735025182602 jax/ref -0.07532735025182595 (float32 fixed in session 9: -0 strictly inside the support)
-    "truncnorm.sf:d1:nan": OPEN,  # d/dx, d/da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan)
-    "truncnorm.sf:d2:nan": OPEN,  # d2/dx da at x = a = max, b = inf (3.4e38 / 1.8e308: the mass underflows, log_z = -inf) ours 0, the true slopes are +-f(a) ~ +-a (jax nan, the reference's scipy inf or nan)
     "chi2.pdf@float64:d1:ulps": OPEN,  # (session 10) values and slopes for a >= 8 now within 3 ulps of 40-digit decimals (slopes without the mode's cancellation); the points left are jax's float64 slopes at (1..3, df = 100) (checked: ours 0-3 ulps of pdf ((a-1)/x - 1), pdf (log x - digamma(a)) in decimal, jax ~50 ulps off) not yet listed point by point, and x = 2.2e-308 with df < 8, where the slopes are exp(logpdf) times the log slopes (a log of up to 530: 500 ulps; the product's own pdf fixes d1 but its d2/da2 at df = eps cancels 1e15-size terms differently from jax: not landed)
     "chi2.pdf@float64:d2:ulps": OPEN,  # (session 10) values and slopes for a >= 8 now within 3 ulps of 40-digit decimals (slopes without the mode's cancellation); the points left are jax's float64 slopes at (1..3, df = 100) (checked: ours 0-3 ulps of pdf ((a-1)/x - 1), pdf (log x - digamma(a)) in decimal, jax ~50 ulps off) not yet listed point by point, and x = 2.2e-308 with df < 8, where the slopes are exp(logpdf) times the log slopes (a log of up to 530: 500 ulps; the product's own pdf fixes d1 but its d2/da2 at df = eps cancels 1e15-size terms differently from jax: not landed)
     "gamma.pdf@float64:d2:ulps": OPEN,  # (session 10) new with the Stirling form for a >= 8: second derivatives at a = 30, 100 (x = 0.5 .. 3) differ from jax's float64 by 70-200 ulps; the values and first slopes there are within 3 ulps of 40-digit decimals (test_chi_gamma_beta_edges), jax's exp(logpdf) rounds a log of up to 180, but the second derivatives are not yet checked against a decimal closed form

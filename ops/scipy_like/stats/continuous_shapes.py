@@ -472,15 +472,86 @@ def _truncnorm_log_probability(upper: bool):
     return log_probability
 
 
+_log_below = _truncnorm_log_probability(False)
+_log_above = _truncnorm_log_probability(True)
+
+
+def _inner_point(a, b):
+    """A point strictly inside [a, b] with finite logs on both sides: the midpoint, or one unit
+    in from the finite end of a half-infinite support (0 for the whole line)."""
+    one, zero = const(1.0, a), const(0.0, a)
+    low_open, high_open = a == const(-np.inf, a), b == const(np.inf, b)
+    middle = snp.where(low_open | high_open, zero, const(0.5, a) * a + const(0.5, b) * b)
+    return snp.where(low_open, snp.where(high_open, zero, b - one), snp.where(high_open, a + one, middle))
+
+
+def _truncnorm_probability_partials(upper: bool, log: bool):
+    """The slopes of F (the probability below x), S = 1 - F, log F or log S in (x, a, b, loc,
+    scale), from the density p(x) (p = phi(z) / (Z scale), Z the mass, z = (x - loc) / scale) and
+    the densities p_a, p_b at the ends: dF/dx = p, dF/da = -p_a S, dF/db = -p_b F, dF/dloc = -p,
+    dF/dscale = -z p; each as exp of a sum of logs, the logs' quotients as differences. They take
+    their limits at the ends where the mass underflows: dF/dx at x = a = 1.8e308, b = inf is
+    p(a) ~ a, where the chain rule through the log-probabilities' differences gave 0 (jax nan).
+    Off [a, b] the probability is a constant: slopes 0, taken at an inner point so that no inf of
+    the unused branch reaches a second derivative."""
+
+    def partials(x, a, b, loc, scale):
+        z = (x - loc) / scale
+        inside = (z >= a) & (z <= b)
+        x = snp.where(inside, x, loc + scale * _inner_point(a, b))
+        zero, unit = const(0.0, z), const(1.0, z)
+        z = snp.where(inside, z, _inner_point(a, b))
+        log_pa = _truncnorm_logpdf(a, a, b, zero, unit)
+        log_pb = _truncnorm_logpdf(b, a, b, zero, unit)
+        log_f, log_s = _log_below(x, a, b, loc, scale), _log_above(x, a, b, loc, scale)
+        # the slopes of F in x, a and b (negated for S), divided by F or S for their logs
+        mine = log_s if upper else log_f
+        by = mine if log else zero
+        sign = -unit if upper else unit
+        # S / S and F / F left out, not divided: the pair's slopes in a and b would not cancel
+        d_a = -sign * snp.exp(log_pa if log and upper else log_pa + log_s - by)
+        d_b = -sign * snp.exp(log_pb if log and not upper else log_pb + log_f - by)
+        if log:  # p / S does not depend on a, nor p / F on b: their rounded Z's would leave a slope
+            a_, b_ = (stop_gradient(a), b) if upper else (a, stop_gradient(b))
+            mine_ = (_log_above if upper else _log_below)(x, a_, b_, loc, scale)
+            d_x = sign * snp.exp(_truncnorm_logpdf(x, a_, b_, loc, scale) - mine_)
+        else:
+            d_x = sign * snp.exp(_truncnorm_logpdf(x, a, b, loc, scale))
+        d_scale = snp.where(d_x == zero, zero, -z * d_x)
+        return tuple(snp.where(inside, d, zero) for d in (d_x, d_a, d_b, -d_x, d_scale))
+
+    return partials
+
+
+def _truncnorm_probability(upper: bool, log: bool):
+    log_value = _log_above if upper else _log_below
+
+    def value(x, a, b, loc, scale):
+        out = log_value(x, a, b, loc, scale)
+        return out if log else snp.exp(out)
+
+    side = "above" if upper else "below"
+    name = f"truncnorm_{'log' if log else ''}{'sf' if upper else 'cdf'}"
+    fn = with_partials(name, value, _truncnorm_probability_partials(upper, log))
+
+    def probability(x, a, b, loc=0, scale=1):
+        return fn(*snp.broadcast_arrays(*floats(x, a, b, loc, scale)))
+
+    probability.__doc__ = (
+        f"the {'log of the ' if log else ''}probability {side} x (slopes from the densities)"
+    )
+    return probability
+
+
 truncnorm = Distribution(
     "truncnorm",
     "The normal distribution truncated to [a, b], bounds in units of scale from loc.",
     logpdf=_truncnorm_logpdf,
     pdf=_truncnorm_pdf,
-    cdf=exp_of(_truncnorm_log_probability(False), doc="the probability below x, exp of its log"),
-    logcdf=_truncnorm_log_probability(False),
-    sf=exp_of(_truncnorm_log_probability(True), doc="the probability above x, exp of its log"),
-    logsf=_truncnorm_log_probability(True),
+    cdf=_truncnorm_probability(False, False),
+    logcdf=_truncnorm_probability(False, True),
+    sf=_truncnorm_probability(True, False),
+    logsf=_truncnorm_probability(True, True),
 )
 
 

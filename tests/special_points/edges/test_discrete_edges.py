@@ -297,6 +297,36 @@ def test_geom_slope_where_k_p_is_near_one():
     assert _ulps(got, want, np.float64).max() <= 4, (got, want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_geom_pmf_slopes_in_p_from_its_product(dtype):
+    """pmf = p (1 - p)^(k - 1): d2/dp2 = (k - 1)(1 - p)^(k - 3)((k - 2) p - 2 (1 - p)), 0 at k = 1
+    (exp(logpmf)'s f (l'' + l'^2) cancelled 1/p^2 terms: 4.7e13 at (1, 1e-30), 3.3e-11 at
+    (1, 1e-5)); d/dp = (1 - p)^(k - 2)(1 - k p) at (10, 0.1), where 1 - k p = -5.6e-17 (the
+    product's own chain rule left an ulp of 0.39, 2.3x the slope). Oracle: the exact rationals of
+    the float points."""
+    from fractions import Fraction
+
+    k, p = _f([1, 2, 3, 1, 1, 10, 5, 10], [1e-30, 1e-30, 1e-30, 1e-5, 0.1, 0.1, 0.999, 0.1], dtype=dtype)
+
+    def slopes(k, p):
+        d1 = sg.gradients(sg.numpy.sum(S.geom.pmf(k, p)), [p])[0]
+        return [d1, sg.gradients(sg.numpy.sum(d1), [p])[0]]
+
+    def exact(k, p):
+        """(d/dp, d2/dp2) of p (1 - p)^(k - 1) at the float p, in rationals."""
+        k, p = int(k), Fraction(float(p))
+        d1 = (1 - p) ** (k - 1) - (k - 1) * p * (1 - p) ** (k - 2)
+        d2 = (k - 1) * (1 - p) ** (k - 3) * ((k - 2) * p - 2 * (1 - p))
+        return float(d1), float(d2)
+
+    d1, d2 = _run(slopes, k, p)
+    want_d1, want_d2 = np.array([exact(a, b) for a, b in zip(k, p)]).T
+    assert _ulps(d1, want_d1, dtype).max() <= 4, (d1, want_d1)
+    zero = want_d2 == 0
+    assert np.all(d2[zero] == 0), d2
+    assert _ulps(d2[~zero], want_d2[~zero], dtype).max() <= 8, (d2, want_d2)
+
+
 def _binom_exact(k, n, p):
     """log C(n, k) + k log p + (n - k) log(1 - p), its slope and curvature in n (digamma and
     trigamma differences as finite sums), in 50-digit decimals, for whole k and n."""

@@ -127,3 +127,52 @@ def test_truncnorm_density_far_out_at_tiny_and_huge_scales():
     assert logpdf[5] == -np.inf and pdf[5] == 0
     assert np.isnan(pdf[-1]) and np.isnan(logpdf[-1])
     np.testing.assert_allclose(logpdf[:5], np.log(want[:5]).astype(np.float64), rtol=3e-7)
+
+
+def test_truncnorm_probability_slopes_equal_central_differences_and_their_end_limits():
+    """cdf, sf, logcdf and logsf slopes in x, a and b (and loc, scale) come from the density: at
+    inner points against central differences of scipy.stats.truncnorm (float64), and at x = a =
+    1.8e308, b = inf (the mass underflows) the limits dF/dx = p(a) ~ a, dF/da = -p(a),
+    d2F/dx2 = -a p(a) = -inf, where the chain rule through differences of log-probabilities gave
+    0 (jax nan)."""
+    import scipy.stats
+
+    x = np.array([0.3, -0.5, 1.0, 3.0, -3.0, 0.9])
+    a = np.array([-1.0, -1.0, 0.0, 1.5, -np.inf, -2.5])
+    b = np.array([1.0, 0.5, np.inf, 3.0, np.inf, 1.0])
+    loc, scale = 0.2, 1.5
+    methods = ("cdf", "sf", "logcdf", "logsf")
+
+    def slopes(x, a, b, loc, scale):
+        out = []
+        for name in methods:
+            value = getattr(sg.scipy.stats.truncnorm, name)(x, a, b, loc, scale)
+            out += sg.gradients(snp.sum(value), [x, a, b, loc, scale])
+        return out
+
+    got = run_graph(slopes, x, a, b, np.full(6, loc), np.full(6, scale))
+    h = 1e-6
+    for i, name in enumerate(methods):
+        fn = getattr(scipy.stats.truncnorm, name)
+        for j in range(5):
+            args = [x, a, b, np.full(6, loc), np.full(6, scale)]
+            up = [v.copy() for v in args]
+            down = [v.copy() for v in args]
+            up[j] = up[j] + h
+            down[j] = down[j] - h
+            want = (fn(*up) - fn(*down)) / (2 * h)
+            np.testing.assert_allclose(got[5 * i + j], want, rtol=1e-6, atol=1e-8, err_msg=f"{name} arg {j}")
+
+    big = np.finfo(np.float64).max
+    edge = (np.array([big]), np.array([big]), np.array([np.inf]))
+
+    def at_the_end(x, a, b):
+        cdf = sg.scipy.stats.truncnorm.cdf(x, a, b)
+        d_x, d_a = sg.gradients(snp.sum(cdf), [x, a])
+        return [d_x, d_a, sg.gradients(snp.sum(d_x), [x])[0]]
+
+    d_x, d_a, d_xx = run_graph(at_the_end, *edge)
+    # p(a) = a / (1 - 1/a^2 + ...) = a in float64; exp of a log density of 709.78 keeps it to 1e-13
+    np.testing.assert_allclose(d_x, big, rtol=1e-12)
+    np.testing.assert_allclose(d_a, -big, rtol=1e-12)
+    assert d_xx[0] == -np.inf

@@ -187,6 +187,30 @@ def test_zeta_slopes_in_q_where_its_terms_flush():
     assert dx64[7] == 0 and dxq64[7] == 0, (dx64, dxq64)
 
 
+def test_zeta_slopes_in_q_at_x_zero():
+    """zeta(0, q) = 1/2 - q for every q: d/dq = -1, d2/dq2 = 0, and d2/dx dq = psi(q) (the x-slope of
+    -x zeta(x + 1, q) = -1 + x psi(q) + ...). The rule -x zeta(x + 1, q) was 0 times the pole
+    zeta(1, q): NaN at every q, and at q = -inf where jax gives -1. psi against scipy.special.digamma;
+    at q = -inf and at psi's poles q = 0, -2 (and 5e-324, flushed to 0) the mixed slope is 0 (not
+    finite there)."""
+    for dtype in (np.float32, np.float64):
+        q = np.array([0.3, 2.0, -2.5, 1e10, -np.inf, 0.0, -2.0, 5e-324], dtype)
+        x = np.zeros_like(q)
+        x[1] = -0.0
+
+        def slopes(x, q):
+            dq = sg.gradients(sg.numpy.sum(S.zeta(x, q)), [q])[0]
+            d_qq, d_qx = sg.gradients(sg.numpy.sum(dq), [q, x])
+            return [dq, d_qq, d_qx]
+
+        dq, d_qq, d_qx = run_graph(slopes, x, q)
+        np.testing.assert_array_equal(dq, -1.0)
+        np.testing.assert_array_equal(d_qq, 0.0)
+        psi = scipy.special.digamma(q[:4].astype(np.float64))
+        assert np.all(_ulps(d_qx[:4], psi, dtype) <= 8), (dtype, d_qx, psi)  # XLA's digamma: 6 ulps at 2
+        np.testing.assert_array_equal(d_qx[4:], 0.0)
+
+
 def _sici_fresnel_series(x):
     """(Si, Ci, S, C) at 0 < x <= 4 from their power series in long double."""
     out = []
