@@ -498,9 +498,9 @@ def _truncnorm_probability_partials(upper: bool, log: bool):
     def partials(x, a, b, loc, scale):
         z = (x - loc) / scale
         inside = (z >= a) & (z <= b)
-        x = snp.where(inside, x, loc + scale * _inner_point(a, b))
+        inner = _inner_point(a, b)
+        x, z = snp.where(inside, x, loc + scale * inner), snp.where(inside, z, inner)
         zero, unit = const(0.0, z), const(1.0, z)
-        z = snp.where(inside, z, _inner_point(a, b))
         log_pa = _truncnorm_logpdf(a, a, b, zero, unit)
         log_pb = _truncnorm_logpdf(b, a, b, zero, unit)
         log_f, log_s = _log_below(x, a, b, loc, scale), _log_above(x, a, b, loc, scale)

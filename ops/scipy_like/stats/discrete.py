@@ -361,6 +361,15 @@ def below_mass(few, mass):
     return few & (mass == const(0.0, mass))
 
 
+def from_product(mass, product, in_k, exact, smooth, under):
+    """A pmf with a product form (binom, nbinom, geom): the product itself where exp(logpmf)
+    underflowed (``under``, see ``below_mass``), the product times its k factor ``in_k`` where
+    their slopes are finite (``smooth``), and where it is only ``exact`` (its powers normal
+    numbers) the product's value with exp(logpmf)'s (``mass``) slopes; ``mass`` elsewhere."""
+    held = snp.where(exact, mass + stop_gradient(product - mass), mass)
+    return snp.where(under, product, snp.where(smooth, product * in_k, held))
+
+
 def slopes_where(live, *xs):
     """``xs`` passing slopes only where ``live``: elsewhere a formula not chosen there may have
     infinite slopes, which the 0 cotangent ``where`` gives it would turn into nan."""
@@ -437,8 +446,7 @@ def _binom_pmf(k, n, p, loc=0):
     product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, _binom_odds(p_s))
-    exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
-    return snp.where(under, product, snp.where(smooth, product * in_k, exact))
+    return from_product(mass, product, in_k, few & normal, smooth, under)
 
 
 def _binom_cdf(k, n, p, loc=0):

@@ -24,6 +24,7 @@ from ._common import Distribution, const, exp_of, floats, nan_where
 from .discrete import (
     all_normal,
     below_mass,
+    from_product,
     inside,
     k_factor,
     linear_k_factor,
@@ -129,8 +130,7 @@ def _geom_pmf(k, p, loc=0):
     product = _geom_product(*snp.broadcast_arrays(kept, p_c))
     j_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, p))
     in_k = linear_k_factor(j_s, snp.log1p(-p_s))
-    exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
-    return snp.where(under, product, snp.where(smooth, product * in_k, exact))
+    return from_product(mass, product, in_k, few & normal, smooth, under)
 
 
 geom = Distribution(
@@ -225,8 +225,7 @@ def _nbinom_pmf(k, n, p, loc=0):
     product = coefficient * snp.power(p_c, n_c) * one_minus_power(p_c, kept)
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     in_k = k_factor(lambda i: _nbinom_k_part(i, n_s), j_s) * linear_k_factor(j_s, snp.log1p(-p_s))
-    exact = snp.where(few & normal, mass + stop_gradient(product - mass), mass)
-    return snp.where(under, product, snp.where(smooth, product * in_k, exact))
+    return from_product(mass, product, in_k, few & normal, smooth, under)
 
 
 nbinom = Distribution(
