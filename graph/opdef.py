@@ -29,12 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from .errors import GraphError
+from .internal_model import InternalModel
 
 
-class Attrs(BaseModel):
+class Attrs(InternalModel):
     """Base of every op's attribute model: validated, immutable."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)

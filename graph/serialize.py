@@ -33,7 +33,6 @@ import json
 from typing import Annotated, Any, get_origin
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -47,6 +46,7 @@ from .calls import Call
 from .errors import GraphError, located
 from .function import Function, FunctionGraph
 from .graph import Graph
+from .internal_model import InternalModel
 from .location import SourceLocation, portable_file, user_location
 from .opdef import lookup
 from .overloads import register_overloads
@@ -59,7 +59,7 @@ _READING = "stablegraph.functions"  # validation context: the Functions loaded s
 _BAD_INPUT = (TypeError, ValueError, IndexError, KeyError, AttributeError, ArithmeticError)
 
 
-class _Model(BaseModel):
+class _Model(InternalModel):
     # defer_build: the schemas are built at the first (de)serialization, not at import
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -188,16 +188,26 @@ def _location(loc: SourceLocation) -> LocationModel:
     return LocationModel(file=portable_file(loc.file), line=loc.line)
 
 
+_FIELDS_BACKWARDS: dict[type, tuple[str, ...]] = {}  # an attribute model's field names, last first
+_PLAIN = frozenset({int, float, bool, str, type(None)})  # attribute values that hold no Function
+
+
 def _uses(graph: Graph) -> list[Function]:
     """The Functions that the attributes of ``graph``'s nodes hold (in tuples, lists, dicts too)."""
     out = []
     for node in graph.nodes:
-        stack = [getattr(node.attrs, f) for f in reversed(type(node.attrs).model_fields)]
+        attrs = node.attrs
+        names = _FIELDS_BACKWARDS.get(type(attrs))
+        if names is None:
+            names = _FIELDS_BACKWARDS[type(attrs)] = tuple(reversed(type(attrs).model_fields))
+        stack = [getattr(attrs, f) for f in names]
         while stack:
             v = stack.pop()
+            if type(v) in _PLAIN:
+                continue
             if isinstance(v, Function):
                 out.append(v)
-            elif isinstance(v, tuple | list):
+            elif isinstance(v, (tuple, list)):
                 stack.extend(reversed(v))
             elif isinstance(v, dict):
                 stack.extend(reversed(list(v.values())))

@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_serializer, model_validator
+from pydantic import ConfigDict, field_serializer, model_validator
 
 from ...graph import GraphError, dtypes, located
+from ...graph.internal_model import InternalModel
 from .hlo import ir
 
 ELEMENT_TYPES = {
@@ -52,7 +53,7 @@ _NUMBER_KINDS = {
 }  # fmt: skip
 
 
-class FfiAttribute(BaseModel):
+class FfiAttribute(InternalModel):
     """One named attribute of an FFI call: its kind (``i32``, ``f64``, ``bool``, ``str``,
     ``dtype``, ``array:<kind>``) and its value (a number, a string, or a tuple of numbers)."""
 

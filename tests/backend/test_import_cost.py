@@ -2,7 +2,7 @@
 (graphviz, networkx, tensorboard, jax, jaxlib's MLIR bindings: a program from the plan store
 is not lowered), and no pydantic schema of an op's attributes before a
 node of that op is built (they are deferred: ~65 schemas cost a warm process a tenth of its
-time to its first result)."""
+time to its first result), built without pydantic's plugin lookup (graph/internal_model.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,13 @@ SCRIPT = textwrap.dedent(
     with sg.Session(g) as sess:
         out = sess.run(y, {x: [[0.0, -0.0, 1.0], [2.0, float("inf"), -3.0]]})
     print("RUN", out.ravel().tolist(), "jaxlib.mlir.ir" in sys.modules)
+    g2 = sg.Graph.from_json(g.to_json())
+    from pydantic.plugin import _loader
+    print("PLUGINS", _loader._plugins is not None)  # the library's models never looked for them
+    from pydantic import BaseModel
+    class UsersModel(BaseModel):
+        size: int
+    print("USER", UsersModel(size="3").size, _loader._plugins is not None)  # a user's model still looks
     """
 )
 
@@ -47,6 +54,8 @@ def test_import_loads_only_what_a_first_result_needs():
     assert transpose == "True"  # built for the first transpose node
     assert lines["DRAW"] == "Digraph True"  # drawing still works: graphviz comes when asked
     assert lines["RUN"] == "[0.0, 2.0, -0.0, inf, 1.0, -3.0] True"  # lowering loads jaxlib's MLIR
+    assert lines["PLUGINS"] == "False"  # pydantic's plugin lookup waits for a model of the user's
+    assert lines["USER"] == "3 True"
 
 
 LAZY_SCRIPT = textwrap.dedent(
