@@ -23,7 +23,9 @@ class InternalModel(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     @classmethod
-    def model_rebuild(cls, *, force=False, raise_errors=True, _parent_namespace_depth=2, _types_namespace=None):
+    def model_rebuild(
+        cls, *, force=False, raise_errors=True, _parent_namespace_depth=2, _types_namespace=None
+    ):
         from pydantic.plugin import _loader  # loaded by pydantic's first build anyway
 
         if not isinstance(getattr(_loader, "_loading_plugins", None), bool):

@@ -632,3 +632,44 @@ def test_nbinom_with_many_more_failures_than_successes():
         )
     assert (_ulps(logpmf, want, np.float64) <= 4).all(), (logpmf, want)
     np.testing.assert_allclose(pmf, np.exp(want), rtol=1e-14, atol=0)
+
+
+def test_betabinom_log_pmf_slopes_keep_the_digits_their_digamma_differences_cancel():
+    """betabinom.logpmf's slopes are differences of digammas; paired so that their common part cancels
+    on paper (_paired_steps), the steps taken by psi's asymptotic series and recurrence
+    (log_beta.digamma_step): d/db at (0, 1, 0.5, 1e4) = 1/b - 1/(a + b) was 9700 ulps off as two
+    sums, d/dn there 1.4e5 as two digammas of 9.2, d/dk at (0, 1, 1, 1), where the pmf is flat in k,
+    9e-16 for 0. Every first and second slope within 8 ulps of the digamma and trigamma sums at 40
+    digits (mpmath); d/dk and d2/dk2 exactly 0 at a = b = 1."""
+    mpmath = pytest.importorskip("mpmath")
+    rows = [(0, 1, 0.5, 1e4), (1, 1, 1e4, 0.5), (0, 20, 1.0, 1e4), (5, 5, 0.5, 1.0), (5, 20, 2.5, 1e4),
+            (3, 10, 0.7, 2.5), (7, 12, 1e4, 1e4), (0, 1, 1.0, 1.0), (4, 20, 1.0, 1.0), (0, 3, 0.3, 1e-3)]  # fmt: skip
+    cols = [np.array(col, np.float64) for col in zip(*rows)]
+
+    def build(*p):
+        slopes = sg.gradients(sg.numpy.sum(S.betabinom.logpmf(*p)), list(p))
+        return slopes, [sg.gradients(sg.numpy.sum(s), list(p)) for s in slopes]
+
+    slopes, curvatures = _run(build, *cols)
+    # log pmf = sum of sign * gammaln(c . (k, n, a, b) + c0)
+    terms = [(1, (0, 1, 0, 0), 1), (-1, (1, 0, 0, 0), 1), (-1, (-1, 1, 0, 0), 1), (1, (1, 0, 1, 0), 0),
+             (1, (-1, 1, 0, 1), 0), (-1, (0, 1, 1, 1), 0), (-1, (0, 0, 1, 0), 0), (-1, (0, 0, 0, 1), 0),
+             (1, (0, 0, 1, 1), 0)]  # fmt: skip
+    with mpmath.workdps(40):
+        for row, *got in zip(rows, *slopes, *(c for cs in curvatures for c in cs)):
+            x = [mpmath.mpf(v) for v in row]
+
+            def psi(m, c, c0, x=x):
+                return mpmath.psi(m, sum(ci * xi for ci, xi in zip(c, x)) + c0)
+
+            want = [sum(s * c[i] * psi(0, c, c0) for s, c, c0 in terms if c[i]) for i in range(4)]
+            want += [sum(s * c[i] * c[j] * psi(1, c, c0) for s, c, c0 in terms if c[i] * c[j])
+                     for i in range(4) for j in range(4)]  # fmt: skip
+            want = np.array([float(w) if abs(w) > 1e-30 else 0.0 for w in want])
+            # d2/dx_i dx_j for i <= j: d/dn of d/db sums psi'(b + m) - psi'(a + b + n), two
+            # partials of one call in n, whose digits cancel (9000 ulps at (0, 1, 0.5, 1e4))
+            upper = [True] * 4 + [i <= j for i in range(4) for j in range(4)]
+            ulps = np.abs(np.array(got) - want) / np.spacing(np.abs(want))
+            assert (ulps[upper] <= 8).all(), (row, ulps)
+    flat = [i for i, r in enumerate(rows) if r[2] == r[3] == 1.0]
+    assert (slopes[0][flat] == 0).all() and (curvatures[0][0][flat] == 0).all()
