@@ -14,6 +14,8 @@ switch builds them the usual way.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -26,23 +28,26 @@ class InternalModel(BaseModel):
     def model_rebuild(
         cls, *, force=False, raise_errors=True, _parent_namespace_depth=2, _types_namespace=None
     ):
-        from pydantic.plugin import _loader  # loaded by pydantic's first build anyway
+        with _no_plugins():
+            return super().model_rebuild(
+                force=force,
+                raise_errors=raise_errors,
+                _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame sits in between
+                _types_namespace=_types_namespace,
+            )
 
-        if not isinstance(getattr(_loader, "_loading_plugins", None), bool):
-            return super().model_rebuild(
-                force=force,
-                raise_errors=raise_errors,
-                _parent_namespace_depth=_parent_namespace_depth + 1,
-                _types_namespace=_types_namespace,
-            )
-        before = _loader._loading_plugins
-        _loader._loading_plugins = True
-        try:
-            return super().model_rebuild(
-                force=force,
-                raise_errors=raise_errors,
-                _parent_namespace_depth=_parent_namespace_depth + 1,
-                _types_namespace=_types_namespace,
-            )
-        finally:
-            _loader._loading_plugins = before
+
+@contextmanager
+def _no_plugins():
+    """pydantic's plugin loader answering "none" meanwhile (its loading-plugins switch)."""
+    from pydantic.plugin import _loader  # noqa: PLC0415  (loaded by pydantic's first build anyway)
+
+    before = getattr(_loader, "_loading_plugins", None)
+    if not isinstance(before, bool):  # a pydantic without the switch: the lookup runs as usual
+        yield
+        return
+    _loader._loading_plugins = True
+    try:
+        yield
+    finally:
+        _loader._loading_plugins = before

@@ -339,9 +339,9 @@ def _few_trials_partials(k, n, a, b):
     psi(k+1)) - (psi(m+b) - psi(m+1)), m = n - k (exactly 0 at a = b = 1, where the pmf is flat in
     k: as psi(m+1) - psi(k+1) + psi(k+a) - psi(m+b), d/dk at k = 0 kept 9e-16 and d2/dk2 1e-15);
     d/dn = (psi(n+1) - psi(m+1)) - (psi(n+b) - psi(m+b)) - (psi(n+a+b) - psi(n+b)), the first two
-    paired term by term (_paired_steps: d/dn at (5, 5, 0.5, 1) as psi(6) - psi(6.5) was 93 ulps off,
-    at (0, 1, 0.5, 1e4) as (psi(1e4+1) - psi(2)) - (psi(1e4+1.5) - psi(2)) 1.4e5); d/da = (psi(k+a) - psi(a)) - (psi(n+a+b) -
-    psi(a+b)) and d/db likewise with m (_paired_steps)."""
+    paired term by term (_paired_steps; as (psi(n+1) - psi(m+1)) - (psi(n+a+b) - psi(m+b)), d/dn
+    at (5, 5, 0.5, 1) was 93 ulps off, at (0, 1, 0.5, 1e4) 1.4e5); d/da = (psi(k+a) - psi(a)) -
+    (psi(n+a+b) - psi(a+b)) and d/db likewise with m (_paired_steps)."""
     m = n - k
     d_k = _digamma_gap(a, k) - _digamma_gap(b, m)
     d_n = _paired_steps(m + 1.0, b - 1.0, m + b, k, k) - digamma_step(n + b, a)
