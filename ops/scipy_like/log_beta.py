@@ -182,7 +182,7 @@ def digamma_step(a, b, scale=1.0):
     far = positive & (snp.minimum(a, total) >= _ASYMPTOTIC_FROM)
     shifted = positive & snp.logical_not(far)
     a_s, b_s = snp.where(shifted, a, 1.0), snp.where(shifted, b, 0.0)
-    a_f = snp.where(far, a, snp.where(shifted, a_s + _ASYMPTOTIC_FROM, _ASYMPTOTIC_FROM))
+    a_f = snp.where(far, a, a_s + _ASYMPTOTIC_FROM)  # 12 steps up; 13 where neither path is taken
     by_series = _asymptotic_step(a_f, snp.where(positive, b, 0.0)) + snp.where(
         shifted, _shift_sum(a_s, b_s), 0.0
     )

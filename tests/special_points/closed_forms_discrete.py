@@ -299,74 +299,71 @@ def _betabinom_value(log: bool):
             args = np.broadcast_arrays(kk, *(np.asarray(v, np.float64) for v in (n, a, b)))
         out = np.array(np.broadcast_to(fallback, args[0].shape), np.float64)
         for i, (kv, nv, av, bv) in enumerate(zip(*(x.ravel() for x in args))):
-            regular = np.isfinite([kv, nv, av, bv]).all() and av > 0 and bv > 0
-            if regular and kv == math.floor(kv) and nv == math.floor(nv) and 0 <= kv <= nv <= _EXACT_TRIALS:
+            if _few_trials(kv, nv, av, bv):
                 out.flat[i] = _betabinom_exact(kv, nv, av, bv, log)
         return out
 
     return ref
 
 
+def _few_trials(k: float, n: float, a: float, b: float) -> bool:
+    """Whether (k, n, a, b) is on betabinom's support with few trials: whole 0 <= k <= n <=
+    _EXACT_TRIALS, finite a, b > 0 (where the exact references apply)."""
+    regular = bool(np.isfinite([k, n, a, b]).all()) and a > 0 and b > 0
+    return regular and k == math.floor(k) and n == math.floor(n) and 0 <= k <= n <= _EXACT_TRIALS
+
+
 VALUES = {"betabinom.pmf": _betabinom_value(False), "betabinom.logpmf": _betabinom_value(True)}
 
 
-def _betabinom_slopes(mass: bool):
-    """betabinom's derivative references: on the support with few trials, its log-gamma terms'
-    digamma and trigamma sums at 40 digits (mpmath), whose cancellation (psi(10000.5) - psi(10001)
-    of two 9.2) scipy's float64 polygammas do not survive (d/db logpmf(0, 1, 0.5, 1e4) = 1/b -
-    1/(a + b) was 4.99975e-9 against the true 4.9997500125e-9); the long-double form elsewhere."""
+def betabinom_log_slopes(point, order: int) -> list:
+    """betabinom.logpmf's first slopes in (k, n, a, b) (order 1) or its second slopes d2/dx_i dx_j,
+    i <= j (order 2), at ``point`` as mpmath numbers of the current precision: the log-gamma terms'
+    digamma and trigamma sums (of the continuous extension)."""
     import mpmath  # noqa: PLC0415  (the one reference that needs more than long double)
 
-    dist = DISTRIBUTIONS["betabinom"]
-    generic = _form(dist, mass)
+    terms, x = DISTRIBUTIONS["betabinom"].terms, [mpmath.mpf(v) for v in point]
+
+    def psi(m, term):
+        return mpmath.psi(m, sum((c * v for c, v in zip(term.c, x)), mpmath.mpf(term.c0)))
+
+    if order == 1:
+        return [sum(t.sign * t.c[i] * psi(0, t) for t in terms if t.c[i]) for i in range(4)]
+    pairs = [(i, j) for i in range(4) for j in range(i, 4)]
+    return [sum(t.sign * t.c[i] * t.c[j] * psi(1, t) for t in terms if t.c[i] * t.c[j]) for i, j in pairs]
+
+
+def _betabinom_slopes(mass: bool):
+    """betabinom's derivative references: on the support with few trials, betabinom_log_slopes at 40
+    digits (mpmath), whose cancellation (psi(10000.5) - psi(10001) of two 9.2) scipy's float64
+    polygammas do not survive (d/db logpmf(0, 1, 0.5, 1e4) = 1/b - 1/(a + b) was 4.99975e-9 against
+    the true 4.9997500125e-9); the pmf's as f l' and f (l'' + l' l'); the long-double form elsewhere."""
+    import mpmath  # noqa: PLC0415
+
+    generic = _form(DISTRIBUTIONS["betabinom"], mass)
+    pairs = [(i, j) for i in range(4) for j in range(i, 4)]
+
+    def exact(point, order: int) -> list:
+        d1 = betabinom_log_slopes(point, 1)
+        values = d1 if order == 1 else betabinom_log_slopes(point, 2)
+        if not mass:
+            return values
+        f = mpmath.exp(sum(t.sign * mpmath.loggamma(sum(c * v for c, v in zip(t.c, point)) + t.c0)
+                           for t in DISTRIBUTIONS["betabinom"].terms))  # fmt: skip
+        if order == 1:
+            return [f * v for v in values]
+        return [f * (v + d1[i] * d1[j]) for v, (i, j) in zip(values, pairs)]
 
     def form(order: int):
-        base = generic(order)
-
         def ref(*args):
-            parts = base(*args)
             x = np.broadcast_arrays(*(np.asarray(a, np.float64) for a in args))
-            m = len(x)
-            pairs = (
-                [(i, i) for i in range(m)] if order == 1 else [(i, j) for i in range(m) for j in range(i, m)]
-            )
-            out = [np.array(np.broadcast_to(p, x[0].shape), np.float64) for p in parts]
+            out = [np.array(np.broadcast_to(p, x[0].shape), np.float64) for p in generic(order)(*args)]
             with mpmath.workdps(40):
                 for idx in np.ndindex(x[0].shape):
-                    k, n, a, b = (float(v[idx]) for v in x)
-                    if not (np.isfinite([k, n, a, b]).all() and a > 0 and b > 0):
-                        continue
-                    if not (k == math.floor(k) and n == math.floor(n) and 0 <= k <= n <= _EXACT_TRIALS):
-                        continue
-                    point = [mpmath.mpf(v) for v in (k, n, a, b)]
-
-                    def lin(term, point=point):
-                        return sum((c * v for c, v in zip(term.c, point)), mpmath.mpf(term.c0))
-
-                    d1 = [
-                        sum(t.sign * t.c[i] * mpmath.psi(0, lin(t)) for t in dist.terms if t.c[i])
-                        for i in range(m)
-                    ]
-                    if order == 1:
-                        values = d1
-                    else:
-                        values = [
-                            sum(
-                                t.sign * t.c[i] * t.c[j] * mpmath.psi(1, lin(t))
-                                for t in dist.terms
-                                if t.c[i] * t.c[j]
-                            )
-                            for i, j in pairs
-                        ]
-                    if mass:
-                        f = mpmath.exp(sum(t.sign * mpmath.loggamma(lin(t)) for t in dist.terms))
-                        values = (
-                            [f * v for v in values]
-                            if order == 1
-                            else [f * (v + d1[i] * d1[j]) for v, (i, j) in zip(values, pairs)]
-                        )
-                    for part, v in zip(out, values):
-                        part[idx] = float(v)
+                    point = tuple(float(v[idx]) for v in x)
+                    if _few_trials(*point):
+                        for part, v in zip(out, exact(point, order)):
+                            part[idx] = float(v)
             return out
 
         return ref
