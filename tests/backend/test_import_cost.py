@@ -33,12 +33,17 @@ SCRIPT = textwrap.dedent(
         out = sess.run(y, {x: [[0.0, -0.0, 1.0], [2.0, float("inf"), -3.0]]})
     print("RUN", out.ravel().tolist(), "jaxlib.mlir.ir" in sys.modules)
     g2 = sg.Graph.from_json(g.to_json())
+    loaded = sorted(m for m in ("pydantic.plugin._loader", "importlib.metadata") if m in sys.modules)
+    print("LOADER", loaded)  # the library's builds used the stand-in loader, which is gone again
     from pydantic.plugin import _loader
     print("PLUGINS", _loader._plugins is not None)  # the library's models never looked for them
     from pydantic import BaseModel
     class UsersModel(BaseModel):
         size: int
     print("USER", UsersModel(size="3").size, _loader._plugins is not None)  # a user's model still looks
+    with g:
+        z = sg.numpy.cumsum(x, axis=1)  # a library model built with the real loader loaded
+    print("LATER", sys.modules["pydantic.plugin._loader"] is _loader, g.node(z.node.name).attrs.axis)
     """
 )
 
@@ -54,8 +59,32 @@ def test_import_loads_only_what_a_first_result_needs():
     assert transpose == "True"  # built for the first transpose node
     assert lines["DRAW"] == "Digraph True"  # drawing still works: graphviz comes when asked
     assert lines["RUN"] == "[0.0, 2.0, -0.0, inf, 1.0, -3.0] True"  # lowering loads jaxlib's MLIR
+    assert lines["LOADER"] == "[]"
     assert lines["PLUGINS"] == "False"  # pydantic's plugin lookup waits for a model of the user's
     assert lines["USER"] == "3 True"
+    assert lines["LATER"] == "True 1"
+
+
+WANTING_SCRIPT = textwrap.dedent(
+    """
+    import sys, types
+    import stablegraph as sg
+    from stablegraph.graph import internal_model
+    internal_model._STAND_IN = types.ModuleType("pydantic.plugin._loader")  # a pydantic wanting more of it
+    g = sg.Graph()
+    with g:
+        x = sg.placeholder((2, 3), sg.float32, name="x")
+        y = sg.numpy.transpose(x)
+    print("BUILT", y.shape, type(sys.modules["pydantic.plugin._loader"]).__name__,
+          sys.modules["pydantic.plugin._loader"] is not internal_model._STAND_IN)
+    """
+)
+
+
+def test_a_pydantic_that_wants_more_of_the_loader_builds_the_usual_way():
+    done = subprocess.run([sys.executable, "-c", WANTING_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["BUILT", "(3,", "2)", "module", "True"]  # the real loader did it
 
 
 LAZY_SCRIPT = textwrap.dedent(
