@@ -316,52 +316,104 @@ def _few_trials(k: float, n: float, a: float, b: float) -> bool:
 VALUES = {"betabinom.pmf": _betabinom_value(False), "betabinom.logpmf": _betabinom_value(True)}
 
 
-def betabinom_log_slopes(point, order: int) -> list:
-    """betabinom.logpmf's first slopes in (k, n, a, b) (order 1) or its second slopes d2/dx_i dx_j,
-    i <= j (order 2), at ``point`` as mpmath numbers of the current precision: the log-gamma terms'
-    digamma and trigamma sums (of the continuous extension)."""
+def log_slopes(name: str, point, order: int) -> list:
+    """The logpmf's first slopes in (k, *params) (order 1) or its second slopes d2/dx_i dx_j, i <= j
+    (order 2), of distribution ``name`` at ``point`` as mpmath numbers of the current precision:
+    the terms' digamma and trigamma sums and u log v slopes (of the continuous extension)."""
     import mpmath  # noqa: PLC0415  (the one reference that needs more than long double)
 
-    terms, x = DISTRIBUTIONS["betabinom"].terms, [mpmath.mpf(v) for v in point]
+    terms, x = DISTRIBUTIONS[name].terms, [mpmath.mpf(v) for v in point]
+    m = len(x)
 
-    def psi(m, term):
-        return mpmath.psi(m, sum((c * v for c, v in zip(term.c, x)), mpmath.mpf(term.c0)))
+    def lin(c, c0):
+        return sum((ci * v for ci, v in zip(c, x) if ci), mpmath.mpf(c0))
+
+    def d1(t, i):
+        if isinstance(t, Lgamma):
+            return t.sign * t.c[i] * mpmath.psi(0, lin(t.c, t.c0)) if t.c[i] else 0
+        u, v = lin(t.cu, t.u0), lin(t.cv, t.v0)
+        out = t.cu[i] * _mp_log(t, x) if t.cu[i] else 0
+        return t.sign * (out + (u * t.cv[i] * _reciprocal(v) if t.cv[i] and u != 0 else 0))
+
+    def d2(t, i, j):
+        if isinstance(t, Lgamma):
+            cij = t.c[i] * t.c[j]
+            return t.sign * cij * mpmath.psi(1, lin(t.c, t.c0)) if cij else 0
+        u, v = lin(t.cu, t.u0), lin(t.cv, t.v0)
+        cross = t.cu[i] * t.cv[j] + t.cu[j] * t.cv[i]
+        out = cross * _reciprocal(v) if cross else 0
+        return t.sign * (
+            out - (u * t.cv[i] * t.cv[j] * _reciprocal(v) ** 2 if t.cv[i] * t.cv[j] and u != 0 else 0)
+        )
 
     if order == 1:
-        return [sum(t.sign * t.c[i] * psi(0, t) for t in terms if t.c[i]) for i in range(4)]
-    pairs = [(i, j) for i in range(4) for j in range(i, 4)]
-    return [sum(t.sign * t.c[i] * t.c[j] * psi(1, t) for t in terms if t.c[i] * t.c[j]) for i, j in pairs]
+        return [sum(d1(t, i) for t in terms) for i in range(m)]
+    return [sum(d2(t, i, j) for t in terms) for i in range(m) for j in range(i, m)]
 
 
-def _betabinom_slopes(mass: bool):
-    """betabinom's derivative references: on the support with few trials, betabinom_log_slopes at 40
-    digits (mpmath), whose cancellation (psi(10000.5) - psi(10001) of two 9.2) scipy's float64
-    polygammas do not survive (d/db logpmf(0, 1, 0.5, 1e4) = 1/b - 1/(a + b) was 4.99975e-9 against
-    the true 4.9997500125e-9); the pmf's as f l' and f (l'' + l' l'); the long-double form elsewhere."""
+def _reciprocal(v):
+    """1 / v in mpmath, +inf at v = 0 (a log's argument reaches 0 from above: 1 - p at p = 1)."""
     import mpmath  # noqa: PLC0415
 
-    generic = _form(DISTRIBUTIONS["betabinom"], mass)
-    pairs = [(i, j) for i in range(4) for j in range(i, 4)]
+    return mpmath.inf if v == 0 else 1 / v
+
+
+def _mp_log(term, x):
+    """log v of an Xlogy term in mpmath, log1p(cv . x) where v0 = 1 (as ``_log_of``: 1 - p is 1 at
+    40 digits for p = 2.2e-308)."""
+    import mpmath  # noqa: PLC0415
+
+    z = sum((c * v for c, v in zip(term.cv, x) if c), mpmath.mpf(0))
+    return mpmath.log1p(z) if term.v0 == 1 else mpmath.log(z + term.v0)
+
+
+def _log_mass(name: str, point):
+    """The logpmf at ``point`` as an mpmath number of the current precision."""
+    import mpmath  # noqa: PLC0415
+
+    x = [mpmath.mpf(v) for v in point]
+    total = mpmath.mpf(0)
+    for t in DISTRIBUTIONS[name].terms:
+        if isinstance(t, Lgamma):
+            total += t.sign * mpmath.loggamma(sum((c * v for c, v in zip(t.c, x)), mpmath.mpf(t.c0)))
+        else:
+            u = sum((c * v for c, v in zip(t.cu, x)), mpmath.mpf(t.u0))
+            total += t.sign * u * _mp_log(t, x) if u != 0 else 0
+    return total
+
+
+def _exact_slopes(name: str, mass: bool, applies):
+    """A derivative reference of ``name``'s logpmf (or pmf, with ``mass``): log_slopes in mpmath (at
+    ``_digits``) where ``applies(*point)``, the pmf's as f l' and f (l'' + l' l'); the long-double form
+    elsewhere. scipy's float64 polygammas and long double do not survive the cancellations there:
+    betabinom's psi(10000.5) - psi(10001) of two 9.2 (d/db logpmf(0, 1, 0.5, 1e4) = 1/b - 1/(a + b)
+    was 4.99975e-9 against the true 4.9997500125e-9), nbinom's psi'(1e4) - psi'(10001) (d2/dk2 at
+    (1e4, 2.2e-308, 1e-7) is 1/k^2 = 1e-8, was 9.999999999994822e-9), binom's d/dp pmf(1; 1e4, p)
+    at p = 2.2e-308 (1e4 within an ulp, was 10000.00000004964)."""
+    import mpmath  # noqa: PLC0415
+
+    generic = _form(DISTRIBUTIONS[name], mass)
 
     def exact(point, order: int) -> list:
-        d1 = betabinom_log_slopes(point, 1)
-        values = d1 if order == 1 else betabinom_log_slopes(point, 2)
+        d1 = log_slopes(name, point, 1)
+        values = d1 if order == 1 else log_slopes(name, point, 2)
         if not mass:
             return values
-        f = mpmath.exp(sum(t.sign * mpmath.loggamma(sum(c * v for c, v in zip(t.c, point)) + t.c0)
-                           for t in DISTRIBUTIONS["betabinom"].terms))  # fmt: skip
+        f = mpmath.exp(_log_mass(name, point))
         if order == 1:
             return [f * v for v in values]
+        m = len(point)
+        pairs = [(i, j) for i in range(m) for j in range(i, m)]
         return [f * (v + d1[i] * d1[j]) for v, (i, j) in zip(values, pairs)]
 
     def form(order: int):
         def ref(*args):
             x = np.broadcast_arrays(*(np.asarray(a, np.float64) for a in args))
             out = [np.array(np.broadcast_to(p, x[0].shape), np.float64) for p in generic(order)(*args)]
-            with mpmath.workdps(40):
-                for idx in np.ndindex(x[0].shape):
-                    point = tuple(float(v[idx]) for v in x)
-                    if _few_trials(*point):
+            for idx in np.ndindex(x[0].shape):
+                point = tuple(float(v[idx]) for v in x)
+                if applies(*point):
+                    with mpmath.workdps(_digits(point) if mass and order == 2 else 40):
                         for part, v in zip(out, exact(point, order)):
                             part[idx] = float(v)
             return out
@@ -371,8 +423,72 @@ def _betabinom_slopes(mass: bool):
     return form
 
 
-FORMS["betabinom.logpmf"] = _betabinom_slopes(False)
-FORMS["betabinom.pmf"] = _betabinom_slopes(True)
+def _digits(point) -> int:
+    """The working precision of the pmf's second slopes at ``point``: 40 digits, and twice as many
+    more as its smallest coordinate has leading zeros: f (l'' + l' l') cancels two terms of 1/x^2
+    for a tiny parameter x (nbinom's d2/dn2 at n = 1.2e-38 is 2 (1 - p) log p = -32.2, from two
+    7e75). The first slopes and the logpmf's second keep their leading terms: 40 digits do."""
+    tiny = min((abs(v) for v in point if v != 0), default=1.0)
+    return 40 + 2 * max(0, -math.floor(math.log10(tiny)))
+
+
+def _inside(name: str, mass: bool):
+    """Whether a point is on ``name``'s support, valid, finite, with every log-gamma argument
+    positive and every log's argument too, or for the logpmf (not ``mass``) not negative (a log of
+    0, 1 - p at p = 1, gives its infinite terms, and the digamma sums stay exact; the pmf's
+    f (l'' + l' l') there is the long-double form's nan or infinity)."""
+    dist = DISTRIBUTIONS[name]
+
+    def applies(*point) -> bool:
+        x = [np.asarray(v, L) for v in point]
+        if not (bool(_on_support(dist, x)) and bool(dist.valid(*x))):
+            return False
+        for t in dist.terms:
+            if isinstance(t, Lgamma) and sum(c * v for c, v in zip(t.c, point)) + t.c0 <= 0:
+                return False
+            if isinstance(t, Xlogy):
+                v = sum(c * v for c, v in zip(t.cv, point)) + t.v0
+                if v < 0 or (mass and v == 0):
+                    return False
+        return True
+
+    return applies
+
+
+FORMS["betabinom.logpmf"] = _exact_slopes("betabinom", False, _few_trials)
+FORMS["betabinom.pmf"] = _exact_slopes("betabinom", True, _few_trials)
+for _name in ("binom", "nbinom"):
+    FORMS[f"{_name}.logpmf"] = _exact_slopes(_name, False, _inside(_name, False))
+    FORMS[f"{_name}.pmf"] = _exact_slopes(_name, True, _inside(_name, True))
+
+
+def _geom_pmf_slopes(generic):
+    """geom.pmf's derivative references: the long-double form ``generic``, but d2/dp2 for a whole
+    k >= 1 and 0 < p < 1 from the pmf p (1 - p)^(k - 1) itself, (k - 1) (1 - p)^(k - 3) (k p - 2)
+    at 40 digits (mpmath): f (l'' + l' l') cancels two terms of 1/p^2, which long double does not
+    survive at p = 2^-52 (d2/dp2 at k = 100 was -197.99999999999565, truly -197.99999999999355)."""
+    import mpmath  # noqa: PLC0415
+
+    def form(order: int):
+        def ref(k, p):
+            out = generic(order)(k, p)
+            if order == 1:
+                return out
+            k, p = np.broadcast_arrays(np.asarray(k, np.float64), np.asarray(p, np.float64))
+            curvature = np.array(np.broadcast_to(out[2], k.shape), np.float64)
+            with mpmath.workdps(40):
+                for idx in np.ndindex(k.shape):
+                    kk, pp = mpmath.mpf(float(k[idx])), mpmath.mpf(float(p[idx]))
+                    if 1 <= kk < 2**53 and kk == mpmath.floor(kk) and 0 < pp < 1:
+                        curvature[idx] = float((kk - 1) * (1 - pp) ** (kk - 3) * (kk * pp - 2))
+            return [*out[:2], curvature]
+
+        return ref
+
+    return form
+
+
+FORMS["geom.pmf"] = _geom_pmf_slopes(FORMS["geom.pmf"])
 
 
 _ENTROPY_SUMMED_UP_TO = (

@@ -98,18 +98,30 @@ def _poisson_logpmf(k, mu, loc=0):
     k, mu, bad = _poisson_args(k, mu, loc)
     ok = support(k, 0.0, np.inf)
     kc, mu = inside(ok, k, 0.0), inside(ok, mu, 1.0)
-    out = _k_log_mu(*snp.broadcast_arrays(kc, mu)) - log_factorial(kc) - mu
+    out = _log_terms(*snp.broadcast_arrays(kc, mu, log_factorial(kc)))
     return nan_where(bad, on_integers(k, ok, out))
 
 
-def _k_log_mu_partials(k, mu):
-    # k log(mu) is 0 at k = 0 whatever mu is: its slope in mu there is 0, not xlogy's 0 / mu (nan
-    # at mu = 0, where logpmf(0, mu) = -mu has slope -1); the slope in k stays log(mu)
+def _log_terms_value(k, mu, log_k_factorial):
+    return xlogy(k, mu) - log_k_factorial - mu
+
+
+def _log_terms_partials(k, mu, log_k_factorial):
+    # the slope in mu is (k - mu) / mu, not k / mu - 1, which keeps only the rounding of k / mu
+    # where mu is near k (mu = 1 - eps/2 at k = 1: 2.2e-16 for 1.1e-16); its own slope (the second
+    # derivatives) stays k / mu - 1's, -k / mu^2, where the quotient's chain rule would cancel
+    # -1 / mu against (mu - k) / mu^2 (at (1, 1e4), 5e-13 of -1e-8 left) and meet inf - inf at
+    # mu = -0; at k = 0, where k log(mu) is 0 whatever mu is, it is -1, not xlogy's 0 / mu - 1
+    # (nan at mu = 0); in k it stays log(mu)
     none = k == const(0.0, k)
-    return snp.log(mu), snp.where(none, snp.zeros_like(mu), k / snp.where(none, snp.ones_like(mu), mu))
+    mu_1 = snp.where(none, snp.ones_like(mu), mu)
+    plain = k / mu_1 - const(1.0, mu)
+    exact = (k - mu) / mu_1
+    in_mu = plain + stop_gradient(snp.where(snp.isfinite(exact), exact - plain, const(0.0, mu)))
+    return snp.log(mu), snp.where(none, const(-1.0, mu), in_mu), -snp.ones_like(log_k_factorial)
 
 
-_k_log_mu = with_partials("poisson_k_log_mu", xlogy, _k_log_mu_partials)
+_log_terms = with_partials("poisson_log_terms", _log_terms_value, _log_terms_partials)
 
 
 _FEW = 16  # counts below this take poisson's cdf as e^-mu times its finite sum
@@ -337,7 +349,7 @@ def _binom_logpmf(k, n, p, loc=0):
 
 
 _binom_mass = mass_of(_binom_logpmf, 0.0, 0.0, 0.5)
-_FEW_TRIALS = 32  # n up to this: binom's pmf as the product C(n, k) p^k (1 - p)^(n - k)
+_FEW_TRIALS = 32  # k up to this: binom's pmf as the product C(n, k) p^k (1 - p)^(n - k)
 
 
 def all_normal(*factors):
@@ -391,6 +403,22 @@ def linear_k_factor(k, rate):
     return snp.exp((k - stop_gradient(k)) * rate)
 
 
+_SPLIT = 134217729.0  # 2^27 + 1: Dekker's split of a float64 into two halves of 26 bits
+
+
+def less_product(c, k, p):
+    """c - k p with the rounding of k p put back (Dekker's exact product; |k| < 1e290, where the
+    split cannot overflow): near k p = c the rounded product leaves 0 (1 - 10 * 0.1, 2 - 20 * 0.1)."""
+    k = snp.where(snp.abs(k) < 1e290, k, 0.0)
+    k_big, p_big = k * _SPLIT, p * _SPLIT
+    k_hi = k_big - (k_big - k)
+    p_hi = p_big - (p_big - p)
+    k_lo, p_lo = k - k_hi, p - p_hi
+    product = k * p
+    error = ((k_hi * p_hi - product) + k_hi * p_lo + k_lo * p_hi) + k_lo * p_lo
+    return (c - product) - error
+
+
 def one_minus_power(p, m):
     """(1 - p)^m with 1 - p split into its rounded value h and the rest e = (1 - h) - p (exact):
     h^m exp(m log1p(e / h)); (1 - p)'s own rounding raised to m = 31 would be 16 ulps."""
@@ -422,18 +450,46 @@ def _binom_odds(p):
     return snp.where(tiny, tangent, odds)
 
 
+def _powers_value(a, b, p):
+    return snp.power(p, a) * one_minus_power(p, b)
+
+
+def _powers_slopes(a, b, p):
+    """p^a (1 - p)^b times log p in a and log1p(-p) in b; in p p^(a - 1) (1 - p)^(b - 1) (a - (a + b) p)
+    with a - (a + b) p exact (``less_product``), -b (1 - p)^(b - 1) at a = 0 and a p^(a - 1) at
+    b = 0: the powers' own chain rule a p^(a-1) (1-p)^b - b p^a (1-p)^(b-1) cancels where
+    a = (a + b) p (3.1x binom's slope -3.5e-16 at (2, 20, 0.1))."""
+    one = const(1.0, p)
+    value = _powers_value(a, b, p)
+    no_a, no_b = a == const(0.0, a), b == const(0.0, b)
+    a_in, b_in = snp.where(no_a, one, a), snp.where(no_b, one, b)
+    general = snp.power(p, a_in - one) * one_minus_power(p, b_in - one) * less_product(a_in, a_in + b_in, p)
+    at_ends = snp.where(no_a, -b * one_minus_power(p, b_in - one), a * snp.power(p, a_in - one))
+    return value * snp.log(p), value * snp.log1p(-p), snp.where(no_a | no_b, at_ends, general)
+
+
+# p^a (1 - p)^b for a, b >= 0 and 0 < p < 1 (a product form's powers), its slopes in closed form
+powers = with_partials("powers_of_p", _powers_value, _powers_slopes)
+
+
 def _binom_pmf(k, n, p, loc=0):
-    """exp(logpmf) (slopes 0 where it underflows), but for whole n <= _FEW_TRIALS and 0 < p < 1 the
-    product C(n, k) p^k (1 - p)^(n - k) (C exact, powers within an ulp): its value where its powers
-    are normal numbers (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of
-    the log, binom.pmf(1, 5, 1e-7)); its slopes in n and p too, with those in k from ``k_factor``
-    and ``linear_k_factor`` of ``_binom_odds`` (exp(logpmf)'s d2/dp2 was 1.25e6 ulps off at
-    (1, 5, 1e-7), and -inf for the -40 of (1, 5, 2.2e-308)); value and slopes where exp(logpmf)
-    underflowed (``below_mass``)."""
+    """exp(logpmf) (slopes 0 where it underflows), but for whole k <= _FEW_TRIALS, whole n < 2^53
+    and 0 < p < 1 the product C(n, k) p^k (1 - p)^(n - k) (C a running product of k factors, exact
+    for n <= 32; powers within an ulp): its value where its powers are normal numbers
+    (``all_normal``; the exp of a log-pmf of -14.5 is 8 ulps off for one ulp of the log,
+    binom.pmf(1, 5, 1e-7)); its slopes in n and p too (in p in closed form, ``powers``),
+    with those in k from ``k_factor`` and ``linear_k_factor`` of ``_binom_odds`` (exp(logpmf)'s
+    d2/dp2 was 1.25e6 ulps off at (1, 5, 1e-7), and -inf for the -40 of (1, 5, 2.2e-308) and the
+    -2e8 of (1, 1e4, 2.2e-308)); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
     mass = _binom_mass(k, n, p, loc=loc)
     k, n, p, loc = floats(k, n, p, loc)
     j = k - loc
-    few = support(j, 0.0, n) & (n <= const(float(_FEW_TRIALS), n)) & (n == snp.floor(n))
+    few = (
+        support(j, 0.0, n)
+        & (j <= const(float(_FEW_TRIALS), j))
+        & (n == snp.floor(n))
+        & (n < const(2.0**53, n))
+    )
     few = few & (p > const(0.0, p)) & (p < const(1.0, p))
     j, n, p = inside(few, j, 0.0), inside(few, n, 1.0), inside(few, p, 0.5)
     kept = stop_gradient(j)
@@ -443,7 +499,7 @@ def _binom_pmf(k, n, p, loc=0):
     n_c, p_c = slopes_where(under | smooth, n, p)
     m = n_c - kept
     choose = running_product(kept, lambda c, i: c * (m + i + 1.0) / (i + 1.0), _FEW_TRIALS, snp.ones_like(j))
-    product = choose * snp.power(p_c, kept) * one_minus_power(p_c, m)
+    product = choose * powers(*snp.broadcast_arrays(kept, m, p_c))
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     in_k = k_factor(lambda i: _binom_k_part(i, n_s), j_s) * linear_k_factor(j_s, _binom_odds(p_s))
     return from_product(mass, product, in_k, few & normal, smooth, under)

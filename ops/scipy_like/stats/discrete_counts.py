@@ -27,10 +27,12 @@ from .discrete import (
     from_product,
     inside,
     k_factor,
+    less_product,
     linear_k_factor,
     log_factorial,
     on_integers,
     one_minus_power,
+    powers,
     running_product,
     slopes_where,
     support,
@@ -54,22 +56,6 @@ def _geom_logpmf(k, p, loc=0):
     return nan_where(bad, on_integers(k, ok, _geom_log_mass(kc, p)))
 
 
-_SPLIT = 134217729.0  # 2^27 + 1: Dekker's split of a float64 into two halves of 26 bits
-
-
-def _one_minus_product(k, p):
-    """1 - k p with the rounding of k p put back (Dekker's exact product; k < 1e290, where the
-    split cannot overflow): near k p = 1 the rounded product leaves 0 (1 - 10 * 0.1)."""
-    k = snp.where(snp.abs(k) < 1e290, k, 0.0)
-    k_big, p_big = k * _SPLIT, p * _SPLIT
-    k_hi = k_big - (k_big - k)
-    p_hi = p_big - (p_big - p)
-    k_lo, p_lo = k - k_hi, p - p_hi
-    product = k * p
-    error = ((k_hi * p_hi - product) + k_hi * p_lo + k_lo * p_hi) + k_lo * p_lo
-    return (1.0 - product) - error
-
-
 def _geom_log_mass_partials(k, p):
     """d/dk log1p(-p); d/dp 1 / p - (k - 1) / (1 - p), whose two terms cancel where k p is near 1
     (the slope at (10, 0.1) came out 0 for -6.2e-16): its value there is (1 - k p) / (p (1 - p)),
@@ -79,7 +65,7 @@ def _geom_log_mass_partials(k, p):
     plain = one / p - (k - one) / (one - p)
     near = snp.isfinite(plain) & (snp.abs(k) < 1e290) & (p < one)
     q = snp.where(near, p, const(0.5, p))
-    exact = _one_minus_product(snp.where(near, k, one), q) / (q * (one - q))
+    exact = less_product(one, snp.where(near, k, one), q) / (q * (one - q))
     fixed = plain + stop_gradient(snp.where(near, exact - plain, const(0.0, p)))
     return snp.log1p(-p), snp.where(near & snp.isfinite(exact), fixed, plain)
 
@@ -94,12 +80,12 @@ _geom_mass = mass_of(_geom_logpmf, 1.0, 0.5)
 
 
 def _geom_product_slope(k, p):
-    """d/dp p (1 - p)^(k - 1) = (1 - p)^(k - 2) (1 - k p), 1 - k p exact (``_one_minus_product``;
+    """d/dp p (1 - p)^(k - 1) = (1 - p)^(k - 2) (1 - k p), 1 - k p exact (``less_product``;
     the product's own chain rule leaves an ulp of (1 - p)^(k - 1) where its two terms cancel, 2.3x
     the slope -2.4e-17 at (10, 0.1)); 1 at k = 1, where the pmf is p."""
     first = k == const(1.0, k)
     kk = snp.where(first, const(2.0, k), k)
-    general = one_minus_power(p, kk - const(2.0, k)) * _one_minus_product(kk, p)
+    general = one_minus_power(p, kk - const(2.0, k)) * less_product(const(1.0, p), kk, p)
     return snp.zeros_like(k), snp.where(first, snp.ones_like(p), general)
 
 
@@ -107,20 +93,21 @@ def _geom_product_slope(k, p):
 _geom_product = with_partials(
     "geom_product", lambda k, p: p * one_minus_power(p, k - const(1.0, k)), _geom_product_slope
 )
-_FEW_GEOM_TRIALS = 32  # k up to this: geom's pmf as the product p (1 - p)^(k - 1) (_geom_pmf)
+# k up to this (every whole number below it is a float64): geom's pmf as the product p (1 - p)^(k - 1)
+_GEOM_PRODUCT_UP_TO = 2.0**53
 
 
 def _geom_pmf(k, p, loc=0):
-    """exp(logpmf) (slopes 0 where it underflows), but for whole k <= _FEW_GEOM_TRIALS and 0 < p < 1
-    the product p (1 - p)^(k - 1): its value where its factors are normal numbers (``all_normal``),
+    """exp(logpmf) (slopes 0 where it underflows), but for whole k <= 2^53 and 0 < p < 1 the
+    product p (1 - p)^(k - 1): its value where its factors are normal numbers (``all_normal``),
     and its slopes in p (``_geom_product``), with those in k from ``linear_k_factor`` of log1p(-p)
     (exp(logpmf)'s second slope f (l'' + l'^2) cancels two terms of 1/p^2: 4.7e13 at (1, 1e-30)
-    for the 0 of pmf = p, 3.3e-11 at (1, 1e-5)); value and slopes where exp(logpmf) underflowed
-    (``below_mass``)."""
+    for the 0 of pmf = p, 3.3e-11 at (1, 1e-5), and 3.2e5 ulps at (1e4, 1e-10), where the 1/p^2
+    are 1e20 and the slope -2e4); value and slopes where exp(logpmf) underflowed (``below_mass``)."""
     mass = _geom_mass(k, p, loc=loc)
     k, p, loc = floats(k, p, loc)
     j = k - loc
-    few = support(j, 1.0, float(_FEW_GEOM_TRIALS)) & (p > const(0.0, p)) & (p < const(1.0, p))
+    few = support(j, 1.0, _GEOM_PRODUCT_UP_TO) & (p > const(0.0, p)) & (p < const(1.0, p))
     j, p = inside(few, j, 1.0), inside(few, p, 0.5)
     kept = stop_gradient(j)
     normal = all_normal(p, one_minus_power(p, kept - const(1.0, kept)))
@@ -189,9 +176,31 @@ def _nbinom_logpmf(k, n, p, loc=0):
     ok = support(k, 0.0, np.inf)
     kc, n, p = snp.broadcast_arrays(inside(ok, k, 0.0), inside(ok, n, 1.0), inside(ok, p, 0.5))
     log_coef = _nbinom_log_coefficient(kc, n)
-    out = log_coef + xlogy(n, p) + xlog1py(kc, -p)
+    out = log_coef + _nbinom_log_powers(kc, n, p)
     out = snp.where(snp.isinf(n), const(np.nan, out), out)  # n = inf on the support: scipy's and jax's nan
     return nan_where(bad, on_integers(k, ok, out))
+
+
+def _nbinom_log_powers_partials(k, n, p):
+    """log1p(-p) in k, log p in n, and in p n / p - k / (1 - p) as (n - (n + k) p) / (p (1 - p)),
+    n - (n + k) p exact (``less_product``): the two quotients cancel where n (1 - p) = k p, and
+    reverse mode's multiply-add kept one's rounding (-1.8e-15 for the 0 at (1e4, 1e4, 0.5)). Its
+    own slope (the second derivatives) stays the plain form's, -n / p^2 - k / (1 - p)^2, which is
+    finite or infinite where the quotient's chain rule meets 0 / 0 (p = 1); n / p at k = 0."""
+    one = const(1.0, p)
+    none = k == const(0.0, k)
+    plain = n / p - snp.where(none, const(0.0, p), k / (one - p))
+    inner = (p > const(0.0, p)) & (p < one) & (snp.abs(n + k) < 1e290)
+    q = snp.where(inner, p, const(0.5, p))
+    exact = less_product(n, n + k, q) / (q * (one - q))
+    fixed = plain + stop_gradient(snp.where(inner & snp.isfinite(exact), exact - plain, const(0.0, p)))
+    return snp.log1p(-p), snp.log(p), snp.where(none, plain, fixed)
+
+
+# n log p + k log1p(-p), its slope in p in closed form
+_nbinom_log_powers = with_partials(
+    "nbinom_log_powers", lambda k, n, p: xlogy(n, p) + xlog1py(k, -p), _nbinom_log_powers_partials
+)
 
 
 _nbinom_mass = mass_of(_nbinom_logpmf, 0.0, 1.0, 0.5)
@@ -224,7 +233,7 @@ def _nbinom_pmf(k, n, p, loc=0):
     coefficient = running_product(
         kept, lambda c, i: c * ((n_c + i) / (i + 1.0)), _FEW_FAILURES, snp.ones_like(j)
     )
-    product = coefficient * snp.power(p_c, n_c) * one_minus_power(p_c, kept)
+    product = coefficient * powers(*snp.broadcast_arrays(n_c, kept, p_c))
     j_s, n_s, p_s = snp.broadcast_arrays(*slopes_where(smooth, j, n, p))
     in_k = k_factor(lambda i: _nbinom_k_part(i, n_s), j_s) * linear_k_factor(j_s, snp.log1p(-p_s))
     return from_product(mass, product, in_k, few & normal, smooth, under)

@@ -13,7 +13,7 @@ from scipy import stats as st
 import stablegraph as sg
 
 from ..closed_forms_discrete import _betabinom_exact as exact_betabinom
-from ..closed_forms_discrete import betabinom_log_slopes
+from ..closed_forms_discrete import log_slopes
 
 S = sg.scipy.stats
 
@@ -658,9 +658,85 @@ def test_betabinom_log_pmf_slopes_keep_the_digits_their_digamma_differences_canc
             # d2/dx_i dx_j for i <= j: d/dn of d/db sums psi'(b + m) - psi'(a + b + n), two
             # partials of one call in n, whose digits cancel (9000 ulps at (0, 1, 0.5, 1e4))
             got = [s[m] for s in slopes] + [curvatures[i][j][m] for i, j in upper]
-            want = betabinom_log_slopes(row, 1) + betabinom_log_slopes(row, 2)
+            want = log_slopes("betabinom", row, 1) + log_slopes("betabinom", row, 2)
             want = np.array([float(w) if abs(w) > 1e-30 else 0.0 for w in want])
             ulps = np.abs(np.array(got) - want) / np.spacing(np.abs(want))
             assert (ulps <= 8).all(), (row, ulps)
     flat = [i for i, r in enumerate(rows) if r[2] == r[3] == 1.0]
     assert (slopes[0][flat] == 0).all() and (curvatures[0][0][flat] == 0).all()
+
+
+def test_count_pmf_slopes_keep_the_digits_where_two_quotients_cancel():
+    """Slopes of poisson, geom, binom and nbinom whose textbook forms cancel: poisson's d/dmu
+    log-pmf k/mu - 1 is (k - mu)/mu (2x the 4.08e-17 at (1, 1 - 2^-53)) with d2 -k/mu^2 (the
+    quotient rule left 5e-13 of -1e-8 at (1, 1e4)); geom's d2/dp2 comes from p (1 - p)^(k - 1)
+    (f (l'' + l'^2) cancelled 1/p^2 = 1e20 at (1e4, 1e-10): 3.2e5 ulps); binom's d/dp has k - n p
+    exact (3.1x the -3.5e-16 at (2, 20, 0.1)) and at n = 1e4, p = 2.2e-308 its d2/dp2 is -2e8
+    (was -inf); nbinom's d/dp has n - (n + k) p exact (-1.8e-15 for the 0 at (1e4, 1e4, 0.5)).
+    Each within 4 ulps of 50-digit mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    mp = mpmath.mp
+
+    def binom(k, n, p):
+        return mpmath.binomial(n, k) * p**k * (1 - p) ** (n - k)
+
+    def nbinom(k, n, p):
+        return mpmath.gamma(k + n) / (mpmath.gamma(k + 1) * mpmath.gamma(n)) * p**n * (1 - p) ** k
+
+    cases = [  # (sg method, mpmath function, point, argument, order)
+        (S.poisson.pmf, lambda k, mu: mu**k * mpmath.exp(-mu) / mpmath.factorial(k), (1, 1 - 2**-53), 1, 1),
+        (
+            S.poisson.logpmf,
+            lambda k, mu: k * mpmath.log(mu) - mu - mpmath.log(mpmath.factorial(k)),
+            (1, 1e4),
+            1,
+            2,
+        ),
+        (
+            S.poisson.logpmf,
+            lambda k, mu: k * mpmath.log(mu) - mu - mpmath.log(mpmath.factorial(k)),
+            (5, 0.5),
+            1,
+            2,
+        ),
+        (S.geom.pmf, lambda k, p: p * (1 - p) ** (k - 1), (1e4, 1e-10), 1, 2),
+        (S.geom.pmf, lambda k, p: p * (1 - p) ** (k - 1), (100, 2**-52), 1, 2),
+        (S.geom.pmf, lambda k, p: p * (1 - p) ** (k - 1), (10, 0.1), 1, 1),
+        (S.binom.pmf, binom, (2, 20, 0.1), 2, 1),
+        (S.binom.pmf, binom, (2, 20, 0.1), 2, 2),
+        (S.binom.pmf, binom, (1, 5, 1e-7), 2, 2),
+        (S.binom.pmf, binom, (1, 1e4, 2.2250738585072014e-308), 2, 2),
+        (S.nbinom.pmf, nbinom, (1e4, 1e4, 0.5), 2, 1),
+        (S.nbinom.pmf, nbinom, (5, 5, 0.5), 2, 1),
+        (S.nbinom.pmf, nbinom, (3, 2.5, 0.3), 2, 1),
+        (S.nbinom.logpmf, lambda k, n, p: mpmath.log(nbinom(k, n, p)), (7, 3, 0.3), 2, 1),
+    ]
+
+    def build(*ps):
+        out, start = [], 0
+        for method, _, point, arg, order in cases:
+            args = ps[start : start + len(point)]
+            start += len(point)
+
+            def slope(x, method=method, args=args, arg=arg):
+                xs = list(args)
+                xs[arg] = x
+                return sg.numpy.sum(method(*xs))
+
+            first = sg.grad(slope)
+            out.append(
+                first(args[arg]) if order == 1 else sg.grad(lambda x, first=first: first(x))(args[arg])
+            )
+        return out
+
+    got = _run(build, *[np.array(v, np.float64) for _, _, point, _, _ in cases for v in point])
+    with mpmath.workdps(50):
+        for value, (method, truth, point, arg, order) in zip(got, cases):
+            xs = [mp.mpf(v) for v in point]
+
+            def along(x, xs=xs, arg=arg, truth=truth):
+                return truth(*(x if i == arg else v for i, v in enumerate(xs)))
+
+            want = float(mpmath.diff(along, xs[arg], order))
+            ulps = abs(float(value) - want) / np.spacing(abs(want)) if want != 0 else abs(float(value))
+            assert ulps <= 4, (method.__name__, point, order, float(value), want)
