@@ -3,7 +3,8 @@
 Built with elementwise.py's ``unary`` and ``binary`` factories (shared infer,
 batch and jvp-from-vjp plumbing); the vjp formulas are JAX's. Most lower to
 a chlo op; bessel_i0e, igamma, igammac, igamma_grad_a and betainc, which
-chlo lacks, lower to series and continued fractions in special_lowering.py.
+chlo lacks, lower to series and continued fractions in special_lowering.py,
+and digamma and polygamma, whose chlo forms lose digits, to gamma_lowering.py.
 population_count and clz are the integer ops stablehlo.popcnt and
 stablehlo.count_leading_zeros.
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ...graph import ELEMENTWISE, GraphError, OpDef, TensorType
 from . import ad_util as ad
-from . import batching, bessel_slopes, hlo, prims, special_lowering
+from . import batching, bessel_slopes, gamma_lowering, hlo, prims, special_lowering
 from .elementwise import INTEGER, binary, unary
 from .registry import bind, lookup
 
@@ -91,8 +92,8 @@ def _polygamma_of(m: int, x):
 
 lgamma = unary("lgamma", chlo.lgamma, "f", vjp=lambda x, y, ct: ad.mul(ct, bind(digamma, x)),
                reasons=_NO_FOLD, doc="log |Gamma(x)|; chlo.lgamma")  # fmt: skip
-digamma = unary("digamma", chlo.digamma, "f", vjp=lambda x, y, ct: ad.mul(ct, _polygamma_of(1, x)),
-                reasons=_NO_FOLD, doc="d/dx log Gamma(x); chlo.digamma")  # fmt: skip
+digamma = unary("digamma", gamma_lowering.digamma, "f", vjp=lambda x, y, ct: ad.mul(ct, _polygamma_of(1, x)),
+                reasons=_NO_FOLD, doc="d/dx log Gamma(x); gamma_lowering.digamma")  # fmt: skip
 
 
 def _polygamma_vjp(m, x, out, ct):
@@ -100,8 +101,8 @@ def _polygamma_vjp(m, x, out, ct):
     return None, ad.mul(ct, bind(polygamma, ad.add(m, _one(m)), x))
 
 
-polygamma = binary("polygamma", chlo.polygamma, "f", vjp=_polygamma_vjp, reasons=_NO_FOLD,
-                   doc="the m-th derivative of digamma at x (m a whole number); chlo.polygamma")  # fmt: skip
+polygamma = binary("polygamma", gamma_lowering.polygamma, "f", vjp=_polygamma_vjp, reasons=_NO_FOLD,
+                   doc="the m-th derivative of digamma at x (m a whole number); gamma_lowering.polygamma")  # fmt: skip
 # B_2j / (2j)!, j = 1 .. 10: the Euler-Maclaurin corrections of the zeta series' tail
 _EM_COEFFICIENTS = tuple(
     b / float(np.prod(np.arange(1, 2 * j + 1)))

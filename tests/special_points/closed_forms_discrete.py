@@ -457,38 +457,9 @@ def _inside(name: str, mass: bool):
 
 FORMS["betabinom.logpmf"] = _exact_slopes("betabinom", False, _few_trials)
 FORMS["betabinom.pmf"] = _exact_slopes("betabinom", True, _few_trials)
-for _name in ("binom", "nbinom"):
+for _name in ("binom", "nbinom", "geom"):
     FORMS[f"{_name}.logpmf"] = _exact_slopes(_name, False, _inside(_name, False))
     FORMS[f"{_name}.pmf"] = _exact_slopes(_name, True, _inside(_name, True))
-
-
-def _geom_pmf_slopes(generic):
-    """geom.pmf's derivative references: the long-double form ``generic``, but d2/dp2 for a whole
-    k >= 1 and 0 < p < 1 from the pmf p (1 - p)^(k - 1) itself, (k - 1) (1 - p)^(k - 3) (k p - 2)
-    at 40 digits (mpmath): f (l'' + l' l') cancels two terms of 1/p^2, which long double does not
-    survive at p = 2^-52 (d2/dp2 at k = 100 was -197.99999999999565, truly -197.99999999999355)."""
-    import mpmath  # noqa: PLC0415
-
-    def form(order: int):
-        def ref(k, p):
-            out = generic(order)(k, p)
-            if order == 1:
-                return out
-            k, p = np.broadcast_arrays(np.asarray(k, np.float64), np.asarray(p, np.float64))
-            curvature = np.array(np.broadcast_to(out[2], k.shape), np.float64)
-            with mpmath.workdps(40):
-                for idx in np.ndindex(k.shape):
-                    kk, pp = mpmath.mpf(float(k[idx])), mpmath.mpf(float(p[idx]))
-                    if 1 <= kk < 2**53 and kk == mpmath.floor(kk) and 0 < pp < 1:
-                        curvature[idx] = float((kk - 1) * (1 - pp) ** (kk - 3) * (kk * pp - 2))
-            return [*out[:2], curvature]
-
-        return ref
-
-    return form
-
-
-FORMS["geom.pmf"] = _geom_pmf_slopes(FORMS["geom.pmf"])
 
 
 _ENTROPY_SUMMED_UP_TO = (

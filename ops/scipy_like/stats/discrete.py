@@ -115,9 +115,7 @@ def _log_terms_partials(k, mu, log_k_factorial):
     # (nan at mu = 0); in k it stays log(mu)
     none = k == const(0.0, k)
     mu_1 = snp.where(none, snp.ones_like(mu), mu)
-    plain = k / mu_1 - const(1.0, mu)
-    exact = (k - mu) / mu_1
-    in_mu = plain + stop_gradient(snp.where(snp.isfinite(exact), exact - plain, const(0.0, mu)))
+    in_mu = valued_as(k / mu_1 - const(1.0, mu), (k - mu) / mu_1)
     return snp.log(mu), snp.where(none, const(-1.0, mu), in_mu), -snp.ones_like(log_k_factorial)
 
 
@@ -417,6 +415,17 @@ def less_product(c, k, p):
     product = k * p
     error = ((k_hi * p_hi - product) + k_hi * p_lo + k_lo * p_hi) + k_lo * p_lo
     return (c - product) - error
+
+
+def valued_as(plain, exact, where=None):
+    """``plain`` with the value of ``exact`` where ``where`` (if given) holds and both are finite,
+    and plain's slopes everywhere: a closed-form slope keeps its digits where its textbook form
+    cancels, while its own slopes (the second derivatives) stay the textbook form's, finite or
+    infinite where the closed form's chain rule would meet 0 / 0 or cancel again."""
+    keep = snp.isfinite(exact) & snp.isfinite(plain)
+    if where is not None:
+        keep = keep & where
+    return plain + stop_gradient(snp.where(keep, exact - plain, const(0.0, plain)))
 
 
 def one_minus_power(p, m):

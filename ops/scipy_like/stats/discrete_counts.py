@@ -36,6 +36,7 @@ from .discrete import (
     running_product,
     slopes_where,
     support,
+    valued_as,
 )
 from .underflow import mass_of
 from .wide import in_float64
@@ -66,8 +67,7 @@ def _geom_log_mass_partials(k, p):
     near = snp.isfinite(plain) & (snp.abs(k) < 1e290) & (p < one)
     q = snp.where(near, p, const(0.5, p))
     exact = less_product(one, snp.where(near, k, one), q) / (q * (one - q))
-    fixed = plain + stop_gradient(snp.where(near, exact - plain, const(0.0, p)))
-    return snp.log1p(-p), snp.where(near & snp.isfinite(exact), fixed, plain)
+    return snp.log1p(-p), valued_as(plain, exact, near)
 
 
 # (k - 1) log1p(-p) + log p, its slope in p in closed form
@@ -193,8 +193,7 @@ def _nbinom_log_powers_partials(k, n, p):
     inner = (p > const(0.0, p)) & (p < one) & (snp.abs(n + k) < 1e290)
     q = snp.where(inner, p, const(0.5, p))
     exact = less_product(n, n + k, q) / (q * (one - q))
-    fixed = plain + stop_gradient(snp.where(inner & snp.isfinite(exact), exact - plain, const(0.0, p)))
-    return snp.log1p(-p), snp.log(p), snp.where(none, plain, fixed)
+    return snp.log1p(-p), snp.log(p), valued_as(plain, exact, inner & ~none)
 
 
 # n log p + k log1p(-p), its slope in p in closed form

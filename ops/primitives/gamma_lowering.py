@@ -1,0 +1,180 @@
+"""StableHLO numerics of digamma and polygamma, within an ulp or two where XLA's are not (ops layer, rule helpers).
+
+chlo.digamma (a Lanczos sum) is 5 to 22 ulps off in float64 at ordinary
+points (psi(1) = -0.5772156649015334 for ...329, psi(1.5) 16 ulps, psi(-0.5)
+22), and chlo.polygamma takes m! as exp(lgamma(m + 1)), which XLA folds 3
+to 10 ulps off when the order is a constant of the program (trigamma(1) =
+1.644934066848228 for pi^2/6 = 1.6449340668482264): every digamma slope
+carried that bias. Here, in float64 whatever the input's float type:
+
+- ``digamma``: on [1, 10) psi(x) = (x - x0) P(x) / Q(x), x0 the positive
+  root of psi in two parts (so that x - x0 keeps its digits next to the
+  root), P and Q polynomials with positive coefficients (no cancellation);
+  on (0, 1) that at x + 1 less 1/x (the factor x - (x0 - 1), exact); from
+  10 on log x - 1/(2x) - sum B_2k / (2k x^2k); below 0 the reflection
+  psi(1 - x) - pi cot(pi x), cot taken at x less its nearest whole number
+  (exact); nan at 0, -0 and the negative whole numbers (jax's convention).
+- ``polygamma``: digamma at m = 0, (-1)^(m+1) m! zeta(m + 1, x) at a whole
+  m > 0, nan at any other m. An order that is a constant of the program
+  (digamma's slope binds one) gets its sign and m! from Python; a fed one
+  has m! as an exact product up to 20, exp(lgamma(m + 1)) beyond.
+
+P / Q is a rational fit (linearized least squares, reweighted, 40 digits
+with mpmath) of relative error 7.5e-19 on [1, 10];
+tests/ops/scipy_like/test_gamma_family_digits.py checks it against mpmath.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...graph import TensorType
+from . import hlo
+from .special_lowering import Emitter, tensor_type_of
+
+sh, chlo = hlo.sh, hlo.chlo
+
+# x0 = 1.461632144968362341262659542325721328468..., split so that hi + lo holds it to 1e-32
+PSI_ROOT_HI, PSI_ROOT_LO = 1.4616321449683622, 9.549995429965697e-17
+# psi(x) / (x - x0) = P(x) / Q(x) on [1, 10] (coefficients of x^0, x^1, ...): relative error 7.5e-19
+PSI_OVER_ROOT = (
+    (0.00033927544813508557, 0.0011835552454054704, 0.0012905204625604722, 0.0006206135448755952,
+     0.00014635115190886233, 1.714843499687816e-05, 9.465440150846604e-07, 2.1409661978358655e-08,
+     1.4148707385614212e-10, 4.54495136751195e-14),
+    (5.457355438105202e-13, 0.0004958958948749444, 0.0011044080959331532, 0.0008809452440782248,
+     0.0003286765102537301, 6.183541709093829e-05, 5.845142842069735e-06, 2.597521249843951e-07,
+     4.636900922961402e-09, 2.2557208296281285e-11),
+)  # fmt: skip
+RATIONAL_ON = (1.0, 10.0)
+# B_2k / (2k), k = 1 .. 8: psi's asymptotic series in 1 / x^2k (the 9th term is 3e-18 at x = 10)
+_PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160)
+_EXACT_FACTORIALS_TO = 20  # m! for m up to this is a product of whole numbers (exact to 18!)
+
+
+def digamma(x):
+    """psi(x) of a float value (computed in float64, rounded back to x's type)."""
+    return _in_float64(x, _digamma)
+
+
+def _in_float64(x, fn):
+    """fn(emitter, x) on x as float64, rounded back to x's type."""
+    ty = tensor_type_of(x)
+    wide = ty.dtype.name == "float64"
+    e = Emitter(TensorType(ty.shape, "float64"))
+    out = fn(e, x if wide else sh.convert(hlo.tensor_type(e.ty), x))
+    return out if wide else sh.convert(hlo.tensor_type(ty), out)
+
+
+def _digamma(e: Emitter, x):
+    one = e.const(1.0)
+    negative = e.cmp(x, e.const(0.0), "LT")
+    p = e.select(negative, sh.subtract(one, x), x)  # the reflection's 1 - x: >= 1
+    at = _Arguments(e, p)
+    # (x - x0) P / Q, below 1 at x + 1 (its factor x - (x0 - 1), exact) less 1 / x
+    root_hi = e.select(at.below_one, e.const(PSI_ROOT_HI - 1.0), e.const(PSI_ROOT_HI))
+    factor = sh.subtract(sh.subtract(p, root_hi), e.const(PSI_ROOT_LO))
+    near = sh.multiply(factor, at.rational(PSI_OVER_ROOT))
+    near = e.select(at.below_one, sh.subtract(near, sh.divide(one, p)), near)
+    # log x - 1/(2x) - sum_k B_2k / (2k x^2k)
+    w = sh.divide(one, sh.multiply(at.far_x, at.far_x))
+    small = sh.add(sh.divide(e.const(0.5), at.far_x), sh.multiply(_horner(e, _PSI_ASYMPTOTIC, w), w))
+    out = e.select(at.far, sh.subtract(sh.log(at.far_x), small), near)
+    out = e.select(negative, sh.subtract(out, _pi_cot_pi(e, x)), out)
+    pole = sh.and_(e.cmp(x, e.const(0.0), "LE"), e.cmp(x, sh.floor(x), "EQ"))
+    out = e.select(pole, e.const(math.nan), out)
+    return e.select(e.cmp(x, x, "NE"), x, out)
+
+
+class _Arguments:
+    """Where x > 0 goes (float64 lanes; other lanes give values the caller replaces): the rational
+    form at x on [1, 10) and at x + 1 below 1 (``below_one``: rounding x + 1 moves the rational's
+    smooth value by an ulp at most; the exact factors are the caller's), the asymptotic series
+    from 10 on (``far``, at ``far_x``: x there, 10 elsewhere)."""
+
+    def __init__(self, e: Emitter, x):
+        self.e = e
+        self.below_one = e.cmp(x, e.const(RATIONAL_ON[0]), "LT")
+        self.far = e.cmp(x, e.const(RATIONAL_ON[1]), "GE")
+        self.z = e.select(self.below_one, sh.add(x, e.const(1.0)), x)
+        self.far_x = e.select(self.far, x, e.const(RATIONAL_ON[1]))
+
+    def rational(self, form):
+        """P(z) / Q(z) of a form's coefficients (all positive: no cancellation on [1, 10])."""
+        top, bottom = form
+        return sh.divide(_horner(self.e, top, self.z), _horner(self.e, bottom, self.z))
+
+
+def _horner(e: Emitter, coefs, w):
+    """sum_k coefs[k] w^k."""
+    out = e.const(coefs[-1])
+    for c in coefs[-2::-1]:
+        out = sh.add(sh.multiply(out, w), e.const(c))
+    return out
+
+
+def _pi_cot_pi(e: Emitter, x):
+    """pi cot(pi x), taken at r = x less its nearest whole number (exact) and, for |r| > 1/4, as
+    tan(pi (1/2 - |r|)): cos(pi r) / sin(pi r) would keep cos's 6e-17 at r = 1/2 (psi(-0.5) 5 ulps)."""
+    r = sh.subtract(x, sh.round_nearest_even(x))
+    a = sh.abs(r)
+    pi = e.const(math.pi)
+    inner = e.cmp(a, e.const(0.25), "LE")
+    half_less = sh.subtract(e.const(0.5), a)  # exact for |r| >= 1/4
+    angle = e.select(inner, sh.multiply(pi, a), sh.multiply(pi, half_less))
+    cos, sin = sh.cosine(angle), sh.sine(angle)
+    cot = sh.divide(sh.multiply(pi, e.select(inner, cos, sin)), e.select(inner, sin, cos))
+    return e.select(e.cmp(r, e.const(0.0), "LT"), sh.negate(cot), cot)
+
+
+def polygamma(m, x):
+    """The m-th derivative of psi at x, for float values m and x of one type. An order that is a
+    constant of the program (digamma's slope binds one) is read here: its sign and m! are Python's."""
+    ty = tensor_type_of(x)
+    if ty.dtype.name in ("float16", "bfloat16"):  # in float32, as chlo's
+        wide = hlo.tensor_type(TensorType(ty.shape, "float32"))
+        return sh.convert(hlo.tensor_type(ty), polygamma(sh.convert(wide, m), sh.convert(wide, x)))
+    e = Emitter(ty)
+    order = constant_value(m)
+    if order is not None and _whole_with_factorial(order, ty):
+        if order == 0:
+            return digamma(x)
+        k = int(order)
+        size = sh.multiply(e.const(float(math.factorial(k))), chlo.zeta(e.const(k + 1.0), x))
+        return size if k % 2 else sh.negate(size)
+    one, zero = e.const(1.0), e.const(0.0)
+    whole = sh.and_(e.cmp(m, sh.floor(m), "EQ"), e.cmp(m, zero, "GE"))
+    factorial = one
+    for i in range(2, _EXACT_FACTORIALS_TO + 1):
+        k = e.const(float(i))
+        factorial = e.select(e.cmp(k, m, "LE"), sh.multiply(factorial, k), factorial)
+    m_1 = sh.add(m, one)
+    big = e.cmp(m, e.const(float(_EXACT_FACTORIALS_TO)), "GT")
+    factorial = e.select(big, sh.exponential(chlo.lgamma(m_1)), factorial)
+    half = sh.multiply(m, e.const(0.5))
+    odd = e.cmp(half, sh.floor(half), "NE")  # (-1)^(m+1) = 1
+    size = sh.multiply(factorial, chlo.zeta(m_1, x))
+    out = e.select(odd, size, sh.negate(size))
+    out = e.select(e.cmp(m, zero, "EQ"), digamma(x), out)
+    return e.select(whole, out, e.const(math.nan))
+
+
+def _whole_with_factorial(order: float, ty: TensorType) -> bool:
+    """Whether a constant order is a whole m >= 0 whose m! the result's type holds."""
+    if not (math.isfinite(order) and order == math.floor(order) and order >= 0):
+        return False
+    return order <= 170 and math.factorial(int(order)) <= float(np.finfo(ty.dtype.np).max)
+
+
+def constant_value(v) -> float | None:
+    """The one value of an MLIR value that is a constant filled with it (or a broadcast of a
+    scalar constant), else None."""
+    op = v.owner
+    if getattr(op, "name", None) == "stablehlo.broadcast_in_dim":
+        op = op.operands[0].owner
+    if getattr(op, "name", None) != "stablehlo.constant":
+        return None
+    values = np.asarray(hlo.ir.DenseElementsAttr(op.attributes["value"]))
+    flat = values.reshape(-1)
+    return float(flat[0]) if flat.size and (flat == flat[0]).all() else None
