@@ -47,7 +47,7 @@ PSI_OVER_ROOT = (
      0.0003286765102537301, 6.183541709093829e-05, 5.845142842069735e-06, 2.597521249843951e-07,
      4.636900922961402e-09, 2.2557208296281285e-11),
 )  # fmt: skip
-RATIONAL_ON = (1.0, 10.0)
+_RATIONAL_FROM, _ASYMPTOTIC_FROM = 1.0, 10.0  # P / Q on [1, 10), the asymptotic series beyond
 # B_2k / (2k), k = 1 .. 8: psi's asymptotic series in 1 / x^2k (the 9th term is 3e-18 at x = 10)
 _PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160)
 _EXACT_FACTORIALS_TO = 20  # m! for m up to this is a product of whole numbers (exact to 18!)
@@ -55,15 +55,10 @@ _EXACT_FACTORIALS_TO = 20  # m! for m up to this is a product of whole numbers (
 
 def digamma(x):
     """psi(x) of a float value (computed in float64, rounded back to x's type)."""
-    return _in_float64(x, _digamma)
-
-
-def _in_float64(x, fn):
-    """fn(emitter, x) on x as float64, rounded back to x's type."""
     ty = tensor_type_of(x)
     wide = ty.dtype.name == "float64"
     e = Emitter(TensorType(ty.shape, "float64"))
-    out = fn(e, x if wide else sh.convert(hlo.tensor_type(e.ty), x))
+    out = _digamma(e, x if wide else sh.convert(hlo.tensor_type(e.ty), x))
     return out if wide else sh.convert(hlo.tensor_type(ty), out)
 
 
@@ -71,39 +66,26 @@ def _digamma(e: Emitter, x):
     one = e.const(1.0)
     negative = e.cmp(x, e.const(0.0), "LT")
     p = e.select(negative, sh.subtract(one, x), x)  # the reflection's 1 - x: >= 1
-    at = _Arguments(e, p)
-    # (x - x0) P / Q, below 1 at x + 1 (its factor x - (x0 - 1), exact) less 1 / x
-    root_hi = e.select(at.below_one, e.const(PSI_ROOT_HI - 1.0), e.const(PSI_ROOT_HI))
+    below_one = e.cmp(p, e.const(_RATIONAL_FROM), "LT")
+    far = e.cmp(p, e.const(_ASYMPTOTIC_FROM), "GE")
+    # (x - x0) P / Q on [1, 10); below 1 at x + 1 (rounding x + 1 moves the smooth P / Q by an ulp
+    # at most; its factor x - (x0 - 1) is exact), less 1 / x
+    z = e.select(below_one, sh.add(p, one), p)
+    top, bottom = PSI_OVER_ROOT
+    rational = sh.divide(_horner(e, top, z), _horner(e, bottom, z))
+    root_hi = e.select(below_one, e.const(PSI_ROOT_HI - 1.0), e.const(PSI_ROOT_HI))
     factor = sh.subtract(sh.subtract(p, root_hi), e.const(PSI_ROOT_LO))
-    near = sh.multiply(factor, at.rational(PSI_OVER_ROOT))
-    near = e.select(at.below_one, sh.subtract(near, sh.divide(one, p)), near)
-    # log x - 1/(2x) - sum_k B_2k / (2k x^2k)
-    w = sh.divide(one, sh.multiply(at.far_x, at.far_x))
-    small = sh.add(sh.divide(e.const(0.5), at.far_x), sh.multiply(_horner(e, _PSI_ASYMPTOTIC, w), w))
-    out = e.select(at.far, sh.subtract(sh.log(at.far_x), small), near)
+    near = sh.multiply(factor, rational)
+    near = e.select(below_one, sh.subtract(near, sh.divide(one, p)), near)
+    # from 10 on: log x - 1/(2x) - sum_k B_2k / (2k x^2k)
+    far_x = e.select(far, p, e.const(_ASYMPTOTIC_FROM))
+    w = sh.divide(one, sh.multiply(far_x, far_x))
+    small = sh.add(sh.divide(e.const(0.5), far_x), sh.multiply(_horner(e, _PSI_ASYMPTOTIC, w), w))
+    out = e.select(far, sh.subtract(sh.log(far_x), small), near)
     out = e.select(negative, sh.subtract(out, _pi_cot_pi(e, x)), out)
     pole = sh.and_(e.cmp(x, e.const(0.0), "LE"), e.cmp(x, sh.floor(x), "EQ"))
     out = e.select(pole, e.const(math.nan), out)
     return e.select(e.cmp(x, x, "NE"), x, out)
-
-
-class _Arguments:
-    """Where x > 0 goes (float64 lanes; other lanes give values the caller replaces): the rational
-    form at x on [1, 10) and at x + 1 below 1 (``below_one``: rounding x + 1 moves the rational's
-    smooth value by an ulp at most; the exact factors are the caller's), the asymptotic series
-    from 10 on (``far``, at ``far_x``: x there, 10 elsewhere)."""
-
-    def __init__(self, e: Emitter, x):
-        self.e = e
-        self.below_one = e.cmp(x, e.const(RATIONAL_ON[0]), "LT")
-        self.far = e.cmp(x, e.const(RATIONAL_ON[1]), "GE")
-        self.z = e.select(self.below_one, sh.add(x, e.const(1.0)), x)
-        self.far_x = e.select(self.far, x, e.const(RATIONAL_ON[1]))
-
-    def rational(self, form):
-        """P(z) / Q(z) of a form's coefficients (all positive: no cancellation on [1, 10])."""
-        top, bottom = form
-        return sh.divide(_horner(self.e, top, self.z), _horner(self.e, bottom, self.z))
 
 
 def _horner(e: Emitter, coefs, w):
@@ -136,7 +118,7 @@ def polygamma(m, x):
         wide = hlo.tensor_type(TensorType(ty.shape, "float32"))
         return sh.convert(hlo.tensor_type(ty), polygamma(sh.convert(wide, m), sh.convert(wide, x)))
     e = Emitter(ty)
-    order = constant_value(m)
+    order = _constant_value(m)
     if order is not None and _whole_with_factorial(order, ty):
         if order == 0:
             return digamma(x)
@@ -167,7 +149,7 @@ def _whole_with_factorial(order: float, ty: TensorType) -> bool:
     return order <= 170 and math.factorial(int(order)) <= float(np.finfo(ty.dtype.np).max)
 
 
-def constant_value(v) -> float | None:
+def _constant_value(v) -> float | None:
     """The one value of an MLIR value that is a constant filled with it (or a broadcast of a
     scalar constant), else None."""
     op = v.owner
