@@ -285,22 +285,23 @@ def _betabinom_exact(k: float, n: float, a: float, b: float, log: bool) -> float
         return float((Decimal(value.numerator) / Decimal(value.denominator)).ln())
 
 
-def _betabinom_value(log: bool):
-    """The value reference of betabinom.pmf / logpmf(k, n, a, b[, loc]): the exact product on the
-    support with few trials (_betabinom_exact), scipy's float64 value elsewhere."""
+def _value_reference(name: str, log: bool, count: int, applies, exact):
+    """The value reference of ``name``.pmf / logpmf(k, *params[, loc]) with ``count`` parameters:
+    ``exact(k - loc, *params, log)`` where ``applies`` to that point, scipy's float64 value elsewhere."""
     method = "logpmf" if log else "pmf"
 
-    def ref(k, n, a, b, *loc):
+    def ref(k, *rest):
         from .signatures_stats import _scipy_ref  # the table imports this module
 
-        fallback = _scipy_ref(lambda xp, *args: getattr(xp.stats.betabinom, method)(*args))(k, n, a, b, *loc)
+        fallback = _scipy_ref(lambda xp, *args: getattr(getattr(xp.stats, name), method)(*args))(k, *rest)
+        params, loc = rest[:count], rest[count:]
         with np.errstate(all="ignore"):
             kk = np.asarray(k, np.float64) - np.asarray(loc[0] if loc else 0.0, np.float64)
-            args = np.broadcast_arrays(kk, *(np.asarray(v, np.float64) for v in (n, a, b)))
+            args = np.broadcast_arrays(kk, *(np.asarray(v, np.float64) for v in params))
         out = np.array(np.broadcast_to(fallback, args[0].shape), np.float64)
-        for i, (kv, nv, av, bv) in enumerate(zip(*(x.ravel() for x in args))):
-            if _few_trials(kv, nv, av, bv):
-                out.flat[i] = _betabinom_exact(kv, nv, av, bv, log)
+        for i, point in enumerate(zip(*(x.ravel() for x in args))):
+            if applies(*point):
+                out.flat[i] = exact(*point, log)
         return out
 
     return ref
@@ -313,7 +314,29 @@ def _few_trials(k: float, n: float, a: float, b: float) -> bool:
     return regular and k == math.floor(k) and n == math.floor(n) and 0 <= k <= n <= _EXACT_TRIALS
 
 
-VALUES = {"betabinom.pmf": _betabinom_value(False), "betabinom.logpmf": _betabinom_value(True)}
+def _poisson_applies(k: float, mu: float) -> bool:
+    """A whole 0 <= k < 2^53 and 0 < mu < inf (where _poisson_exact applies)."""
+    return 0 <= k < 2.0**53 and k == math.floor(k) and 0 < mu < np.inf
+
+
+def _poisson_exact(k: float, mu: float, log: bool) -> float:
+    """poisson's pmf (or its log) as k log mu - mu - log k! at 40 digits: scipy's gammaln difference
+    keeps 1e-11 of the terms it cancels at k = mu = 1e4 (logpmf -5.5)."""
+    import mpmath  # noqa: PLC0415
+
+    with mpmath.workdps(40):
+        log_mass = k * mpmath.log(mu) - mu - mpmath.loggamma(k + 1)
+        return float(log_mass if log else mpmath.exp(log_mass))
+
+
+VALUES = {
+    f"{name}.{method}": _value_reference(name, method == "logpmf", count, applies, exact)
+    for name, count, applies, exact in (
+        ("betabinom", 3, _few_trials, _betabinom_exact),
+        ("poisson", 1, _poisson_applies, _poisson_exact),
+    )
+    for method in ("pmf", "logpmf")
+}
 
 
 def log_slopes(name: str, point, order: int) -> list:
@@ -329,6 +352,8 @@ def log_slopes(name: str, point, order: int) -> list:
         return sum((ci * v for ci, v in zip(c, x) if ci), mpmath.mpf(c0))
 
     def d1(t, i):
+        if isinstance(t, Linear):
+            return t.c[i]
         if isinstance(t, Lgamma):
             return t.sign * t.c[i] * mpmath.psi(0, lin(t.c, t.c0)) if t.c[i] else 0
         u, v = lin(t.cu, t.u0), lin(t.cv, t.v0)
@@ -336,6 +361,8 @@ def log_slopes(name: str, point, order: int) -> list:
         return t.sign * (out + (u * t.cv[i] * _reciprocal(v) if t.cv[i] and u != 0 else 0))
 
     def d2(t, i, j):
+        if isinstance(t, Linear):
+            return 0
         if isinstance(t, Lgamma):
             cij = t.c[i] * t.c[j]
             return t.sign * cij * mpmath.psi(1, lin(t.c, t.c0)) if cij else 0
@@ -374,7 +401,9 @@ def _log_mass(name: str, point):
     x = [mpmath.mpf(v) for v in point]
     total = mpmath.mpf(0)
     for t in DISTRIBUTIONS[name].terms:
-        if isinstance(t, Lgamma):
+        if isinstance(t, Linear):
+            total += sum(c * v for c, v in zip(t.c, x))
+        elif isinstance(t, Lgamma):
             total += t.sign * mpmath.loggamma(sum((c * v for c, v in zip(t.c, x)), mpmath.mpf(t.c0)))
         else:
             u = sum((c * v for c, v in zip(t.cu, x)), mpmath.mpf(t.u0))
@@ -457,7 +486,7 @@ def _inside(name: str, mass: bool):
 
 FORMS["betabinom.logpmf"] = _exact_slopes("betabinom", False, _few_trials)
 FORMS["betabinom.pmf"] = _exact_slopes("betabinom", True, _few_trials)
-for _name in ("binom", "nbinom", "geom"):
+for _name in ("binom", "nbinom", "geom", "poisson"):
     FORMS[f"{_name}.logpmf"] = _exact_slopes(_name, False, _inside(_name, False))
     FORMS[f"{_name}.pmf"] = _exact_slopes(_name, True, _inside(_name, True))
 

@@ -37,6 +37,18 @@ def _sig(name: str, kinds: tuple[str, ...], call=None, **kw) -> Sig:
     return Sig(kinds, call=call, ref=kw.pop("ref", None) or _scipy(call), **kw)
 
 
+def _multigammaln_ref(d: int):
+    """scipy's multigammaln(a, d) where a > (d - 1) / 2, nan elsewhere (jax's value judges there):
+    scipy raises for the whole call if one a is outside its domain."""
+
+    def ref(a):
+        a = np.asarray(a, np.float64)
+        inside = a > (d - 1) / 2
+        return np.where(inside, scipy.special.multigammaln(np.where(inside, a, float(d)), d), np.nan)
+
+    return ref
+
+
 _UNARY = "digamma entr erf erfc erfinv expit gamma gammaln i0 i0e i1 i1e log_ndtr ndtr ndtri logit".split()
 
 
@@ -168,7 +180,9 @@ SPECIAL: dict[str, Sig] = {
     "zeta": _sig("zeta", ("shape", "shape")),
     "zeta[riemann]": _sig("zeta", ("shape",), lambda xp, x: xp.zeta(x)),
     **{
-        f"multigammaln[d={d}]": _sig("multigammaln", ("shape",), lambda xp, a, d=d: xp.multigammaln(a, d))
+        f"multigammaln[d={d}]": _sig(
+            "multigammaln", ("shape",), lambda xp, a, d=d: xp.multigammaln(a, d), ref=_multigammaln_ref(d)
+        )
         for d in (1, 2, 3)
     },
     **{n: _sig(n, ("x", "x")) for n in ("kl_div", "rel_entr", "xlogy", "xlog1py")},

@@ -75,7 +75,7 @@ def _product(halved: bool):
 _PRODUCTS = {False: _product(False), True: _product(True)}
 
 
-def _bd0(a, z):
+def bd0(a, z):
     """a log(a / z) + z - a >= 0 without its cancellation near z = a: with v = (a - z) / (a + z) it
     is (a - z) v + 2 a (v^3 / 3 + v^5 / 5 + ...) for |v| < 1/2; directly beyond, where the terms
     no longer cancel to a small result (log a - log z: a / z overflows at z = 2.2e-308). Halves
@@ -130,7 +130,7 @@ def _stirling(halved: bool):
         a_p, z_p = snp.where(powers, a, one), snp.where(powers, zz, one)
         ratio = z_p ** (a_p * const(0.5, z)) / a_p ** (a_p * const(0.5, z))
         by_powers = front * ratio * snp.exp(a_p) * ratio * snp.exp(-z_p)
-        by_bd0 = front * snp.exp(-_bd0(a, zz))
+        by_bd0 = front * snp.exp(-bd0(a, zz))
         return snp.where(powers, by_powers, by_bd0) * const(half, z)
 
     def partials(z, a):
@@ -178,4 +178,4 @@ def gamma_density(z, a, valid, log_pdf, scale, halved: bool = False):
     return snp.where(taken, value / snp.where(taken, scale, one), snp.exp(log_pdf))
 
 
-__all__ = ["gamma_density", "gamma_of_small"]
+__all__ = ["bd0", "gamma_density", "gamma_of_small"]

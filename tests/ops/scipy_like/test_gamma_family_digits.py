@@ -61,8 +61,10 @@ def test_the_rational_form_is_psi_over_its_root():
 
 def test_digamma_keeps_its_digits():
     """float64 within 2 ulps of mpmath at x > 0 and at the reflection's half-integers (XLA's was 5 ulps
-    off at 1 and 22 at -0.5); float32 correctly rounded there; nan at the poles, inf at inf."""
-    points = np.array(POSITIVE + NEGATIVE + POLES + [np.inf, np.nan])
+    off at 1 and 22 at -0.5), correctly rounded at the whole numbers 1 .. 130 (a count's log mu -
+    psi(k + 1) cancels); float32 correctly rounded there; nan at the poles, inf at inf."""
+    wholes = [float(n) for n in range(1, 131)]
+    points = np.array(POSITIVE + NEGATIVE + POLES + [np.inf, np.nan] + wholes)
     g = sg.Graph("digamma_digits")
     with g:
         x64 = sg.placeholder(points.shape, sg.float64, name="x64")
@@ -71,6 +73,8 @@ def test_digamma_keeps_its_digits():
     with sg.Session(g) as sess, np.errstate(over="ignore"):
         got64, got32 = sess.run(fetches, {x64: points, x32: points.astype(np.float32)})
     finite = len(POSITIVE) + len(NEGATIVE)
+    at_wholes = slice(len(points) - len(wholes), None)
+    assert [float(v) for v in got64[at_wholes]] == [_psi(x) for x in wholes]
     for x, v in zip(points[:finite], got64[:finite]):
         assert _ulps(v, _psi(x), np.float64) <= 2, (x, v, _psi(x))
     with np.errstate(over="ignore"):
@@ -82,7 +86,9 @@ def test_digamma_keeps_its_digits():
         assert v == want or _ulps(v, float(want), np.float32) <= 1, (x, v, want)
     poles = slice(finite, finite + len(POLES))
     assert np.isnan(got64[poles]).all() and np.isnan(got32[poles]).all()
-    assert got64[-2] == np.inf and got32[-2] == np.inf and np.isnan(got64[-1]) and np.isnan(got32[-1])
+    specials = finite + len(POLES)
+    assert got64[specials] == np.inf and got32[specials] == np.inf
+    assert np.isnan(got64[specials + 1]) and np.isnan(got32[specials + 1])
 
 
 def test_polygamma_of_a_constant_order_keeps_its_digits():

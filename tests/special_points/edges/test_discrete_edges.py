@@ -441,6 +441,30 @@ def test_nbinom_pmf_where_its_mass_or_its_slopes_lost_their_digits():
     np.testing.assert_allclose(got32, want32, rtol=1e-6)
 
 
+def test_poisson_slope_in_k_where_log_mu_and_digamma_cancel():
+    """poisson.logpmf's d/dk = log(mu) - psi(k + 1) within 1.5 ulps of 40-digit mpmath next to its
+    root mu = exp(psi(k + 1)) (about k + 1/2), on both sides of log_less_digamma's table end
+    (k + 1 = 128) and away from the root; the pmf's d/dk is the pmf times it. (2, 2.5) was 250 ulps
+    off and (100, 100) 850: each term's own rounding, the difference 140x and 900x smaller."""
+    import mpmath  # noqa: PLC0415
+
+    k = np.array([0, 1, 2, 2, 9, 100, 100, 126, 127, 128, 200, 1e4, 1e4, 3, 50], np.float64)
+    mu = np.array(
+        [0.5, 1.5, 2.5, 2.4, 9.5, 100, 100.5, 126.5, 127.5, 128.4, 200.5, 1e4, 1e4 + 0.5, 100, 1e-5]
+    )
+
+    def build(a, b):
+        logpmf, pmf = (lambda q, f=f: sg.numpy.sum(f(q, b)) for f in (S.poisson.logpmf, S.poisson.pmf))
+        return sg.grad(logpmf)(a), sg.grad(pmf)(a), S.poisson.pmf(a, b)
+
+    log_slope, mass_slope, mass = _run(build, k, mu)
+    with mpmath.workdps(40):
+        want = np.array([float(mpmath.log(b) - mpmath.digamma(a + 1)) for a, b in zip(k, mu)])
+    ulps = np.abs(log_slope - want) / np.spacing(np.abs(want))
+    assert np.all(ulps <= 1.5), ulps
+    np.testing.assert_allclose(mass_slope, mass * log_slope, rtol=4e-16, atol=1e-300)
+
+
 def test_poisson_and_geom_pmf_slopes_at_the_largest_count_and_past_underflow():
     """poisson.pmf and geom.pmf at k = 1.8e308, where log k! (or (k - 1) log(1 - p)) is infinite:
     the pmf is 0 and so are its slopes (they were nan: 0 * inf), as the closed forms say; and
