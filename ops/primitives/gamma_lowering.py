@@ -54,8 +54,10 @@ PSI_OVER_ROOT = (
      4.636900922961402e-09, 2.2557208296281285e-11),
 )  # fmt: skip
 _RATIONAL_FROM, _ASYMPTOTIC_FROM = 1.0, 10.0  # P / Q on [1, 10), the asymptotic series beyond
+# the Bernoulli numbers B_2, B_4, ..., B_16
+BERNOULLI_2K = tuple(fractions.Fraction(n, d) for n, d in ((1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66), (-691, 2730), (7, 6), (-3617, 510)))  # fmt: skip
 # B_2k / (2k), k = 1 .. 8: psi's asymptotic series in 1 / x^2k (the 9th term is 3e-18 at x = 10)
-_PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160)
+PSI_ASYMPTOTIC = tuple(float(b / (2 * k)) for k, b in enumerate(BERNOULLI_2K, start=1))
 _WHOLE_TABLE_TO = 128  # psi(1), ..., psi(128) from a table of correctly rounded values
 EULER = decimal.Decimal("0.57721566490153286060651209008240243104215933593992")  # 50 digits
 _EXACT_FACTORIALS_TO = 20  # m! for m up to this is a product of whole numbers (exact to 18!)
@@ -88,7 +90,7 @@ def _digamma(e: Emitter, x):
     # from 10 on: log x - 1/(2x) - sum_k B_2k / (2k x^2k)
     far_x = e.select(far, p, e.const(_ASYMPTOTIC_FROM))
     w = sh.divide(one, sh.multiply(far_x, far_x))
-    small = sh.add(sh.divide(e.const(0.5), far_x), sh.multiply(_horner(e, _PSI_ASYMPTOTIC, w), w))
+    small = sh.add(sh.divide(e.const(0.5), far_x), sh.multiply(_horner(e, PSI_ASYMPTOTIC, w), w))
     out = e.select(far, sh.subtract(sh.log(far_x), small), near)
     out = e.select(negative, sh.subtract(out, _pi_cot_pi(e, x)), out)
     out = _at_whole_numbers(e, x, out)

@@ -28,15 +28,14 @@ from fractions import Fraction
 import numpy as np
 
 from ... import numpy_like as snp
-from ...primitives.gamma_lowering import exact_psi_of_whole_numbers
+from ...primitives.gamma_lowering import BERNOULLI_2K, exact_psi_of_whole_numbers
 from ..special import digamma
 from ._common import const
 
 TABLE_TO = 128  # psi(n) - log(n - 1/2) from the table for n = 1 .. TABLE_TO
-_BERNOULLI = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30), Fraction(5, 66))
 # psi(x + 1/2) - log x = sum_k c_k x^(-2k), k = 1 .. 5: 1/24, -7/960, 31/8064, -127/30720, 511/67584
 SERIES = tuple(
-    float((1 - Fraction(2) ** (1 - 2 * k)) * b / (2 * k)) for k, b in enumerate(_BERNOULLI, start=1)
+    float((1 - Fraction(2) ** (1 - 2 * k)) * b / (2 * k)) for k, b in enumerate(BERNOULLI_2K[:5], start=1)
 )
 
 
