@@ -20,7 +20,12 @@ carried that bias. Here, in float64 whatever the input's float type:
 - ``polygamma``: digamma at m = 0, (-1)^(m+1) m! zeta(m + 1, x) at a whole
   m > 0, nan at any other m. An order that is a constant of the program
   (digamma's slope binds one) gets its sign and m! from Python; a fed one
-  has m! as an exact product up to 20, exp(lgamma(m + 1)) beyond.
+  has m! as an exact product up to 20, exp(lgamma(m + 1)) beyond. Below 0
+  (off the poles) the reflection (-1)^m psi^(m)(1 - x) - pi^(m+1) P_m(cot pi x),
+  P_m the polynomial of cot's m-th derivative (XLA's zeta at negative x is far
+  off from x = -5 on: psi'(-9.9) = -8.7e29 for 103.26, jax's too; a fed
+  order up to 4, zeta's value beyond); from x = 2^60 on psi's asymptotic series
+  (zeta gives 0 once x^2 overflows).
 
 P / Q is a rational fit (linearized least squares, reweighted, 40 digits
 with mpmath) of relative error 7.5e-19 on [1, 10];
@@ -61,6 +66,7 @@ PSI_ASYMPTOTIC = tuple(float(b / (2 * k)) for k, b in enumerate(BERNOULLI_2K, st
 _WHOLE_TABLE_TO = 128  # psi(1), ..., psi(128) from a table of correctly rounded values
 EULER = decimal.Decimal("0.57721566490153286060651209008240243104215933593992")  # 50 digits
 _EXACT_FACTORIALS_TO = 20  # m! for m up to this is a product of whole numbers (exact to 18!)
+_FED_REFLECTED = 4  # a fed order at negative x: reflected up to this m, zeta's value beyond
 
 
 def digamma(x):
@@ -146,6 +152,21 @@ def _horner(e: Emitter, coefs, w):
 def _pi_cot_pi(e: Emitter, x):
     """pi cot(pi x), taken at r = x less its nearest whole number (exact) and, for |r| > 1/4, as
     tan(pi (1/2 - |r|)): cos(pi r) / sin(pi r) would keep cos's 6e-17 at r = 1/2 (psi(-0.5) 5 ulps)."""
+    top, bottom, negative = _cot_parts(e, x)
+    cot = sh.divide(sh.multiply(e.const(math.pi), top), bottom)
+    return e.select(negative, sh.negate(cot), cot)
+
+
+def _cot_pi(e: Emitter, x):
+    """cot(pi x), as _pi_cot_pi takes it."""
+    top, bottom, negative = _cot_parts(e, x)
+    cot = sh.divide(top, bottom)
+    return e.select(negative, sh.negate(cot), cot)
+
+
+def _cot_parts(e: Emitter, x):
+    """cot(pi |r|) as a quotient (top, bottom) of a cosine and a sine, and whether r < 0 (r = x less
+    its nearest whole number)."""
     r = sh.subtract(x, sh.round_nearest_even(x))
     a = sh.abs(r)
     pi = e.const(math.pi)
@@ -153,8 +174,42 @@ def _pi_cot_pi(e: Emitter, x):
     half_less = sh.subtract(e.const(0.5), a)  # exact for |r| >= 1/4
     angle = e.select(inner, sh.multiply(pi, a), sh.multiply(pi, half_less))
     cos, sin = sh.cosine(angle), sh.sine(angle)
-    cot = sh.divide(sh.multiply(pi, e.select(inner, cos, sin)), e.select(inner, sin, cos))
-    return e.select(e.cmp(r, e.const(0.0), "LT"), sh.negate(cot), cot)
+    return e.select(inner, cos, sin), e.select(inner, sin, cos), e.cmp(r, e.const(0.0), "LT")
+
+
+@functools.cache
+def cot_derivative_polynomial(m: int) -> tuple[int, ...]:
+    """The coefficients (of c^0, c^1, ...) of P_m, d^m/dy^m cot(y) = P_m(cot y): P_0 = c, P_(m+1) =
+    -(1 + c^2) P_m' (each has coefficients of one sign, every other one 0)."""
+    p = [0, 1]
+    for _ in range(m):
+        slope = [k * p[k] for k in range(1, len(p))]
+        p = [0] * (len(slope) + 2)
+        for i, v in enumerate(slope):
+            p[i] -= v
+            p[i + 2] -= v
+    return tuple(p)
+
+
+def _cot_derivative(e: Emitter, m: int, c):
+    """pi^(m+1) P_m(c) by Horner's rule in c^2 (times c for odd m): its terms have one sign."""
+    coefs = cot_derivative_polynomial(m)[(m + 1) % 2 :: 2]  # P_m is odd for even m, even for odd m
+    out = _horner(e, [float(v) for v in coefs], sh.multiply(c, c))
+    out = sh.multiply(out, c) if m % 2 == 0 else out
+    return sh.multiply(e.const(math.pi ** (m + 1)), out)
+
+
+def _reflecting(e: Emitter, x):
+    """Where polygamma takes the reflection: x < 0, finite, not a pole."""
+    negative = sh.and_(e.cmp(x, e.const(0.0), "LT"), e.cmp(x, sh.floor(x), "NE"))
+    return sh.and_(negative, e.cmp(x, e.const(-math.inf), "GT"))
+
+
+def _reflected(e: Emitter, reflect, value, mirrored, cot_term):
+    """psi^(m)(x) from ``value`` = psi^(m) at x, or at 1 - x where ``reflect``: there ``mirrored`` =
+    (-1)^m value less pi^(m+1) P_m(cot pi x) (``cot_term``). XLA's zeta(m + 1, x) at negative x is far
+    off from x = -5 on (psi'(-9.9) came out -8.7e29 for 103.26, jax's too)."""
+    return e.select(reflect, sh.subtract(mirrored, cot_term), value)
 
 
 def polygamma(m, x):
@@ -165,28 +220,67 @@ def polygamma(m, x):
         wide = hlo.tensor_type(TensorType(ty.shape, "float32"))
         return sh.convert(hlo.tensor_type(ty), polygamma(sh.convert(wide, m), sh.convert(wide, x)))
     e = Emitter(ty)
+    one = e.const(1.0)
+    reflect = _reflecting(e, x)
     order = _constant_value(m)
     if order is not None and _whole_with_factorial(order, ty):
         if order == 0:
             return digamma(x)
         k = int(order)
-        size = sh.multiply(e.const(float(math.factorial(k))), chlo.zeta(e.const(k + 1.0), x))
-        return size if k % 2 else sh.negate(size)
-    one, zero = e.const(1.0), e.const(0.0)
+        value = _constant_order(e, k, e.select(reflect, sh.subtract(one, x), x))  # zeta is right for x > 0
+        mirrored = sh.negate(value) if k % 2 else value
+        return _reflected(e, reflect, value, mirrored, _cot_derivative(e, k, _cot_pi(e, x)))
+    zero = e.const(0.0)
     whole = sh.and_(e.cmp(m, sh.floor(m), "EQ"), e.cmp(m, zero, "GE"))
     factorial = one
     for i in range(2, _EXACT_FACTORIALS_TO + 1):
         k = e.const(float(i))
         factorial = e.select(e.cmp(k, m, "LE"), sh.multiply(factorial, k), factorial)
-    m_1 = sh.add(m, one)
     big = e.cmp(m, e.const(float(_EXACT_FACTORIALS_TO)), "GT")
-    factorial = e.select(big, sh.exponential(chlo.lgamma(m_1)), factorial)
+    factorial = e.select(big, sh.exponential(chlo.lgamma(sh.add(m, one))), factorial)
     half = sh.multiply(m, e.const(0.5))
     odd = e.cmp(half, sh.floor(half), "NE")  # (-1)^(m+1) = 1
-    size = sh.multiply(factorial, chlo.zeta(m_1, x))
-    out = e.select(odd, size, sh.negate(size))
+    # a fed order is reflected up to m = _FED_REFLECTED (a polynomial each in the graph); beyond, zeta
+    # at x (right near 0, off from about x = -5 on)
+    reflect = sh.and_(reflect, e.cmp(m, e.const(float(_FED_REFLECTED)), "LE"))
+    c = _cot_pi(e, x)
+    cot_term = e.const(0.0)
+    for k in range(1, _FED_REFLECTED + 1):
+        cot_term = e.select(e.cmp(m, e.const(float(k)), "EQ"), _cot_derivative(e, k, c), cot_term)
+    value = _fed_order(e, m, e.select(reflect, sh.subtract(one, x), x), factorial, odd)
+    out = _reflected(e, reflect, value, e.select(odd, sh.negate(value), value), cot_term)
     out = e.select(e.cmp(m, zero, "EQ"), digamma(x), out)
     return e.select(whole, out, e.const(math.nan))
+
+
+def _constant_order(e: Emitter, k: int, x):
+    """psi^(k)(x) = (-1)^(k+1) k! zeta(k + 1, x) for a whole constant k >= 1 (right for x > 0)."""
+    size = sh.multiply(e.const(float(math.factorial(k))), chlo.zeta(e.const(k + 1.0), x))
+    u = sh.divide(e.const(1.0), x)
+    power = u
+    for _ in range(k - 1):
+        power = sh.multiply(power, u)
+    size = _far_from_zero(e, x, u, size, sh.multiply(e.const(float(math.factorial(k - 1))), power), k)
+    return size if k % 2 else sh.negate(size)
+
+
+def _fed_order(e: Emitter, m, x, factorial, odd):
+    """psi^(m)(x) = (-1)^(m+1) m! zeta(m + 1, x) for a whole m >= 1 given as a value (right for x > 0)."""
+    size = sh.multiply(factorial, chlo.zeta(sh.add(m, e.const(1.0)), x))
+    u = sh.divide(e.const(1.0), x)
+    size = _far_from_zero(e, x, u, size, sh.multiply(sh.divide(factorial, m), sh.power(u, m)), m)
+    return e.select(odd, size, sh.negate(size))
+
+
+def _far_from_zero(e: Emitter, x, u, size, lead, m):
+    """|psi^(m)(x)| = m! zeta(m + 1, x) (``size``), or for finite x from 2^60 on its asymptotic (m - 1)! /
+    x^m (1 + m / (2x)) from ``lead`` = (m - 1)! / x^m and u = 1 / x (the next term is x^-2 of it):
+    chlo.zeta gives 0 once x^2 overflows (trigamma(1.34e154), 7.5e-155), which made d/db B(2.2e-16,
+    1.34e154) 0. At x = inf zeta's nan stays, as jax's."""
+    m = e.const(float(m)) if isinstance(m, int) else m
+    series = sh.multiply(lead, sh.add(e.const(1.0), sh.multiply(sh.multiply(m, e.const(0.5)), u)))
+    far = sh.and_(e.cmp(x, e.const(2.0**60), "GE"), e.cmp(x, e.const(math.inf), "LT"))
+    return e.select(far, series, size)
 
 
 def _whole_with_factorial(order: float, ty: TensorType) -> bool:

@@ -111,3 +111,42 @@ def test_polygamma_of_a_constant_order_keeps_its_digits():
             with mpmath.workdps(40):
                 want = float(mpmath.polygamma(m, mpmath.mpf(xv)))
             assert _ulps(v, want, np.float64) <= 3, (name, xv, v, want)
+
+
+def test_polygamma_below_zero_and_far_out_keeps_its_digits():
+    """polygamma(m, x) at negative x by the reflection (-1)^m psi^(m)(1 - x) - pi^(m+1) P_m(cot pi x),
+    and past x = 2^60 by its asymptotic series, within 6 ulps of mpmath (float64, constant and fed
+    orders, gammaln's second slope) and 8 in float32. XLA's zeta(m + 1, x), jax's too, gave
+    psi'(-9.9) = -8.7e29 for 103.26 and psi'(-20.5) = -0.0476 for 9.82, and 0 for psi'(1.34e154)."""
+    xs = np.array([-1e-17, -0.25, -0.5, -1.5, -3.7, -8.3, -9.9, -10.3, -20.5, -100.5, -1e4 - 0.5, 0.75,
+                   2.0**60, 1e20, 1.3407807929942596e154, 1e300])  # fmt: skip
+    xs32 = np.where(np.abs(xs) < 1e30, xs, 1e30).astype(np.float32)
+    g = sg.Graph("polygamma_reflected")
+    with g:
+        x = sg.placeholder(xs.shape, sg.float64, name="x")
+        x32 = sg.placeholder(xs.shape, sg.float32, name="x32")
+        order = sg.placeholder(xs.shape, sg.float64, name="order")
+        fetches = {m: S.polygamma(m, x) for m in (1, 2, 3, 7)}
+        fetches["fed 1"], fetches["fed 3"] = S.polygamma(order, x), S.polygamma(order * 3.0, x)
+        fetches["gammaln''"] = sg.grad(lambda t: sg.grad(lambda u: S.gammaln(u).sum())(t).sum())(x)
+        fetches["float32"] = {m: S.polygamma(m, x32) for m in (1, 2)}
+    with sg.Session(g) as sess:
+        got = sess.run(fetches, {x: xs, x32: xs32, order: np.ones(xs.shape)})
+    for name, m in ((1, 1), (2, 2), (3, 3), (7, 7), ("fed 1", 1), ("fed 3", 3), ("gammaln''", 1)):
+        for xv, v in zip(xs, got[name]):
+            with mpmath.workdps(40):
+                want = float(mpmath.polygamma(m, mpmath.mpf(xv)))
+            if abs(want) < TINY:  # below the normals: XLA flushes it
+                assert v == 0, (name, xv, v)
+                continue
+            assert _ulps(v, want, np.float64) <= 6, (name, xv, v, want)
+    for m, values in got["float32"].items():
+        for xv, v in zip(xs32, values):
+            with mpmath.workdps(40):
+                want = float(mpmath.polygamma(m, mpmath.mpf(float(xv))))
+            if abs(want) < float(np.finfo(np.float32).tiny):
+                continue
+            if abs(want) > float(np.finfo(np.float32).max):  # overflows float32: an infinity of its sign
+                assert v == np.copysign(np.inf, want), (m, xv, v, want)
+                continue
+            assert _ulps(v, want, np.float32) <= 8, (m, xv, v, want)
