@@ -98,7 +98,7 @@ def _digamma(e: Emitter, x):
     w = sh.divide(one, sh.multiply(far_x, far_x))
     small = sh.add(sh.divide(e.const(0.5), far_x), sh.multiply(_horner(e, PSI_ASYMPTOTIC, w), w))
     out = e.select(far, sh.subtract(sh.log(far_x), small), near)
-    out = e.select(negative, sh.subtract(out, _pi_cot_pi(e, x)), out)
+    out = e.select(negative, sh.subtract(out, _cot_pi(e, x, math.pi)), out)
     out = _at_whole_numbers(e, x, out)
     pole = sh.and_(e.cmp(x, e.const(0.0), "LE"), e.cmp(x, sh.floor(x), "EQ"))
     out = e.select(pole, e.const(math.nan), out)
@@ -149,17 +149,12 @@ def _horner(e: Emitter, coefs, w):
     return out
 
 
-def _pi_cot_pi(e: Emitter, x):
-    """pi cot(pi x), taken at r = x less its nearest whole number (exact) and, for |r| > 1/4, as
-    tan(pi (1/2 - |r|)): cos(pi r) / sin(pi r) would keep cos's 6e-17 at r = 1/2 (psi(-0.5) 5 ulps)."""
+def _cot_pi(e: Emitter, x, factor: float = 1.0):
+    """factor cot(pi x) (digamma's reflection takes pi cot(pi x)), taken at r = x less its nearest whole
+    number (exact) and, for |r| > 1/4, as tan(pi (1/2 - |r|)): cos(pi r) / sin(pi r) would keep cos's
+    6e-17 at r = 1/2 (psi(-0.5) 5 ulps)."""
     top, bottom, negative = _cot_parts(e, x)
-    cot = sh.divide(sh.multiply(e.const(math.pi), top), bottom)
-    return e.select(negative, sh.negate(cot), cot)
-
-
-def _cot_pi(e: Emitter, x):
-    """cot(pi x), as _pi_cot_pi takes it."""
-    top, bottom, negative = _cot_parts(e, x)
+    top = top if factor == 1.0 else sh.multiply(e.const(factor), top)
     cot = sh.divide(top, bottom)
     return e.select(negative, sh.negate(cot), cot)
 
