@@ -156,8 +156,39 @@ class Compiled:
         return self._exe.hlo_text()
 
 
-_EXECUTABLES: OrderedDict = OrderedDict()  # (text, devices, types) -> Executable, shared by Sessions
-_EXECUTABLES_KEPT = 64
+class SharedExecutables:
+    """This process's compiled programs, by (text, devices, types), for Sessions to share: each
+    one a Session still holds (weakly: it goes with the last of them) and the ``recent`` last
+    used (so that a Session made again on the same graph finds its program). A bound on their
+    number alone did not bound memory: a sweep of large graphs kept 64 of them, gigabytes."""
+
+    def __init__(self, recent: int = 8):
+        self._held: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._recent: OrderedDict = OrderedDict()
+        self._recent_kept = recent
+
+    def get(self, key):
+        exe = self._held.get(key)
+        if exe is not None:
+            self._keep(key, exe)
+        return exe
+
+    def put(self, key, exe) -> None:
+        self._held[key] = exe
+        self._keep(key, exe)
+
+    def _keep(self, key, exe) -> None:
+        self._recent[key] = exe
+        self._recent.move_to_end(key)
+        if len(self._recent) > self._recent_kept:
+            self._recent.popitem(last=False)
+
+    def clear(self) -> None:
+        self._held.clear()
+        self._recent.clear()
+
+
+_EXECUTABLES = SharedExecutables()
 _EXECUTABLES_LOCK = threading.Lock()  # Sessions in several threads share the cache
 
 
@@ -182,7 +213,6 @@ def compile_text(
     with _EXECUTABLES_LOCK:
         exe = _EXECUTABLES.get(key)
         if exe is not None:
-            _EXECUTABLES.move_to_end(key)
             return exe, "shared"
     exe, how = None, "compiled"
     if not disk:
@@ -205,9 +235,7 @@ def compile_text(
         if entry is not None:
             disk_cache.store(entry, pjrt.serialize(exe), len(callbacks), suffix)
     with _EXECUTABLES_LOCK:
-        _EXECUTABLES[key] = exe
-        if len(_EXECUTABLES) > _EXECUTABLES_KEPT:
-            _EXECUTABLES.popitem(last=False)
+        _EXECUTABLES.put(key, exe)
     return exe, how
 
 

@@ -270,7 +270,25 @@ SKIPPED: dict[str, str] = {
     ),
 }
 
+TRIGAMMA_BELOW_ZERO = (
+    "x = -88.72 and -103.28 (float32's log of its largest and smallest), -709.78 and -744.44 (float64's): "
+    "psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x) is positive, 16.862 at -88.72 (and psi''(x) there -89.31); "
+    "ours by that reflection (gamma_lowering), jax's -0.0112 (XLA's zeta(2, x) below -5, far off) and "
+    "the reference's (jax's in float64)"
+)
+
 DIFFERENCES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "digamma@float32:d1:ulps",
+            "digamma@float32:d2:ulps",
+            "lgamma@float32:d2:ulps",
+            "digamma@float64:d1:ulps",
+            "digamma@float64:d2:ulps",
+            "lgamma@float64:d2:ulps",
+        ),
+        TRIGAMMA_BELOW_ZERO,
+    ),
     **dict.fromkeys(
         ("lgamma@float64:d1:ulps", "polygamma@float64:d1:ulps", "polygamma@float64:d2:ulps"),
         "d lgamma/dx and the slopes of polygamma in x (polygamma(m + 1, x), at m = -1 psi) at -0.5 and 1.5: "
