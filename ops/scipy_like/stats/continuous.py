@@ -17,7 +17,7 @@ from ... import numpy_like as snp
 from ..lgamma1p import lgamma1p, log_gamma
 from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log_of, mirror, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
 from .gamma_density import gamma_density
 from .inverse import continuous_quantile, tails
 from .wide import in_float64
@@ -90,6 +90,36 @@ norm = Distribution(
     ppf=_norm_quantile(1.0),
     isf=_norm_quantile(-1.0),
 )
+
+
+# -- the log of a probability near 1 ------------------------------------------------------------
+def _log1m(q):
+    """log(1 - q) for 0 <= q <= 1/2 within 2 ulps: log1p(-q) below 0.3, log(1 - q) above, where
+    XLA's log1p is up to 126 ulps off (log1p(-0.39347) = -0.4999999999999964 for -0.5)."""
+    low = q < const(0.3, q)
+    return snp.where(
+        low,
+        snp.log1p(-snp.where(low, q, const(0.0, q))),
+        snp.log(const(1.0, q) - snp.where(low, const(0.5, q), q)),
+    )
+
+
+def _log_tail(fn, other):
+    """log(fn(...)) as a method (logcdf with fn the cdf and other the sf, logsf the other way),
+    taken as log(1 - other) where fn passes 1/2: log of a probability near 1 turns its last digit
+    into many of the log's (the cdf 0.94 one ulp off is 16 ulps of logcdf -0.06). Each branch sees
+    a stand-in where the other is taken, so its slope stays finite there."""
+
+    def log_fn(*args, **kwargs):
+        p, q = fn(*args, **kwargs), other(*args, **kwargs)
+        zero, one = const(0.0, q), const(1.0, p)
+        near_one = q < const(0.5, q)
+        out = snp.where(near_one, _log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
+        # log 1 is +0 (log1p(-0) is -0); 0 - q keeps the slope -1 of log(1 - q) at q = 0
+        return snp.where(q == zero, zero - q, out)
+
+    log_fn.__doc__ = "the log of the probability, from the complement where the probability is near 1"
+    return log_fn
 
 
 # -- Student's t ---------------------------------------------------------------------------------
@@ -176,11 +206,29 @@ def _t_small_df_density(x, df, loc, scale):
     return nan_where(bad, snp.where(far, by_far, near) / scale)
 
 
+def _t_lower_tail(z, df):
+    """P(T < -|z|) for the standard t, with the one betainc of the two forms that keeps its digits:
+    the center's 1 - P(|T| < |z|) = 1 - I_{z^2 / (df + z^2)}(1 / 2, df / 2) near 0, whose argument is
+    exact where df / (df + z^2) rounds near 1, and the tail's P(|T| > |z|) = I_{df / (df + z^2)}(df / 2,
+    1 / 2) past z^2 = min(df, 6). The center's difference loses eps / P, the tail's rounded argument
+    about df eps / 10 to the power df / 2 (against scipy at df = 10 .. 1e5: the center is better up
+    to z^2 = 6 .. 12). With z^2 < df alone the center form was taken far out in the tail at a large
+    df: t.ppf(1 - 1e-12, 650) was 6e-7 off."""
+    half = const(0.5, z)
+    z2 = z * z
+    center = (z2 < df) & (z2 < const(6.0, z))
+    i = betainc(
+        snp.where(center, half, half * df),
+        snp.where(center, half * df, half),
+        snp.where(center, z2, df) / (df + z2),
+    )
+    return snp.where(center, half - half * i, half * i)
+
+
 def _t_cdf(x, df, loc=0.0, scale=1.0):
     z, _, (df,), bad = _z(x, loc, scale, df)
-    # P(|T| > |z|) = I_{df / (df + z^2)}(df / 2, 1 / 2)
-    tail = const(0.5, z) * betainc(const(0.5, df) * df, const(0.5, z), df / (df + z * z))
-    return nan_where(bad, snp.where(z < const(0.0, z), tail, const(1.0, z) - tail))
+    below = _t_lower_tail(z, df)
+    return nan_where(bad, snp.where(z < const(0.0, z), below, const(1.0, z) - below))
 
 
 def _t_sf(x, df, loc=0.0, scale=1.0):
@@ -189,19 +237,9 @@ def _t_sf(x, df, loc=0.0, scale=1.0):
 
 
 def _t_tails(z, upper, df):
-    """The standard t's cdf (sf where ``upper``) for the quantile search, with one betainc, exact
-    near 0 as well: P(|T| < |z|) = I_{z^2 / (df + z^2)}(1/2, df / 2) for z^2 < df (the tail's
-    argument df / (df + z^2) rounds to 1 there), P(|T| > |z|) = I_{df / (df + z^2)}(df / 2, 1 / 2) past it."""
+    """The standard t's cdf (sf where ``upper``) for the quantile search (_t_lower_tail's forms)."""
     z = snp.where(upper, -z, z)
-    half = const(0.5, z)
-    z2 = z * z
-    center = z2 < df
-    i = betainc(
-        snp.where(center, half, half * df),
-        snp.where(center, half * df, half),
-        snp.where(center, z2, df) / (df + z2),
-    )
-    below = snp.where(center, half - half * i, half * i)  # P(T < -|z|)
+    below = _t_lower_tail(z, df)
     return snp.where(z < const(0.0, z), below, const(1.0, z) - below)
 
 
@@ -223,9 +261,9 @@ t = Distribution(
     # was 15 ulps of the density
     pdf=in_float64(_t_pdf),
     cdf=_t_cdf,
-    logcdf=log_of(_t_cdf),
+    logcdf=_log_tail(_t_cdf, _t_sf),
     sf=_t_sf,
-    logsf=log_of(_t_sf),
+    logsf=_log_tail(_t_sf, _t_cdf),
     ppf=_t_ppf,
     isf=_t_isf,
 )
@@ -298,35 +336,6 @@ def _gamma_probability(fn):
         return _gamma_tail(fn, z, a, bad, inside)
 
     return probability
-
-
-def _log1m(q):
-    """log(1 - q) for 0 <= q <= 1/2 within 2 ulps: log1p(-q) below 0.3, log(1 - q) above, where
-    XLA's log1p is up to 126 ulps off (log1p(-0.39347) = -0.4999999999999964 for -0.5)."""
-    low = q < const(0.3, q)
-    return snp.where(
-        low,
-        snp.log1p(-snp.where(low, q, const(0.0, q))),
-        snp.log(const(1.0, q) - snp.where(low, const(0.5, q), q)),
-    )
-
-
-def _log_tail(fn, other):
-    """log(fn(...)) as a method (logcdf with fn the cdf and other the sf, logsf the other way),
-    taken as log(1 - other) where fn passes 1/2: log of a probability near 1 turns its last digit
-    into many of the log's (the cdf 0.94 one ulp off is 16 ulps of logcdf -0.06). Each branch sees
-    a stand-in where the other is taken, so its slope stays finite there."""
-
-    def log_fn(*args, **kwargs):
-        p, q = fn(*args, **kwargs), other(*args, **kwargs)
-        zero, one = const(0.0, q), const(1.0, p)
-        near_one = q < const(0.5, q)
-        out = snp.where(near_one, _log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
-        # log 1 is +0 (log1p(-0) is -0); 0 - q keeps the slope -1 of log(1 - q) at q = 0
-        return snp.where(q == zero, zero - q, out)
-
-    log_fn.__doc__ = "the log of the probability, from the complement where the probability is near 1"
-    return log_fn
 
 
 def _gamma_quantile(upper: bool):
@@ -435,14 +444,18 @@ def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
-    """I_{1-z}(b, a); 1 - I_z(a, b) where 1 - z rounds to 1 (z below eps/4), which would give 1
-    whatever z (1e-36 at z = a = 1.2e-38, b = 0.1; the complement gives 0, an ulp from it)."""
+    """I_{1-z}(b, a), or 1 - I_z(a, b) where z < 1/2 and I_z(a, b) < 1/2: below 1/2, 1 - z drops
+    the last digits of z, and betainc, which takes z back as 1 - (1 - z), loses a eps / z of I
+    (beta.sf(3.8e-12, 0.057, 334) was 5e-8 off); and where 1 - z rounds to 1 (z below eps/4) it would
+    give 1 whatever z (1e-36 at z = a = 1.2e-38, b = 0.1; the complement gives 0, an ulp from it)."""
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
-    one = const(1.0, z)
+    one, half = const(1.0, z), const(0.5, z)
     upper = betainc(b, a, clamp(one - z, const(0.0, z), one))
+    low_z = (z < half) & (z > const(0.0, z))
+    lower = betainc(a, b, snp.where(low_z, z, half))
     collapsed = (one - z == one) & (z > const(0.0, z))
-    lower = betainc(a, b, snp.where(collapsed, z, const(0.5, z)))
-    return nan_where(bad, snp.where(collapsed, one - lower, upper))
+    by_lower = collapsed | (low_z & (lower < const(0.9, z)))
+    return nan_where(bad, snp.where(by_lower, one - lower, upper))
 
 
 def _beta_tails(z, upper, a, b):
@@ -467,9 +480,9 @@ beta = Distribution(
     logpdf=_beta_logpdf,
     pdf=in_float64(_beta_pdf, flush_subnormals=True),
     cdf=_beta_cdf,
-    logcdf=log_of(_beta_cdf),
+    logcdf=_log_tail(_beta_cdf, _beta_sf),
     sf=_beta_sf,
-    logsf=log_of(_beta_sf),
+    logsf=_log_tail(_beta_sf, _beta_cdf),
     ppf=_beta_ppf,
     isf=_beta_isf,
 )

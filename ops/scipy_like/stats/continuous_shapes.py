@@ -76,9 +76,18 @@ _gumbel_r_sf = with_partials(
 
 def _gumbel_r_logsf_value(z):
     u = snp.exp(-z)
+    # below u = 1e-8, log(1 - e**-u) = log u + log(expm1(u) / u e**-u) is -z - u/2 to u**2 / 24:
+    # log1mexp(u) is log 0 = -inf from z = 745 on, where u underflows
+    small = u < const(1e-8, u)
+    far = -z - u * const(0.5, u)
     # -0 where u overflows at a finite z: log(1 - e**-u) is a negative number too small to show
     # (log1mexp's +0 at u = inf is that of z = -inf, where the sf is exactly 1)
-    return snp.where((u == const(np.inf, u)) & snp.isfinite(z), const(-0.0, u), log1mexp(u))
+    near = snp.where(
+        (u == const(np.inf, u)) & snp.isfinite(z),
+        const(-0.0, u),
+        log1mexp(snp.where(small, const(1.0, u), u)),
+    )
+    return snp.where(small, far, near)
 
 
 def _u_over_expm1(z):

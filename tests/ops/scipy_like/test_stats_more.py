@@ -13,6 +13,7 @@ wrapcauchy take no loc or scale).
 
 import jax
 import jax.scipy.stats as jst
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats as st
@@ -254,3 +255,53 @@ def test_gradients_match_jax():
     for (name, _, _, _), want in zip(_GRADS, wants):
         for i, (gv, wv) in enumerate(zip(got[name], want)):
             np.testing.assert_allclose(gv, np.asarray(wv), rtol=1e-10, atol=1e-12, err_msg=f"{name} arg {i}")
+
+
+def test_gumbel_log_tails_past_the_underflow():
+    """gumbel_r.logsf(z) = log(1 - exp(-exp(-z))) (gumbel_l.logcdf at -z) is about -z far out; it was
+    log 0 = -inf from z = 745 on, where exp(-z) underflows (scipy's too). Against 50-digit mpmath."""
+    z = np.array([-3.0, 0.5, 18.0, 18.5, 40.0, 700.0, 745.5, 1e4, 1e300, np.inf])
+    g = sg.Graph()
+    with g:
+        pz = sg.placeholder(z.shape, sg.float64)
+        fetches = [S.gumbel_r.logsf(pz), S.gumbel_l.logcdf(-pz), S.gumbel_r.logsf(pz * 0.25, scale=0.25)]
+    with sg.Session(g) as sess:
+        right, left, scaled = sess.run(fetches, {pz: z})
+    mpmath.mp.dps = 50
+    want = [float(mpmath.log(-mpmath.expm1(-mpmath.exp(-mpmath.mpf(v))))) for v in z[:-1]] + [-np.inf]
+    for got in (right, left, scaled):
+        np.testing.assert_allclose(got, want, rtol=4e-16)
+
+
+def test_log_probabilities_near_one_and_the_beta_sf_near_zero():
+    """logcdf and logsf of t and beta near probability 1 are log1p of the other tail (log of the
+    probability itself was 0 for t.logcdf(50, 3) = -8.8e-6 ... -1.1e-30 at 1e10); beta.sf at a small
+    x is 1 - cdf while the cdf is below 0.9 (I_{1-x}(b, a) had lost x's last digits in 1 - x: 5e-8
+    off at (3.8e-12, 0.057, 334), 4e-6 at (5.2e-13, 0.013, 385)). Oracles: scipy's sf and cdf, whose
+    logs are log1p(-other tail) here, and 50-digit mpmath for the beta sf."""
+    z = np.array([-1e10, -50.0, -5.0, 0.5, 5.0, 50.0, 1e10])
+    x = np.array([1e-12, 1e-6, 0.3, 0.999, 1 - 1e-12])
+    sx, sa, sb = (
+        np.array([3.796733242600972e-12, 5.214087569259215e-13]),
+        np.array([0.0567, 0.0132]),
+        np.array([334.15, 385.31]),
+    )
+    g = sg.Graph()
+    with g:
+        pz, px, psx, psa, psb = (sg.placeholder(v.shape, sg.float64) for v in (z, x, sx, sa, sb))
+        fetches = [
+            S.t.logcdf(pz, 3.0),
+            S.t.logsf(pz, 3.0),
+            S.beta.logcdf(px, 2.0, 3.0),
+            S.beta.logsf(px, 2.0, 3.0),
+        ]
+        fetches.append(S.beta.sf(psx, psa, psb))
+    with sg.Session(g) as sess:
+        t_lcdf, t_lsf, b_lcdf, b_lsf, b_sf = sess.run(fetches, {pz: z, px: x, psx: sx, psa: sa, psb: sb})
+    np.testing.assert_allclose(t_lcdf[3:], np.log1p(-st.t.sf(z[3:], 3.0)), rtol=1e-14)
+    np.testing.assert_allclose(t_lsf[:3], np.log1p(-st.t.cdf(z[:3], 3.0)), rtol=1e-14)
+    np.testing.assert_allclose(b_lcdf[2:], np.log1p(-st.beta.sf(x[2:], 2.0, 3.0)), rtol=1e-14)
+    np.testing.assert_allclose(b_lsf[:3], np.log1p(-st.beta.cdf(x[:3], 2.0, 3.0)), rtol=1e-14)
+    mpmath.mp.dps = 50
+    want = [float(1 - mpmath.betainc(a, b, 0, v, regularized=True)) for v, a, b in zip(sx, sa, sb)]
+    np.testing.assert_allclose(b_sf, want, rtol=1e-14)
