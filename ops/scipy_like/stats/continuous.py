@@ -444,10 +444,11 @@ def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
-    """I_{1-z}(b, a), or 1 - I_z(a, b) where z < 1/2 and I_z(a, b) < 1/2: below 1/2, 1 - z drops
-    the last digits of z, and betainc, which takes z back as 1 - (1 - z), loses a eps / z of I
-    (beta.sf(3.8e-12, 0.057, 334) was 5e-8 off); and where 1 - z rounds to 1 (z below eps/4) it would
-    give 1 whatever z (1e-36 at z = a = 1.2e-38, b = 0.1; the complement gives 0, an ulp from it)."""
+    """I_{1-z}(b, a), or 1 - I_z(a, b) where z < 1/2 and I_z(a, b) < 0.9. Below 1/2, 1 - z drops the
+    last digits of z, and betainc, which takes z back as 1 - (1 - z), loses a eps / z of I
+    (beta.sf(3.8e-12, 0.057, 334) was 5e-8 off); 1 - I_z loses eps / sf instead, so it is kept
+    while the sf is above 0.1. Where 1 - z rounds to 1 (z below eps/4) I_{1-z} would give 1 whatever
+    z (1e-36 at z = a = 1.2e-38, b = 0.1; the complement gives 0, an ulp from it)."""
     z, _, (a, b), bad = _z(x, loc, scale, a, b)
     one, half = const(1.0, z), const(0.5, z)
     upper = betainc(b, a, clamp(one - z, const(0.0, z), one))
