@@ -109,6 +109,17 @@ def exp_of(fn, mass: bool = False, doc: str | None = None):
     return exp_fn
 
 
+def log1m(q):
+    """log(1 - q) for 0 <= q <= 1 within 2 ulps: log1p(-q) below 0.3, log(1 - q) above, where
+    XLA's log1p is up to 126 ulps off (log1p(-0.39347) = -0.4999999999999964 for -0.5)."""
+    low = q < const(0.3, q)
+    return snp.where(
+        low,
+        snp.log1p(-snp.where(low, q, const(0.0, q))),
+        snp.log(const(1.0, q) - snp.where(low, const(0.5, q), q)),
+    )
+
+
 def log_of(fn):
     """``log(fn(...))`` as a method: logcdf from cdf, logsf from sf."""
 
@@ -125,6 +136,7 @@ __all__ = [
     "const",
     "exp_of",
     "floats",
+    "log1m",
     "log_of",
     "nan_where",
     "standardize",

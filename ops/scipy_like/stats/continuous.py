@@ -17,7 +17,7 @@ from ... import numpy_like as snp
 from ..lgamma1p import lgamma1p, log_gamma
 from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, mirror, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log1m, mirror, nan_where
 from .gamma_density import gamma_density
 from .inverse import continuous_quantile, tails
 from .wide import in_float64
@@ -93,17 +93,6 @@ norm = Distribution(
 
 
 # -- the log of a probability near 1 ------------------------------------------------------------
-def _log1m(q):
-    """log(1 - q) for 0 <= q <= 1/2 within 2 ulps: log1p(-q) below 0.3, log(1 - q) above, where
-    XLA's log1p is up to 126 ulps off (log1p(-0.39347) = -0.4999999999999964 for -0.5)."""
-    low = q < const(0.3, q)
-    return snp.where(
-        low,
-        snp.log1p(-snp.where(low, q, const(0.0, q))),
-        snp.log(const(1.0, q) - snp.where(low, const(0.5, q), q)),
-    )
-
-
 def _log_tail(fn, other):
     """log(fn(...)) as a method (logcdf with fn the cdf and other the sf, logsf the other way),
     taken as log(1 - other) where fn passes 1/2: log of a probability near 1 turns its last digit
@@ -114,7 +103,7 @@ def _log_tail(fn, other):
         p, q = fn(*args, **kwargs), other(*args, **kwargs)
         zero, one = const(0.0, q), const(1.0, p)
         near_one = q < const(0.5, q)
-        out = snp.where(near_one, _log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
+        out = snp.where(near_one, log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
         # log 1 is +0 (log1p(-0) is -0); 0 - q keeps the slope -1 of log(1 - q) at q = 0
         return snp.where(q == zero, zero - q, out)
 
@@ -264,8 +253,10 @@ t = Distribution(
     logcdf=_log_tail(_t_cdf, _t_sf),
     sf=_t_sf,
     logsf=_log_tail(_t_sf, _t_cdf),
-    ppf=_t_ppf,
-    isf=_t_isf,
+    # in float64 for float32 arguments: past |z| = 1.8e19 the search's z^2 overflows float32, so a
+    # small df's far quantile (t.ppf(3e-9, 0.37) = -2.4e23) came out 1000 times too small
+    ppf=in_float64(_t_ppf, flush_subnormals=True),
+    isf=in_float64(_t_isf, flush_subnormals=True),
 )
 
 

@@ -624,7 +624,9 @@ gennorm = Distribution(
     "The generalized normal distribution with shape beta (2: normal with variance 1/2, 1: laplace).",
     logpdf=_gennorm_logpdf,
     pdf=in_float64(_gennorm_pdf),
-    cdf=_gennorm_cdf,
+    # in float64 for float32 arguments: |x|^beta underflows float32 at a large beta (1e-48 at
+    # x = -1e-3, beta = 16) where P(1/beta, |x|^beta) ~ |x| does not: the cdf was 1/2 for 0.49947
+    cdf=in_float64(_gennorm_cdf, flush_subnormals=True),
 )
 
 

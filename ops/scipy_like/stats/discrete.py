@@ -18,7 +18,7 @@ from ...primitives.elementwise import stop_gradient
 from ..log_beta import gamma_ratio_log
 from ..partials import with_partials
 from ..special import betainc, digamma, gammainc, gammaincc, gammaln, xlog1py, xlogy
-from ._common import Distribution, const, floats, log_of, nan_where
+from ._common import Distribution, const, floats, log1m, log_of, nan_where
 from .gamma_density import log_stirling_density
 from .inverse import discrete_quantile, poisson_high
 from .log_less_digamma import log_less_digamma
@@ -325,13 +325,20 @@ def _bernoulli_sf(k, p, loc=0):
     return nan_where(bad, _steps(k, 0.0, 1.0, 1.0, p + snp.zeros_like(k), 0.0))
 
 
+def _bernoulli_logcdf(k, p, loc=0):
+    """log(1 - p) between 0 and 1 as log1m (log of the rounded 1 - p was 0 for p = 1.5e-9 in float32)"""
+    k, p, bad = _bernoulli_args(k, p, loc)
+    return nan_where(bad, _steps(k, 0.0, 1.0, -np.inf, log1m(p) + snp.zeros_like(k), 0.0))
+
+
 def _bernoulli_ppf(q, p, loc=0):
-    """the smallest k with cdf(k) >= q (-1 + loc at q = 0, as scipy)"""
+    """the smallest k with cdf(k) >= q (-1 + loc at q = 0, as scipy; 1 + loc at q = 1, also where
+    1 - p rounds to 1)"""
     q, p, loc = floats(q, p, loc)
     bad = (p < const(0.0, p)) | (p > const(1.0, p)) | (q < const(0.0, q)) | (q > const(1.0, q))
-    k = snp.where(
-        q == const(0.0, q), const(-1.0, q), snp.where(q <= const(1.0, p) - p, const(0.0, q), const(1.0, q))
-    )
+    zero, one = const(0.0, q), const(1.0, q)
+    inner = snp.where((q <= const(1.0, p) - p) & (q < one), zero, one)
+    k = snp.where(q == zero, const(-1.0, q), inner)
     return nan_where(bad, k + loc)
 
 
@@ -341,7 +348,7 @@ bernoulli = Distribution(
     logpmf=_bernoulli_logpmf,
     pmf=in_float64(_bernoulli_pmf),
     cdf=_bernoulli_cdf,
-    logcdf=log_of(_bernoulli_cdf),
+    logcdf=_bernoulli_logcdf,
     sf=_bernoulli_sf,
     logsf=log_of(_bernoulli_sf),
     ppf=_bernoulli_ppf,

@@ -305,3 +305,28 @@ def test_log_probabilities_near_one_and_the_beta_sf_near_zero():
     mpmath.mp.dps = 50
     want = [float(1 - mpmath.betainc(a, b, 0, v, regularized=True)) for v, a, b in zip(sx, sa, sb)]
     np.testing.assert_allclose(b_sf, want, rtol=1e-14)
+
+
+def test_float32_arguments_whose_intermediates_left_float32():
+    """float32 t.ppf/isf far out at a small df (the search's z^2 overflowed past |z| = 1.8e19: 1000
+    times too small), gennorm.cdf at a large beta (|x|^beta underflowed: 1/2 for 0.49947), and
+    bernoulli.logcdf at a tiny p (log of 1 - p rounded to 1: 0 for -1.5e-9) and its ppf at q = 1
+    (0 where 1 - p rounds to 1; scipy's 1). Against scipy at the float32 values, in float64."""
+    q = np.array([3.09e-9, 0.99835, 0.3, 1e-12], np.float32)
+    df = np.array([0.3724, 0.1132, 3.0, 0.5], np.float32)
+    x = np.array([-1.0215e-3, 2.0919e-3, 0.5, -1.2], np.float32)
+    beta = np.array([16.31, 18.54, 2.0, 8.0], np.float32)
+    p = np.array([1.5e-9, 1.16e-8, 0.3, 0.99], np.float32)
+    g = sg.Graph()
+    with g:
+        pq, pdf, px, pb, pp = (sg.placeholder(v.shape, sg.float32) for v in (q, df, x, beta, p))
+        fetches = [S.t.ppf(pq, pdf), S.t.isf(pq, pdf), S.gennorm.cdf(px, pb), S.bernoulli.logcdf(0.0, pp)]
+        fetches.append(S.bernoulli.ppf(1.0, pp))
+    with sg.Session(g) as sess:
+        ppf, isf, cdf, logcdf, top = sess.run(fetches, {pq: q, pdf: df, px: x, pb: beta, pp: p})
+    wide = [v.astype(np.float64) for v in (q, df, x, beta, p)]
+    np.testing.assert_allclose(ppf, st.t.ppf(wide[0], wide[1]), rtol=2e-6)
+    np.testing.assert_allclose(isf, st.t.isf(wide[0], wide[1]), rtol=2e-6)
+    np.testing.assert_allclose(cdf, st.gennorm.cdf(wide[2], wide[3]), rtol=2e-6)
+    np.testing.assert_allclose(logcdf, np.log1p(-wide[4]), rtol=2e-6)
+    np.testing.assert_array_equal(top, [1.0, 1.0, 1.0, 1.0])
