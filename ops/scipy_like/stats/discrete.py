@@ -282,7 +282,7 @@ poisson = Distribution(
     logcdf=in_float64(log_of(_poisson_probability(_poisson_cdf_of, 0.0))),
     sf=_poisson_probability(gammainc, 1.0),
     logsf=log_of(_poisson_probability(gammainc, 1.0)),
-    ppf=_poisson_ppf,
+    ppf=in_float64(_poisson_ppf, flush_subnormals=True),  # a float32 cdf cannot tell q = 1 - 6e-8 from 1
     entropy=_poisson_entropy,
 )
 
@@ -570,7 +570,7 @@ binom = Distribution(
     logcdf=log_of(_binom_cdf),
     sf=_binom_sf,
     logsf=log_of(_binom_sf),
-    ppf=_binom_ppf,
+    ppf=in_float64(_binom_ppf, flush_subnormals=True),  # as poisson's
 )
 
 __all__ = ["bernoulli", "binom", "poisson"]

@@ -311,7 +311,8 @@ def test_float32_arguments_whose_intermediates_left_float32():
     """float32 t.ppf/isf far out at a small df (the search's z^2 overflowed past |z| = 1.8e19: 1000
     times too small), gennorm.cdf at a large beta (|x|^beta underflowed: 1/2 for 0.49947), and
     bernoulli.logcdf at a tiny p (log of 1 - p rounded to 1: 0 for -1.5e-9) and its ppf at q = 1
-    (0 where 1 - p rounds to 1; scipy's 1). Against scipy at the float32 values, in float64."""
+    (0 where 1 - p rounds to 1; scipy's 1), beta/poisson/binom quantiles searched on a float32 cdf.
+    Against scipy at the float32 values, in float64."""
     q = np.array([3.09e-9, 0.99835, 0.3, 1e-12], np.float32)
     df = np.array([0.3724, 0.1132, 3.0, 0.5], np.float32)
     x = np.array([-1.0215e-3, 2.0919e-3, 0.5, -1.2], np.float32)
@@ -322,11 +323,27 @@ def test_float32_arguments_whose_intermediates_left_float32():
         pq, pdf, px, pb, pp = (sg.placeholder(v.shape, sg.float32) for v in (q, df, x, beta, p))
         fetches = [S.t.ppf(pq, pdf), S.t.isf(pq, pdf), S.gennorm.cdf(px, pb), S.bernoulli.logcdf(0.0, pp)]
         fetches.append(S.bernoulli.ppf(1.0, pp))
+        fetches += [S.beta.ppf(pq, 0.0626, 449.5), S.poisson.ppf(pq, 439.5), S.binom.ppf(pq, 1800.0, 0.4234)]
     with sg.Session(g) as sess:
-        ppf, isf, cdf, logcdf, top = sess.run(fetches, {pq: q, pdf: df, px: x, pb: beta, pp: p})
+        ppf, isf, cdf, logcdf, top, beta_q, poisson_q, binom_q = sess.run(
+            fetches, {pq: q, pdf: df, px: x, pb: beta, pp: p}
+        )
     wide = [v.astype(np.float64) for v in (q, df, x, beta, p)]
     np.testing.assert_allclose(ppf, st.t.ppf(wide[0], wide[1]), rtol=2e-6)
     np.testing.assert_allclose(isf, st.t.isf(wide[0], wide[1]), rtol=2e-6)
     np.testing.assert_allclose(cdf, st.gennorm.cdf(wide[2], wide[3]), rtol=2e-6)
     np.testing.assert_allclose(logcdf, np.log1p(-wide[4]), rtol=2e-6)
     np.testing.assert_array_equal(top, [1.0, 1.0, 1.0, 1.0])
+    # the search's float32 cdf: flat at a small shape (beta: 6e-3 off), unable to tell q = 1 - 6e-8
+    # from 1 (poisson, binom: 553 and 889 for 555 and 891)
+    near_one = np.array([0.99999994], np.float32)
+    with sg.Session(g) as sess:
+        _, _, _, _, _, _, poisson_top, binom_top = sess.run(
+            fetches, {pq: np.repeat(near_one, 4), pdf: df, px: x, pb: beta, pp: p}
+        )
+    np.testing.assert_allclose(beta_q, st.beta.ppf(wide[0], 0.0626, 449.5), rtol=2e-6, atol=1e-37)
+    np.testing.assert_array_equal(poisson_q, st.poisson.ppf(wide[0], 439.5))
+    np.testing.assert_array_equal(binom_q, st.binom.ppf(wide[0], 1800, 0.4234))
+    wide_one = near_one.astype(np.float64)
+    np.testing.assert_array_equal(poisson_top, np.repeat(st.poisson.ppf(wide_one, 439.5), 4))
+    np.testing.assert_array_equal(binom_top, np.repeat(st.binom.ppf(wide_one, 1800, 0.4234), 4))
