@@ -127,7 +127,8 @@ def _stirling(halved: bool):
     """z^(a-1) e^-z / Gamma(a) for a >= 8 (``halved``: at z / 2, halved) by Stirling's Gamma(a) =
     sqrt(2 pi / a) a^a e^-a e^w(a): sqrt(a / (2 pi)) e^-w(a) / z times (z / a)^a e^a e^-z, the power
     as r^2 with r = z^(a/2) / a^(a/2) (each pow within an ulp; pow(z / a, a) would multiply z / a's
-    rounding by a) where that is finite (a <= 250, z < 700); elsewhere (the far tails of large
+    rounding by a) where each pow is finite and normal (a <= 250, z < 700, |a log(z) / 2| < 700);
+    elsewhere (the far tails of large
     shapes) exp(-bd0(a, z)) for (z / a)^a e^(a - z). Its partials are the value times the log
     density's slopes (a - 1) / z - 1 and log z - digamma(a), so the derivatives keep its digits."""
     half = 0.5 if halved else 1.0
@@ -136,7 +137,14 @@ def _stirling(halved: bool):
         zz = z * const(half, z)
         one = const(1.0, z)
         front = snp.sqrt(a / const(2 * np.pi, z)) * snp.exp(-stirling_correction(a)) / zz
-        powers = (a <= const(_POWER_SHAPE, a)) & (zz < const(_FAR, z))
+        # z^(a/2) itself finite and normal: at a = 243 it overflows from z = 341 on (the density was
+        # inf there), below 1 it underflows early
+        half_log_power = a * const(0.5, z) * snp.log(zz)
+        powers = (
+            (a <= const(_POWER_SHAPE, a))
+            & (zz < const(_FAR, z))
+            & (snp.abs(half_log_power) < const(700.0, z))
+        )
         a_p, z_p = snp.where(powers, a, one), snp.where(powers, zz, one)
         ratio = z_p ** (a_p * const(0.5, z)) / a_p ** (a_p * const(0.5, z))
         by_powers = front * ratio * snp.exp(a_p) * ratio * snp.exp(-z_p)

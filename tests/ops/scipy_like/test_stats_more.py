@@ -347,3 +347,25 @@ def test_float32_arguments_whose_intermediates_left_float32():
     wide_one = near_one.astype(np.float64)
     np.testing.assert_array_equal(poisson_top, np.repeat(st.poisson.ppf(wide_one, 439.5), 4))
     np.testing.assert_array_equal(binom_top, np.repeat(st.binom.ppf(wide_one, 1800, 0.4234), 4))
+
+
+def test_gamma_density_of_a_large_shape_far_above_its_mode():
+    """Stirling's form took (z / a)^a as (z^(a/2) / a^(a/2))^2 up to a = 250 and z = 700, but z^(a/2)
+    overflows from z = 341 on at a = 243: gamma.pdf(540, 243) was inf for 2.2e-47 (found at
+    gamma.pdf(9.8, 243, scale=0.018) = 1.1e-45). Against scipy, with chi2 (the same form halved)."""
+    z = np.array([300.0, 341.0, 400.0, 540.0, 699.0, 0.5, 1e-6])
+    a = np.array([243.0, 243.0, 243.0, 243.0, 250.0, 9.0, 100.0])
+    g = sg.Graph()
+    with g:
+        pz, pa = sg.placeholder(z.shape, sg.float64), sg.placeholder(a.shape, sg.float64)
+        fetches = [
+            S.gamma.pdf(pz, pa),
+            S.chi2.pdf(2.0 * pz, 2.0 * pa),
+            S.gamma.pdf(pz * 0.018, pa, scale=0.018),
+        ]
+    with sg.Session(g) as sess:
+        gamma, chi2, scaled = sess.run(fetches, {pz: z, pa: a})
+    want = st.gamma.pdf(z, a)
+    np.testing.assert_allclose(gamma, want, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(chi2, st.chi2.pdf(2 * z, 2 * a), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(scaled, st.gamma.pdf(z * 0.018, a, scale=0.018), rtol=1e-12, atol=0)
