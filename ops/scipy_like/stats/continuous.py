@@ -17,7 +17,7 @@ from ... import numpy_like as snp
 from ..lgamma1p import lgamma1p, log_gamma
 from ..log_beta import gamma_ratio_log_scaled
 from ..special import betainc, betaln, gammainc, gammaincc, gammaln, log_ndtr, ndtr, ndtri, xlog1py, xlogy
-from ._common import Distribution, clamp, const, exp_of, floats, log1m, mirror, nan_where
+from ._common import Distribution, clamp, const, exp_of, floats, log_tail, mirror, nan_where
 from .gamma_density import gamma_density
 from .inverse import continuous_quantile, tails
 from .wide import in_float64
@@ -90,25 +90,6 @@ norm = Distribution(
     ppf=_norm_quantile(1.0),
     isf=_norm_quantile(-1.0),
 )
-
-
-# -- the log of a probability near 1 ------------------------------------------------------------
-def _log_tail(fn, other):
-    """log(fn(...)) as a method (logcdf with fn the cdf and other the sf, logsf the other way),
-    taken as log(1 - other) where fn passes 1/2: log of a probability near 1 turns its last digit
-    into many of the log's (the cdf 0.94 one ulp off is 16 ulps of logcdf -0.06). Each branch sees
-    a stand-in where the other is taken, so its slope stays finite there."""
-
-    def log_fn(*args, **kwargs):
-        p, q = fn(*args, **kwargs), other(*args, **kwargs)
-        zero, one = const(0.0, q), const(1.0, p)
-        near_one = q < const(0.5, q)
-        out = snp.where(near_one, log1m(snp.where(near_one, q, zero)), snp.log(snp.where(near_one, one, p)))
-        # log 1 is +0 (log1p(-0) is -0); 0 - q keeps the slope -1 of log(1 - q) at q = 0
-        return snp.where(q == zero, zero - q, out)
-
-    log_fn.__doc__ = "the log of the probability, from the complement where the probability is near 1"
-    return log_fn
 
 
 # -- Student's t ---------------------------------------------------------------------------------
@@ -250,9 +231,9 @@ t = Distribution(
     # was 15 ulps of the density
     pdf=in_float64(_t_pdf),
     cdf=_t_cdf,
-    logcdf=_log_tail(_t_cdf, _t_sf),
+    logcdf=log_tail(_t_cdf, _t_sf),
     sf=_t_sf,
-    logsf=_log_tail(_t_sf, _t_cdf),
+    logsf=log_tail(_t_sf, _t_cdf),
     # in float64 for float32 arguments: past |z| = 1.8e19 the search's z^2 overflows float32, so a
     # small df's far quantile (t.ppf(3e-9, 0.37) = -2.4e23) came out 1000 times too small
     ppf=in_float64(_t_ppf, flush_subnormals=True),
@@ -348,9 +329,9 @@ gamma = Distribution(
     logpdf=_gamma_logpdf,
     pdf=in_float64(_gamma_pdf, flush_subnormals=True),
     cdf=_gamma_probability(gammainc),
-    logcdf=_log_tail(_gamma_probability(gammainc), _gamma_probability(gammaincc)),
+    logcdf=log_tail(_gamma_probability(gammainc), _gamma_probability(gammaincc)),
     sf=_gamma_probability(gammaincc),
-    logsf=_log_tail(_gamma_probability(gammaincc), _gamma_probability(gammainc)),
+    logsf=log_tail(_gamma_probability(gammaincc), _gamma_probability(gammainc)),
     ppf=_gamma_quantile(False),
     isf=_gamma_quantile(True),
 )
@@ -400,9 +381,9 @@ chi2 = Distribution(
     logpdf=_chi2_logpdf,
     pdf=in_float64(_chi2_pdf, flush_subnormals=True),
     cdf=_chi2_probability(gammainc),
-    logcdf=_log_tail(_chi2_probability(gammainc), _chi2_probability(gammaincc)),
+    logcdf=log_tail(_chi2_probability(gammainc), _chi2_probability(gammaincc)),
     sf=_chi2_probability(gammaincc),
-    logsf=_log_tail(_chi2_probability(gammaincc), _chi2_probability(gammainc)),
+    logsf=log_tail(_chi2_probability(gammaincc), _chi2_probability(gammainc)),
     ppf=_chi2_quantile(False),
     isf=_chi2_quantile(True),
 )
@@ -472,9 +453,9 @@ beta = Distribution(
     logpdf=_beta_logpdf,
     pdf=in_float64(_beta_pdf, flush_subnormals=True),
     cdf=_beta_cdf,
-    logcdf=_log_tail(_beta_cdf, _beta_sf),
+    logcdf=log_tail(_beta_cdf, _beta_sf),
     sf=_beta_sf,
-    logsf=_log_tail(_beta_sf, _beta_cdf),
+    logsf=log_tail(_beta_sf, _beta_cdf),
     # in float64 for float32 arguments: at a small shape the cdf x^a / (a B) is so flat that float32
     # cdf values pinned x only to 6e-3 (beta.ppf(0.703, 0.0626, 449.5): 3.0189e-6 for 3.0376e-6)
     ppf=in_float64(_beta_ppf, flush_subnormals=True),
