@@ -336,14 +336,14 @@ def test_float32_arguments_whose_intermediates_left_float32():
     np.testing.assert_array_equal(top, [1.0, 1.0, 1.0, 1.0])
     # the search's float32 cdf: flat at a small shape (beta: 6e-3 off), unable to tell q = 1 - 6e-8
     # from 1 (poisson, binom: 553 and 889 for 555 and 891)
+    np.testing.assert_allclose(beta_q, st.beta.ppf(wide[0], 0.0626, 449.5), rtol=2e-6, atol=1e-37)
+    np.testing.assert_array_equal(poisson_q, st.poisson.ppf(wide[0], 439.5))
+    np.testing.assert_array_equal(binom_q, st.binom.ppf(wide[0], 1800, 0.4234))
     near_one = np.array([0.99999994], np.float32)
     with sg.Session(g) as sess:
         _, _, _, _, _, _, poisson_top, binom_top = sess.run(
             fetches, {pq: np.repeat(near_one, 4), pdf: df, px: x, pb: beta, pp: p}
         )
-    np.testing.assert_allclose(beta_q, st.beta.ppf(wide[0], 0.0626, 449.5), rtol=2e-6, atol=1e-37)
-    np.testing.assert_array_equal(poisson_q, st.poisson.ppf(wide[0], 439.5))
-    np.testing.assert_array_equal(binom_q, st.binom.ppf(wide[0], 1800, 0.4234))
     wide_one = near_one.astype(np.float64)
     np.testing.assert_array_equal(poisson_top, np.repeat(st.poisson.ppf(wide_one, 439.5), 4))
     np.testing.assert_array_equal(binom_top, np.repeat(st.binom.ppf(wide_one, 1800, 0.4234), 4))
