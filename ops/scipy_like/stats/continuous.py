@@ -176,8 +176,8 @@ def _t_small_df_density(x, df, loc, scale):
     return nan_where(bad, snp.where(far, by_far, near) / scale)
 
 
-def _t_lower_tail(z, df):
-    """P(T < -|z|) for the standard t, with the one betainc of the two forms that keeps its digits:
+def _t_standard_cdf(z, df):
+    """The standard t's cdf from P(T < -|z|), with the one betainc of the two forms that keeps its digits:
     the center's 1 - P(|T| < |z|) = 1 - I_{z^2 / (df + z^2)}(1 / 2, df / 2) near 0, whose argument is
     exact where df / (df + z^2) rounds near 1, and the tail's P(|T| > |z|) = I_{df / (df + z^2)}(df / 2,
     1 / 2) past z^2 = min(df, 6). The center's difference loses eps / P, the tail's rounded argument
@@ -192,13 +192,13 @@ def _t_lower_tail(z, df):
         snp.where(center, half * df, half),
         snp.where(center, z2, df) / (df + z2),
     )
-    return snp.where(center, half - half * i, half * i)
+    below = snp.where(center, half - half * i, half * i)
+    return snp.where(z < const(0.0, z), below, const(1.0, z) - below)
 
 
 def _t_cdf(x, df, loc=0.0, scale=1.0):
     z, _, (df,), bad = _z(x, loc, scale, df)
-    below = _t_lower_tail(z, df)
-    return nan_where(bad, snp.where(z < const(0.0, z), below, const(1.0, z) - below))
+    return nan_where(bad, _t_standard_cdf(z, df))
 
 
 def _t_sf(x, df, loc=0.0, scale=1.0):
@@ -207,10 +207,8 @@ def _t_sf(x, df, loc=0.0, scale=1.0):
 
 
 def _t_tails(z, upper, df):
-    """The standard t's cdf (sf where ``upper``) for the quantile search (_t_lower_tail's forms)."""
-    z = snp.where(upper, -z, z)
-    below = _t_lower_tail(z, df)
-    return snp.where(z < const(0.0, z), below, const(1.0, z) - below)
+    """The standard t's cdf (sf where ``upper``: the cdf at -z) for the quantile search."""
+    return _t_standard_cdf(snp.where(upper, -z, z), df)
 
 
 def _t_ppf(q, df, loc=0.0, scale=1.0):

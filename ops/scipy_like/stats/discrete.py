@@ -194,10 +194,14 @@ def _poisson_probability(fn, below: float):
     return probability
 
 
+_poisson_cdf = _poisson_probability(_poisson_cdf_of, 0.0)
+_poisson_sf = _poisson_probability(gammainc, 1.0)
+
+
 def _poisson_ppf(q, mu, loc=0):
     """the smallest k with cdf(k) >= q, by bisection over k (inverse.py); -1 + loc at q = 0, inf at 1"""
     q, mu, loc = floats(q, mu, loc)
-    k = discrete_quantile(_poisson_probability(_poisson_cdf_of, 0.0), q, (mu,), poisson_high(mu), np.inf, loc)
+    k = discrete_quantile(_poisson_cdf, q, (mu,), poisson_high(mu), np.inf, loc)
     return nan_where(~(mu >= const(0.0, mu)), k)
 
 
@@ -278,15 +282,11 @@ poisson = Distribution(
     "The Poisson distribution with mean mu.",
     logpmf=in_float64(_poisson_logpmf),
     pmf=in_float64(_poisson_pmf),
-    cdf=in_float64(_poisson_probability(_poisson_cdf_of, 0.0)),
+    cdf=in_float64(_poisson_cdf),
     # near 1, log1p of the other tail (log of a float32 sf of 1 - 4.7e-6 was 1% off), in float64
-    logcdf=in_float64(
-        log_tail(_poisson_probability(_poisson_cdf_of, 0.0), _poisson_probability(gammainc, 1.0))
-    ),
-    sf=_poisson_probability(gammainc, 1.0),
-    logsf=in_float64(
-        log_tail(_poisson_probability(gammainc, 1.0), _poisson_probability(_poisson_cdf_of, 0.0))
-    ),
+    logcdf=in_float64(log_tail(_poisson_cdf, _poisson_sf)),
+    sf=_poisson_sf,
+    logsf=in_float64(log_tail(_poisson_sf, _poisson_cdf)),
     ppf=in_float64(_poisson_ppf, flush_subnormals=True),  # a float32 cdf cannot tell q = 1 - 6e-8 from 1
     entropy=_poisson_entropy,
 )
